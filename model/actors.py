@@ -1,0 +1,352 @@
+"""The actors as pure step functions: each takes the configuration and a local state and returns
+the new local state and the messages it sends.  Actors never touch the network or each other.
+
+Guard first, then effect; everything not named is carried over (`_replace`).  A rule id in a
+comment marks the line that enforces that rule, and `policy.keeps(id)` is where a mutation
+breaks it on purpose.
+"""
+
+from __future__ import annotations
+
+from model import lifecycle
+from model import session as sess
+from model.config import Config
+from model.lifecycle import ListState, ListTrigger
+from model.messages import allowed_kinds
+from model.session import V1, V2, SessionTrigger
+from model.state import (
+    BLANK,
+    UNPARSEABLE,
+    Agent,
+    Cancel,
+    Client,
+    Composer,
+    Load,
+    LoadResponse,
+    Pending,
+    Prompt,
+    PromptResponse,
+    SuggestionList,
+    ToAgent,
+    ToClient,
+    Update,
+    content_types,
+)
+
+AgentStep = tuple[Agent, tuple[ToClient, ...]]
+ClientStep = tuple[Client, tuple[ToAgent, ...]]
+_NOTHING: tuple[ToClient, ...] = ()
+_REPLAYING = (V1.LOADING, V2.RESUMING)
+
+
+# ---------------------------------------------------------------- agent -----------------------
+
+
+def _send(
+    a: Agent, suggestions: SuggestionList, pending: Pending | None, replay: bool
+) -> AgentStep:
+    """Send an update that replaces the agent's list (UPD-6); an empty one withdraws (UPD-3)."""
+    trigger = ListTrigger.NON_EMPTY_UPDATE if suggestions else ListTrigger.EMPTY_UPDATE
+    predicted = pending.epoch if pending else a.epoch
+    seen = pending.prompts_seen if pending else a.accepted
+    update = Update(suggestions, predicted, a.epoch, seen, replay)
+    a = a._replace(list_state=lifecycle.step(a.list_state, trigger), last_sent=suggestions)
+    return a, (update,)
+
+
+def _withdraw_if_stale(a: Agent, obliged: bool) -> AgentStep:
+    """Withdraw a list that the conversation has moved past, when the rule in force says so."""
+    if a.list_state is ListState.STALE and obliged:
+        return _send(a, (), None, False)
+    return a, _NOTHING
+
+
+def accept_prompt(cfg: Config, a: Agent) -> AgentStep:
+    """Accept a prompt (v1: read while idle; v2: the user message is inserted)."""
+    a = a._replace(
+        session=sess.step(cfg.version, a.session, SessionTrigger.ACCEPT_PROMPT),
+        list_state=lifecycle.step(a.list_state, ListTrigger.PROMPT_ACCEPTED),
+        epoch=a.epoch + 1,
+        accepted=a.accepted + 1,
+        queued=a.queued - 1 if cfg.version == 2 else a.queued,
+    )
+    obliged = cfg.agent.withdraws_on_accept and cfg.agent.keeps("LT-5")  # LT-5 (L-6)
+    return _withdraw_if_stale(a, obliged)
+
+
+def on_prompt(cfg: Config, a: Agent, msg: Prompt) -> AgentStep:
+    """Read `session/prompt`: v1 accepts at once; v2 queues it until the user message is
+    inserted (prompts may arrive in any v2 state)."""
+    if cfg.version == 1:
+        return accept_prompt(cfg, a)
+    return a._replace(queued=a.queued + 1), _NOTHING
+
+
+def on_cancel(cfg: Config, a: Agent, msg: Cancel) -> AgentStep:
+    """Read `session/cancel`: a turn in flight ends as cancelled.  A cancel that crossed the
+    turn's response finds the session idle (or already cancelling) and has nothing to stop."""
+    if sess.can(cfg.version, a.session, SessionTrigger.CANCEL):
+        return a._replace(
+            session=sess.step(cfg.version, a.session, SessionTrigger.CANCEL)
+        ), _NOTHING
+    return a, _NOTHING
+
+
+def on_load(cfg: Config, a: Agent, msg: Load) -> AgentStep:
+    """Read `session/load` (v1) or `session/resume` (v2): the list starts empty (RP-2); with
+    replay the history is sent before the response, without it the response goes at once."""
+    trigger = SessionTrigger.LOAD if cfg.version == 1 else SessionTrigger.RESUME
+    history = a.last_sent
+    if cfg.agent.keeps("RP-2"):  # RP-2, LT-1: a loaded or resumed session starts empty
+        a = a._replace(list_state=lifecycle.step(a.list_state, ListTrigger.LOAD_OR_RESUME))
+    if not msg.replay:
+        return a, (LoadResponse(),)
+    a = a._replace(session=sess.step(cfg.version, a.session, trigger))
+    if history and not cfg.agent.keeps("RP-1"):  # RP-1: replay carries no suggestions
+        return a, (Update(history, a.epoch, a.epoch, a.accepted, True),)
+    return a, _NOTHING
+
+
+def reconnect(cfg: Config, a: Agent) -> Agent:
+    """The client reopens the session on a new connection: the old connection's turn and
+    queued prompts are gone; the agent process, its list and its prediction remain."""
+    idle = V1.IDLE if cfg.version == 1 else V2.IDLE
+    return a._replace(session=idle, queued=0)
+
+
+def replay_done(cfg: Config, a: Agent) -> AgentStep:
+    """Finish replay and answer the load/resume request."""
+    a = a._replace(session=sess.step(cfg.version, a.session, SessionTrigger.REPLAY_DONE))
+    return a, (LoadResponse(),)
+
+
+def end_turn(cfg: Config, a: Agent) -> AgentStep:
+    """End the turn: v1 answers the prompt, v2 goes idle (its state_update is not modelled,
+    since no client decision here depends on it)."""
+    a = a._replace(session=sess.step(cfg.version, a.session, SessionTrigger.END_TURN))
+    return a, ((PromptResponse(),) if cfg.version == 1 else _NOTHING)
+
+
+def foreground_work(cfg: Config, a: Agent) -> AgentStep:
+    """v2: start foreground work without a prompt, e.g. idle compaction; the list stops
+    applying (LT-6)."""
+    a = a._replace(
+        session=sess.step(cfg.version, a.session, SessionTrigger.FOREGROUND_WORK),
+        list_state=lifecycle.step(a.list_state, ListTrigger.FOREGROUND_WORK),
+        epoch=a.epoch + 1,
+        foreground=a.foreground + 1,
+    )
+    obliged = cfg.agent.withdraws_on_foreground and cfg.agent.keeps("LT-6")  # LT-6 (L-8)
+    return _withdraw_if_stale(a, obliged)
+
+
+def need_action(cfg: Config, a: Agent) -> AgentStep:
+    """v2: block on the user, e.g. a permission request (`requires_action`)."""
+    trigger = SessionTrigger.NEED_ACTION
+    return a._replace(session=sess.step(2, a.session, trigger), blocked=a.blocked + 1), _NOTHING
+
+
+def action_resolved(cfg: Config, a: Agent) -> AgentStep:
+    """v2: the user answered; the turn runs on."""
+    return a._replace(session=sess.step(2, a.session, SessionTrigger.ACTION_RESOLVED)), _NOTHING
+
+
+def may_predict(cfg: Config, a: Agent) -> bool:
+    """Whether the agent starts a prediction: it skips the model call for a client that cannot
+    receive the result (CAP-2), and never while replaying."""
+    caps = cfg.client_caps
+    gate = caps.legacy_allowlisted if cfg.agent.legacy_gate else cfg.gate_open  # CAP-2, D-8, L-2
+    gate = gate or not cfg.agent.keeps("CAP-2")
+    return (
+        gate
+        and a.pending is None
+        and a.predictions < cfg.bounds.predictions
+        and a.session not in _REPLAYING
+    )
+
+
+def predict(cfg: Config, a: Agent, output: SuggestionList) -> AgentStep:
+    """Start a prediction from the conversation as it stands (LT-3); `output` is what the
+    model call will return (the environment chooses it)."""
+    pending = Pending(output, a.epoch, a.accepted)
+    return a._replace(pending=pending, predictions=a.predictions + 1), _NOTHING
+
+
+def _usable(cfg: Config, s: tuple[str, ...]) -> bool:
+    """Whether the agent may send this suggestion: supported content only (SC-1, SC-3), not
+    blank (SC-2).  A block the client cannot parse is a fault the agent cannot see."""
+    kinds = allowed_kinds(cfg.agent_caps, cfg.client_caps)
+    supported = content_types(s) <= kinds or not cfg.agent.keeps("SC-3")  # SC-1, SC-3
+    not_blank = set(s) != {BLANK} or not cfg.agent.keeps("SC-2")  # SC-2
+    return supported and not_blank
+
+
+def may_publish(cfg: Config, a: Agent) -> bool:
+    """A finished prediction waits while history replays (RP-1)."""
+    return a.pending is not None and a.session not in _REPLAYING
+
+
+def publish(cfg: Config, a: Agent) -> AgentStep:
+    """Finish the prediction: discard it if the conversation moved on (LT-4, L-3), keep the
+    suggestions the client may receive, and send them as the new list."""
+    pending = a.pending
+    assert pending is not None
+    a = a._replace(pending=None)
+    if pending.epoch != a.epoch and cfg.agent.keeps("LT-4"):  # LT-4, L-3
+        return a, _NOTHING
+    if cfg.agent.blank_as_clear and any(set(s) == {BLANK} for s in pending.suggestions):
+        suggestions: SuggestionList = ()  # L-4: whitespace-only is published as a clear
+    else:
+        suggestions = tuple(s for s in pending.suggestions if _usable(cfg, s))
+        if not suggestions:
+            return a, _NOTHING  # TM-2: nothing worth sending; no update is required
+    if cfg.agent.no_repeat:  # L-5
+        repeated = suggestions == a.last_sent and lifecycle.is_non_empty(a.list_state)
+        needless_clear = not suggestions and not lifecycle.is_non_empty(a.list_state)
+        if repeated or needless_clear:
+            return a, _NOTHING
+    return _send(a, suggestions, pending, False)
+
+
+# ---------------------------------------------------------------- client ----------------------
+
+
+def offering(c: Client) -> bool:
+    """Whether the client shows a list: it holds a non-empty one and the composer is empty."""
+    return c.held is not None and c.composer is Composer.EMPTY
+
+
+def protocol_allows_send(cfg: Config, c: Client) -> bool:
+    """Whether the protocol lets the client send a prompt now: not during load/resume, and in
+    v1 not while a turn is in flight (a second v1 prompt has no defined meaning)."""
+    return not c.loading and not (cfg.version == 1 and c.outstanding)
+
+
+def may_send(cfg: Config, c: Client) -> bool:
+    """The client's send guard: text in the composer and the protocol allows it; it never
+    waits for a suggestion (TM-3)."""
+    waits = c.waiting and not cfg.client.keeps("TM-3")  # TM-3, D-7
+    return c.composer is not Composer.EMPTY and protocol_allows_send(cfg, c) and not waits
+
+
+def _stop_offering(c: Client) -> Client:
+    return c._replace(list_state=lifecycle.step(c.list_state, ListTrigger.STOP_OFFERING), held=None)
+
+
+def _kept(cfg: Config, u: Update) -> SuggestionList:
+    """The suggestions a client keeps from an update: it skips any it cannot use, whole (SC-4,
+    SC-5); a client breaking SC-5 offers what remains of them instead."""
+    if cfg.client.keeps("SC-5"):  # SC-5
+        return tuple(s for s in u.suggestions if UNPARSEABLE not in s)
+    trimmed = (tuple(k for k in s if k != UNPARSEABLE) for s in u.suggestions)
+    return tuple(s for s in trimmed if s)
+
+
+def on_update(cfg: Config, c: Client, u: Update) -> Client:
+    """Receive a suggestions update: it replaces the client's list whole (UPD-6, LT-2)."""
+    if not cfg.client_understands:
+        return c  # v1 rejects an unknown variant; v2 ignores it (D-9); unknown _meta is ignored
+    kept = _kept(cfg, u)
+    skipped_some = len(kept) < len(u.suggestions)
+    if skipped_some and not cfg.client.keeps("SC-4"):  # SC-4: keep the rest
+        return c
+    if u.suggestions and not kept and not cfg.client.keeps("SC-6"):  # SC-6: still replaces
+        return c
+    if not u.suggestions and not cfg.client.keeps("UPD-3"):  # UPD-3: empty withdraws
+        return c
+    if c.held is not None and kept and not cfg.client.keeps("UPD-6"):  # UPD-6: no append
+        kept = c.held.suggestions + kept
+    c = c._replace(waiting=False)
+    if kept:
+        trigger, held = ListTrigger.NON_EMPTY_UPDATE, u._replace(suggestions=kept)
+        return c._replace(list_state=lifecycle.step(c.list_state, trigger), held=held)
+    return c._replace(list_state=lifecycle.step(c.list_state, ListTrigger.EMPTY_UPDATE), held=None)
+
+
+def on_prompt_response(cfg: Config, c: Client, msg: PromptResponse) -> Client:
+    """The v1 turn is over; the next prompt may go."""
+    return c._replace(outstanding=False)
+
+
+def on_load_response(cfg: Config, c: Client, msg: LoadResponse) -> Client:
+    """Load or resume is complete."""
+    return c._replace(loading=False)
+
+
+def _send_prompt(cfg: Config, c: Client, by_user: bool) -> ClientStep:
+    """Send the composer as `session/prompt`.  Its list now predates the conversation, so it is
+    stale; the client may keep offering it (LT-7) or drop it."""
+    c = c._replace(
+        composer=Composer.EMPTY,
+        sent=c.sent + 1,
+        outstanding=cfg.version == 1,
+        list_state=lifecycle.step(c.list_state, ListTrigger.PROMPT_ACCEPTED),
+        waiting=not cfg.client.keeps("TM-3"),
+        unprompted=c.unprompted or not by_user,
+    )
+    if cfg.client.drop_on_send:  # LT-7, D-4: this client drops the list when it sends
+        c = _stop_offering(c)
+    return c, (Prompt(c.sent, by_user),)
+
+
+# ---------------------------------------------------------------- user ------------------------
+
+
+def user_types(cfg: Config, c: Client) -> ClientStep:
+    """The user types in the empty composer; a list is not shown over text."""
+    c = c._replace(composer=Composer.TYPED)
+    return (_stop_offering(c) if cfg.client.drop_on_typing else c), ()
+
+
+def user_accepts(cfg: Config, c: Client) -> ClientStep:
+    """Tab: the first suggestion fills the composer; nothing is sent (CP-1, D-5, L-9)."""
+    return c._replace(composer=Composer.ACCEPTED), ()
+
+
+def user_dismisses(cfg: Config, c: Client) -> ClientStep:
+    """Escape: the client stops offering the list (LT-7)."""
+    return _stop_offering(c), ()
+
+
+def user_sends(cfg: Config, c: Client) -> ClientStep:
+    """The user sends what the composer holds: an explicit user action (CP-1)."""
+    return _send_prompt(cfg, c, by_user=True)
+
+
+def user_cancels(cfg: Config, c: Client) -> ClientStep:
+    """v1: the user cancels the turn in flight."""
+    return c._replace(cancels=c.cancels + 1), (Cancel(),)
+
+
+def may_load(cfg: Config, c: Client) -> bool:
+    """The user may reopen the session unless a load is under way; on a live v1 connection
+    only between turns."""
+    return not c.loading and not (
+        cfg.load_on_live_connection and cfg.version == 1 and c.outstanding
+    )
+
+
+def user_loads(cfg: Config, c: Client, replay: bool) -> ClientStep:
+    """The user reopens the session (v1 load, v2 resume): the client's list starts empty (RP-2)."""
+    c = c._replace(
+        list_state=lifecycle.step(c.list_state, ListTrigger.LOAD_OR_RESUME),
+        held=None,
+        last=None,
+        loading=True,
+        outstanding=c.outstanding and cfg.load_on_live_connection,
+        waiting=False,
+        loads=c.loads + 1,
+    )
+    return c, (Load(replay),)
+
+
+def may_auto_send(cfg: Config, c: Client) -> bool:
+    """Whether the client sends an offered suggestion by itself: only under a setting the user
+    turned on (CP-3), or when it breaks CP-1."""
+    allowed = cfg.auto_send_setting or not cfg.client.keeps("CP-1")  # CP-1, CP-3
+    return allowed and offering(c) and protocol_allows_send(cfg, c)
+
+
+def client_auto_sends(cfg: Config, c: Client) -> ClientStep:
+    """Send the first offered suggestion as a prompt without the user pressing anything."""
+    return _send_prompt(cfg, c, by_user=cfg.auto_send_setting)

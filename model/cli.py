@@ -1,0 +1,242 @@
+"""The `acp-suggestions` command: the rule catalogue, one exhaustive check, the spec review."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from model import report, review
+from model.config import AGENT_POLICIES, CLIENT_POLICIES, Bounds, Config, Semantics
+from model.explorer import explore
+from model.invariants import INVARIANTS
+from model.messages import ClientSuggestionCaps
+from model.mutations import MUTATIONS_BY_RULE, baseline
+from model.rules import Revision
+from model.trace import sequence
+
+err = Console(stderr=True)
+
+
+class UsageError(Exception):
+    """A bad option value, reported without a traceback."""
+
+
+def _rules(args: argparse.Namespace) -> int:
+    rows = report.rule_rows()
+    if args.counts:
+        print(report.counts_markdown(), end="")
+        return 0
+    if args.format == "json":
+        keys = ["id", "revision", "section", "level", "side", "versions", "check", "summary"]
+        print(json.dumps([dict(zip(keys, r, strict=True)) for r in rows], indent=2))
+        return 0
+    table = Table("id", "revision", "section", "level", "side", "v", "check", "summary")
+    for row in rows:
+        table.add_row(*row)
+    Console().print(table)
+    return 0
+
+
+def _config(args: argparse.Namespace) -> Config:
+    revision = Revision(args.revision)
+    bounds = Bounds(
+        args.prompts, args.predictions, args.loads, args.cancels, args.foreground, args.blocked
+    )
+    cfg = baseline(
+        revision,
+        args.version,
+        semantics=Semantics(args.semantics),
+        bounds=bounds,
+        load_on_live_connection=args.live_load,
+    )
+    if args.agent:
+        cfg = cfg.with_(agent=AGENT_POLICIES[args.agent])
+    if args.client:
+        cfg = cfg.with_(client=CLIENT_POLICIES[args.client])
+    if args.no_capability:
+        cfg = cfg.with_(client_caps=ClientSuggestionCaps())
+    for rule_id in args.breaks:
+        if rule_id not in MUTATIONS_BY_RULE:
+            known = ", ".join(MUTATIONS_BY_RULE)
+            raise UsageError(
+                f"--break {rule_id}: no mutation breaks that rule; choose from {known}"
+            )
+        cfg = MUTATIONS_BY_RULE[rule_id].apply(cfg)
+    return replace(cfg)
+
+
+def _check(args: argparse.Namespace) -> int:
+    cfg = _config(args)
+    started = time.perf_counter()
+    result = explore(cfg, max_states=args.max_states)
+    seconds = time.perf_counter() - started
+    in_force = [p for p in INVARIANTS if p.in_force(cfg)]
+    broken = [p for p in in_force if p.name in result.counterexamples]
+    if args.json:
+        out = {
+            "states": result.states,
+            "transitions": result.transitions,
+            "complete": result.complete,
+            "violated": result.violated,
+            "in_force_violated": [p.name for p in broken],
+            "reached": sorted(result.reached),
+        }
+        print(json.dumps(out, indent=2, sort_keys=True))
+    else:
+        console = Console(soft_wrap=True, highlight=False)
+        done = "all" if result.complete else "first (bound reached)"
+        console.print(
+            f"{done} {result.states:,} states, {result.transitions:,} transitions in {seconds:.1f}s"
+        )
+        for p in INVARIANTS:
+            state = "in force" if p.in_force(cfg) else "other revision"
+            if p.name in result.counterexamples:
+                init, steps = result.counterexamples[p.name]
+                console.print(f"[red]VIOLATED[/] {p.name} ({', '.join(p.rules)}; {state}): {p.doc}")
+                for line in sequence(init, steps, cfg.version):
+                    console.print("   " + line, markup=False)
+            else:
+                console.print(f"[green]holds[/]    {p.name} ({state})")
+    return 1 if broken else 0
+
+
+def _review(args: argparse.Namespace) -> int:
+    todo = review.jobs()
+    started = time.perf_counter()
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=err, disable=args.quiet or not err.is_terminal) as bar:
+        task = bar.add_task("exploring", total=len(todo))
+        outcomes = review.run_all(todo, args.jobs, lambda o: bar.advance(task))
+    summary = review.summarize(outcomes)
+    paths = report.write(Path(args.out), summary, outcomes)
+    seconds = time.perf_counter() - started
+    table = Table("rule", "level", "load-bearing", "breaks", "shortest")
+    for rid, r in summary["rules"].items():
+        table.add_row(
+            rid,
+            r["level"],
+            "yes" if r["load_bearing"] else "[bold]no[/]",
+            ", ".join(r["breaks"]) or "-",
+            str(r["shortest"] or "-"),
+        )
+    Console().print(table)
+    err.print(
+        f"{len(todo)} explorations, {summary['states_explored']:,} states, "
+        f"{seconds:.1f}s; wrote {len(paths)} files under {args.out}"
+    )
+    for failure in summary["failures"]:
+        err.print(f"[red]expected property does not hold:[/] {failure}")
+    return 1 if summary["failures"] else 0
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line."""
+    p = argparse.ArgumentParser(
+        prog="acp-suggestions",
+        description="Executable model of the ACP prompt_suggestions_update RFD.",
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+
+    rules = sub.add_parser("rules", help="list the rule catalogue")
+    rules.add_argument("--format", choices=["table", "json"], default="table")
+    rules.add_argument(
+        "--counts",
+        action="store_true",
+        help="print rule counts by revision, section and level (Markdown)",
+    )
+    rules.set_defaults(run=_rules)
+
+    check = sub.add_parser("check", help="explore every state of one configuration")
+    check.add_argument("--version", type=int, choices=[1, 2], default=1)
+    check.add_argument(
+        "--revision", choices=[r.value for r in Revision], default=Revision.CURRENT.value
+    )
+    check.add_argument(
+        "--semantics", choices=[s.value for s in Semantics], default=Semantics.FIFO.value
+    )
+    check.add_argument(
+        "--agent", choices=sorted(AGENT_POLICIES), help="agent policy (default: the revision's own)"
+    )
+    check.add_argument(
+        "--client",
+        choices=sorted(CLIENT_POLICIES),
+        help="client policy (default: the revision's own)",
+    )
+    check.add_argument(
+        "--break",
+        dest="breaks",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="break this rule on purpose (repeatable)",
+    )
+    check.add_argument(
+        "--no-capability",
+        action="store_true",
+        help="the client does not advertise promptSuggestions",
+    )
+    check.add_argument(
+        "--live-load",
+        action="store_true",
+        help="reopen the session on the live connection, not a new one",
+    )
+    d = Bounds()
+    for name in ("prompts", "predictions", "loads", "cancels", "foreground", "blocked"):
+        check.add_argument(
+            f"--{name}",
+            type=_positive,
+            default=getattr(d, name),
+            help=f"bound (default {getattr(d, name)})",
+        )
+    check.add_argument("--max-states", type=_positive, default=2_000_000)
+    check.add_argument("--json", action="store_true", help="print a JSON summary")
+    check.set_defaults(run=_check)
+
+    rev = sub.add_parser("review", help="the spec review: every rule broken alone")
+    rev.add_argument("--out", default="out", help="output folder (default: out)")
+    rev.add_argument(
+        "--jobs",
+        type=_positive,
+        default=os.cpu_count() or 1,
+        help="worker processes (default: all cores)",
+    )
+    rev.add_argument("--quiet", action="store_true", help="no progress bar")
+    rev.set_defaults(run=_review)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `acp-suggestions`."""
+    args = parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except UsageError as exc:
+        err.print(f"acp-suggestions: error: {exc}", highlight=False)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""Check configuration, kept apart from the model logic: protocol version, revision, network
+semantics, capabilities, actor policies (with the rule each mutation breaks) and bounds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+from model.messages import AgentPromptCaps, ClientSuggestionCaps
+from model.rules import Revision
+from model.state import BLANK, IMAGE, TEXT, UNPARSEABLE, SuggestionList
+
+
+class Semantics(StrEnum):
+    """How the network delivers each direction."""
+
+    FIFO = "fifo"  # stdio: each direction in order, the two directions cross
+    UNORDERED = "unordered"  # concurrent dispatch (SDK tasks, v2 batches): any order
+    DROP_UNKNOWN = "drop-unknown"  # fifo, and a client that does not know the update drops it
+
+
+@dataclass(frozen=True, slots=True)
+class AgentPolicy:
+    """How the agent behaves: a named policy, with `breaks` naming rules it violates on purpose."""
+
+    name: str = "rfd"
+    breaks: frozenset[str] = frozenset()
+    legacy_gate: bool = False  # reads the _meta allowlist instead of the capability (L-2)
+    blank_as_clear: bool = False  # publishes whitespace-only text as a clear (L-4)
+    no_repeat: bool = False  # does not resend the list it holds; no clear before any list (L-5)
+    withdraws_on_accept: bool = True  # LT-5; the draft puts staleness on the client instead
+    withdraws_on_foreground: bool = True  # LT-6; the legacy adapter does not (L-8)
+
+    def keeps(self, rule_id: str) -> bool:
+        """Whether the policy obeys `rule_id` (it obeys every rule it does not break)."""
+        return rule_id not in self.breaks
+
+
+@dataclass(frozen=True, slots=True)
+class ClientPolicy:
+    """How the client behaves; every choice the RFD leaves to the client (LT-7) is a flag."""
+
+    name: str = "rfd-minimal"
+    breaks: frozenset[str] = frozenset()
+    drop_on_send: bool = False
+    drop_on_typing: bool = False
+
+    def keeps(self, rule_id: str) -> bool:
+        """Whether the policy obeys `rule_id`."""
+        return rule_id not in self.breaks
+
+
+RFD_AGENT = AgentPolicy()
+CLAUDE_AGENT_ACP = AgentPolicy(
+    name="claude-agent-acp",
+    legacy_gate=True,
+    blank_as_clear=True,
+    no_repeat=True,
+    withdraws_on_foreground=False,
+)
+DRAFT_AGENT = AgentPolicy(name="draft", withdraws_on_accept=False, withdraws_on_foreground=False)
+AGENT_POLICIES = {p.name: p for p in (RFD_AGENT, DRAFT_AGENT, CLAUDE_AGENT_ACP)}
+
+RFD_CLIENT = ClientPolicy()
+DROP_ON_SEND_CLIENT = ClientPolicy(name="drop-on-send", drop_on_send=True, drop_on_typing=True)
+JETBRAINS_AIR = ClientPolicy(name="jetbrains-air", drop_on_typing=True)
+CLIENT_POLICIES = {p.name: p for p in (RFD_CLIENT, DROP_ON_SEND_CLIENT, JETBRAINS_AIR)}
+
+
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    """How much of each thing may happen, so the state space is finite."""
+
+    prompts: int = 2
+    predictions: int = 2
+    loads: int = 1
+    cancels: int = 0
+    foreground: int = 1
+    blocked: int = 0
+
+
+ADVERTISES = ClientSuggestionCaps(advertised=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """One system to check: who talks, how, under which revision, within which bounds."""
+
+    version: int = 1
+    revision: Revision = Revision.CURRENT
+    semantics: Semantics = Semantics.FIFO
+    client_caps: ClientSuggestionCaps = ADVERTISES
+    agent_caps: AgentPromptCaps = field(default_factory=AgentPromptCaps)
+    agent: AgentPolicy = RFD_AGENT
+    client: ClientPolicy = RFD_CLIENT
+    bounds: Bounds = field(default_factory=Bounds)
+    # What the agent's model call may return: each entry is one possible predicted list.
+    predictions: tuple[SuggestionList, ...] = (((TEXT,),),)
+    auto_send_setting: bool = False  # the user turned on "send suggestions automatically" (CP-3)
+    # How the user reopens a session: on a new connection (what clients do; what was in flight
+    # on the old one is lost) or on the live connection, where a list can cross the load.
+    load_on_live_connection: bool = False
+
+    def __post_init__(self) -> None:
+        if self.version not in (1, 2):
+            raise ValueError(f"version must be 1 or 2, got {self.version}")
+
+    def with_(self, **changes: object) -> Config:
+        """A copy with `changes` applied."""
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+    @property
+    def client_understands(self) -> bool:
+        """Whether the client knows the update's form: the variant (RFD, draft) or the legacy
+        `_meta` key; a client that advertises support knows what it advertised."""
+        if self.revision is Revision.LEGACY:
+            return self.client_caps.legacy_allowlisted
+        return self.client_caps.advertised
+
+    @property
+    def gate_open(self) -> bool:
+        """Whether the revision lets the agent send updates to this client (CAP-2, D-8, L-2)."""
+        if self.revision is Revision.LEGACY:
+            return self.client_caps.legacy_allowlisted
+        if self.revision is Revision.DRAFT and self.version == 2:
+            return True  # D-9: v2 relies on the unknown-update fallback
+        return self.client_caps.advertised
+
+
+PREDICT_TEXT: tuple[SuggestionList, ...] = (((TEXT,),),)
+PREDICT_BLANK: tuple[SuggestionList, ...] = (((TEXT,),), ((BLANK,),))
+PREDICT_IMAGE: tuple[SuggestionList, ...] = (((TEXT,),), ((IMAGE,),))
+PREDICT_UNPARSEABLE: tuple[SuggestionList, ...] = (
+    ((TEXT,),),
+    ((TEXT, UNPARSEABLE), (TEXT,)),
+    ((UNPARSEABLE,),),
+)

@@ -1,0 +1,208 @@
+"""Invariants: named pure predicates of the global state, each naming the rules it checks, and
+reachability properties that show the invariants are not vacuous."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from model import actors, lifecycle
+from model.config import Config
+from model.lifecycle import ListState
+from model.messages import allowed_kinds
+from model.rules import RULES_BY_ID, Revision
+from model.session import V1, V2
+from model.state import BLANK, UNPARSEABLE, Composer, Update, World, content_types
+
+Predicate = Callable[[Config, World], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    """A named predicate over the global state with the rules it stands for."""
+
+    name: str
+    rules: tuple[str, ...]
+    holds: Predicate
+    kind: str = "always"  # "always": an invariant; "sometimes": must be reachable
+
+    @property
+    def doc(self) -> str:
+        """The predicate's one-sentence description."""
+        return " ".join((self.holds.__doc__ or "").split())
+
+    def in_force(self, cfg: Config) -> bool:
+        """Whether a rule of this property belongs to the configuration's revision and version."""
+        return any(
+            cfg.revision in RULES_BY_ID[r].revisions and cfg.version in RULES_BY_ID[r].versions
+            for r in self.rules
+        )
+
+
+def _updates(w: World) -> Iterator[Update]:
+    return (m for m in w.to_client if type(m) is Update)
+
+
+def capability_respected(cfg: Config, w: World) -> bool:
+    """No suggestions update is sent to a client that did not advertise support."""
+    return cfg.gate_open or not any(_updates(w))
+
+
+def content_supported(cfg: Config, w: World) -> bool:
+    """Every suggestion uses only content types both sides support."""
+    ok = allowed_kinds(cfg.agent_caps, cfg.client_caps)
+    return all(content_types(s) <= ok for u in _updates(w) for s in u.suggestions)
+
+
+def no_blank_suggestion(cfg: Config, w: World) -> bool:
+    """No suggestion consists of whitespace-only text."""
+    return all(set(s) != {BLANK} for u in _updates(w) for s in u.suggestions)
+
+
+def prediction_current(cfg: Config, w: World) -> bool:
+    """Every list is sent for the conversation point it was predicted for."""
+    return all(u.predicted_epoch == u.sent_epoch for u in _updates(w))
+
+
+def _drained_and_held(w: World) -> Update | None:
+    return None if w.to_client else w.client.held
+
+
+def withdrawn_after_prompt(cfg: Config, w: World) -> bool:
+    """Once the agent's messages have drained, the client holds no list predicted before a
+    prompt the agent has accepted."""
+    held = _drained_and_held(w)
+    return held is None or held.prompts_seen >= w.agent.accepted
+
+
+def withdrawn_after_foreground_work(cfg: Config, w: World) -> bool:
+    """Once the agent's messages have drained, the client holds no list predicted before
+    foreground work the agent started without a prompt."""
+    held = _drained_and_held(w)
+    if held is None or held.prompts_seen < w.agent.accepted:
+        return True
+    return held.predicted_epoch >= w.agent.epoch
+
+
+def user_sends_every_prompt(cfg: Config, w: World) -> bool:
+    """No prompt has been sent without an explicit user action."""
+    return not w.client.unprompted
+
+
+def replay_carries_no_suggestions(cfg: Config, w: World) -> bool:
+    """No suggestions update is part of load or resume replay."""
+    return not any(u.replay for u in _updates(w))
+
+
+def list_starts_empty(cfg: Config, w: World) -> bool:
+    """While a load or resume replays history, the agent's current list is empty."""
+    replaying = w.agent.session in (V1.LOADING, V2.RESUMING)
+    return not replaying or w.agent.list_state is ListState.EMPTY
+
+
+def client_holds_last_update(cfg: Config, w: World) -> bool:
+    """The client's list is the last update it received, less whole suggestions it cannot use;
+    an update with nothing usable leaves it holding nothing."""
+    c = w.client
+    if c.last is None:
+        return c.held is None
+    usable = tuple(s for s in c.last.suggestions if UNPARSEABLE not in s)
+    if c.held is None:
+        return True  # it stopped offering, or the update withdrew the list
+    return c.held.suggestions == usable and lifecycle.is_non_empty(c.list_state)
+
+
+def client_never_waits(cfg: Config, w: World) -> bool:
+    """Whenever the user has something to send and the protocol allows it, the client sends."""
+    c = w.client
+    wants = c.composer is not Composer.EMPTY and actors.protocol_allows_send(cfg, c)
+    return not wants or actors.may_send(cfg, c)
+
+
+def no_offer_from_before_own_prompt(cfg: Config, w: World) -> bool:
+    """The client never offers a suggestion predicted before the most recent prompt it sent."""
+    c = w.client
+    return not actors.offering(c) or c.held is None or c.held.prompts_seen >= c.sent
+
+
+INVARIANTS: tuple[Property, ...] = (
+    Property("capability_respected", ("CAP-2", "D-8", "L-2"), capability_respected),
+    Property("content_supported", ("SC-1", "SC-3", "D-1", "L-1"), content_supported),
+    Property("no_blank_suggestion", ("SC-2", "L-4"), no_blank_suggestion),
+    Property("prediction_current", ("LT-3", "LT-4", "L-3"), prediction_current),
+    Property("withdrawn_after_prompt", ("LT-5", "L-6"), withdrawn_after_prompt),
+    Property("withdrawn_after_foreground_work", ("LT-6",), withdrawn_after_foreground_work),
+    Property("user_sends_every_prompt", ("CP-1", "CP-3", "D-5", "L-9"), user_sends_every_prompt),
+    Property("replay_carries_no_suggestions", ("RP-1", "D-6"), replay_carries_no_suggestions),
+    Property("list_starts_empty", ("LT-1", "RP-2", "L-7"), list_starts_empty),
+    Property(
+        "client_holds_last_update",
+        ("UPD-3", "UPD-6", "LT-2", "SC-4", "SC-5", "SC-6", "D-2"),
+        client_holds_last_update,
+    ),
+    Property("client_never_waits", ("TM-2", "TM-3", "D-7"), client_never_waits),
+    Property("no_offer_from_before_own_prompt", ("D-4",), no_offer_from_before_own_prompt),
+)
+
+
+def _list_is(side: str, state: ListState) -> Predicate:
+    def reached(cfg: Config, w: World) -> bool:
+        return getattr(w, side).list_state is state
+
+    reached.__doc__ = f"The {side}'s list is {state.value}."
+    return reached
+
+
+def _crossing(cfg: Config, w: World) -> bool:
+    """The client offers a list that crossed its own prompt in transit."""
+    return not no_offer_from_before_own_prompt(cfg, w)
+
+
+def _suggestion_sent(cfg: Config, w: World) -> bool:
+    """The client holds a suggestion it may offer."""
+    return w.client.held is not None
+
+
+def _update_while_working(cfg: Config, w: World) -> bool:
+    """A suggestions update is in flight while a turn runs."""
+    working = w.agent.session in (V1.PROMPTING, V2.RUNNING, V2.REQUIRES_ACTION)
+    return working and any(u.suggestions for u in _updates(w))
+
+
+def _update_after_load(cfg: Config, w: World) -> bool:
+    """After a load or resume completed, the client holds a new list."""
+    c = w.client
+    return c.loads > 0 and not c.loading and c.held is not None
+
+
+def _client_stopped_offering(cfg: Config, w: World) -> bool:
+    """The client stopped offering a list the agent still holds."""
+    return w.client.list_state is ListState.WITHDRAWN and lifecycle.is_non_empty(w.agent.list_state)
+
+
+REACHABLE: tuple[Property, ...] = (
+    Property("offered_reachable", ("LT-2",), _list_is("agent", ListState.OFFERED), "sometimes"),
+    Property("stale_reachable", ("LT-5",), _list_is("client", ListState.STALE), "sometimes"),
+    Property(
+        "withdrawn_reachable", ("UPD-3",), _list_is("agent", ListState.WITHDRAWN), "sometimes"
+    ),
+    Property("client_holds_a_list", ("LT-2",), _suggestion_sent, "sometimes"),
+    Property("list_crosses_prompt", ("LT-7",), _crossing, "sometimes"),
+    Property("update_while_working", ("TM-1",), _update_while_working, "sometimes"),
+    Property("update_after_load", ("RP-3",), _update_after_load, "sometimes"),
+    Property("client_stops_offering", ("LT-7", "D-3"), _client_stopped_offering, "sometimes"),
+)
+
+PROPERTIES_BY_NAME = {p.name: p for p in INVARIANTS + REACHABLE}
+
+
+def violated(cfg: Config, w: World) -> list[str]:
+    """Names of the invariants that do not hold in `w` (all of them, in force or not)."""
+    return [p.name for p in INVARIANTS if not p.holds(cfg, w)]
+
+
+def revision_invariants(revision: Revision) -> tuple[Property, ...]:
+    """The invariants that carry a rule of `revision`."""
+    return tuple(
+        p for p in INVARIANTS if any(revision in RULES_BY_ID[r].revisions for r in p.rules)
+    )

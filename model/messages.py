@@ -1,0 +1,257 @@
+"""The message layer: suggestion updates and capabilities parsed from JSON into typed values.
+
+Content blocks are the ACP SDK's own types (the `prompt` field of `session/prompt`), so a
+suggestion is valid here exactly when the SDK would accept it as a prompt.  Errors name the JSON
+path and the rule they break.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import pydantic
+from acp.schema import PromptRequest
+
+# The exact type of session/prompt's `prompt` field, taken from the SDK (rule UPD-4, SC-1).
+_PROMPT: pydantic.TypeAdapter[list[Any]] = pydantic.TypeAdapter(
+    PromptRequest.model_fields["prompt"].annotation  # type: ignore[arg-type, maybe-unrecognized-str-typeform]
+)
+
+TEXT, RESOURCE_LINK, IMAGE, AUDIO, RESOURCE = "text", "resource_link", "image", "audio", "resource"
+BASELINE_KINDS = frozenset({TEXT, RESOURCE_LINK})
+"""Content every agent accepts in prompts and every advertising client can offer (SC-3)."""
+
+Form = Literal["update", "draft", "legacy"]
+CURRENT_VARIANT = "prompt_suggestions_update"
+DRAFT_VARIANT = "prompt_suggestions"
+
+
+class MessageError(ValueError):
+    """A payload that breaks a rule, located by its JSON path."""
+
+    def __init__(self, path: str, rule: str, message: str) -> None:
+        super().__init__(f"{path}: {message} [{rule}]")
+        self.path, self.rule, self.message = path, rule, message
+
+
+@dataclass(frozen=True, slots=True)
+class AgentPromptCaps:
+    """The agent's prompt capabilities: which optional content types it accepts in prompts."""
+
+    image: bool = False
+    audio: bool = False
+    embedded_context: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ClientSuggestionCaps:
+    """What the client advertises for suggestions (CAP-1, CT-1) and the legacy allowlist (L-2)."""
+
+    advertised: bool = False
+    image: bool = False
+    audio: bool = False
+    embedded_context: bool = False
+    legacy_allowlisted: bool = False
+
+
+def allowed_kinds(agent: AgentPromptCaps, client: ClientSuggestionCaps) -> frozenset[str]:
+    """Content kinds both sides support, hence the only ones an agent may suggest (SC-3)."""
+    extra = {
+        IMAGE: agent.image and client.image,
+        AUDIO: agent.audio and client.audio,
+        RESOURCE: agent.embedded_context and client.embedded_context,
+    }
+    return BASELINE_KINDS | {kind for kind, ok in extra.items() if ok}
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    """One predicted prompt: its content blocks as the SDK types them."""
+
+    prompt: tuple[Any, ...]
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The content kinds of the prompt's blocks, in order."""
+        return tuple(block.type for block in self.prompt)
+
+    @property
+    def blank(self) -> bool:
+        """True when the only content is empty or whitespace-only text (SC-2)."""
+        return all(b.type == TEXT and not b.text.strip() for b in self.prompt)
+
+
+@dataclass(frozen=True, slots=True)
+class SuggestionsUpdate:
+    """A parsed update: the suggestions a client can use and those it must skip (SC-4)."""
+
+    form: Form
+    suggestions: tuple[Suggestion, ...]
+    skipped: tuple[MessageError, ...] = ()
+
+    @property
+    def withdraws(self) -> bool:
+        """An update with no usable suggestion leaves the client offering nothing (UPD-3, SC-6)."""
+        return not self.suggestions
+
+
+def _is_meta(value: object) -> bool:
+    return value is None or isinstance(value, dict)
+
+
+def _type_name(value: object) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _parse_prompt(raw: object, path: str) -> Suggestion:
+    if not isinstance(raw, dict):
+        raise MessageError(path, "UPD-4", f"a suggestion must be an object, got {_type_name(raw)}")
+    if not _is_meta(raw.get("_meta")):
+        raise MessageError(f"{path}._meta", "UPD-5", "_meta must be an object or null")
+    prompt = raw.get("prompt")
+    if not isinstance(prompt, list) or not prompt:
+        got = "an empty list" if prompt == [] else _type_name(prompt)
+        raise MessageError(
+            f"{path}.prompt", "UPD-4", f"prompt must be a list of at least one block, got {got}"
+        )
+    try:
+        blocks = _PROMPT.validate_python(prompt)
+    except pydantic.ValidationError as exc:
+        err = exc.errors()[0]
+        index, *rest = err["loc"]
+        where = "".join(f".{p}" for p in rest[1:]) if rest else ""
+        raise MessageError(
+            f"{path}.prompt[{index}]{where}", "SC-1", f"not a valid ContentBlock: {err['msg']}"
+        ) from None
+    return Suggestion(tuple(blocks))
+
+
+def _parse_draft_text(raw: object, path: str, rule: str) -> Suggestion:
+    if not isinstance(raw, dict) or not isinstance(raw.get("text"), str):
+        raise MessageError(path, rule, "a suggestion must be an object with a string text")
+    return Suggestion(tuple(_PROMPT.validate_python([{"type": TEXT, "text": raw["text"]}])))
+
+
+def _parse_list(raw: object, path: str, form: Form, rule: str) -> SuggestionsUpdate:
+    if not isinstance(raw, list):
+        raise MessageError(path, rule, f"suggestions must be a list, got {_type_name(raw)}")
+    good: list[Suggestion] = []
+    bad: list[MessageError] = []
+    for i, item in enumerate(raw):
+        where = f"{path}[{i}]"
+        try:
+            if form == "update":
+                good.append(_parse_prompt(item, where))
+            else:
+                good.append(_parse_draft_text(item, where, rule))
+        except MessageError as err:
+            bad.append(err)
+    return SuggestionsUpdate(form, tuple(good), tuple(bad))
+
+
+def parse_session_update(update: object, path: str = "$.params.update") -> SuggestionsUpdate | None:
+    """Parse a `session/update` payload; None when it carries no suggestions in any form.
+
+    Raises MessageError when the update as a whole is malformed; a malformed suggestion is
+    returned in `skipped` instead, since a client skips it and keeps the rest (SC-4).
+    """
+    if not isinstance(update, dict):
+        raise MessageError(path, "UPD-1", f"update must be an object, got {_type_name(update)}")
+    variant = update.get("sessionUpdate")
+    if variant == CURRENT_VARIANT:
+        if not _is_meta(update.get("_meta")):
+            raise MessageError(f"{path}._meta", "UPD-5", "_meta must be an object or null")
+        return _parse_list(update.get("suggestions"), f"{path}.suggestions", "update", "UPD-1")
+    if variant == DRAFT_VARIANT:
+        return _parse_list(update.get("suggestions"), f"{path}.suggestions", "draft", "D-1")
+    if variant == "session_info_update":
+        meta = update.get("_meta")
+        legacy = meta.get("promptSuggestions") if isinstance(meta, dict) else None
+        if legacy is None:
+            return None
+        where = f"{path}._meta.promptSuggestions"
+        if not isinstance(legacy, dict):
+            raise MessageError(where, "L-1", "promptSuggestions must be an object")
+        return _parse_list(legacy.get("suggestions"), f"{where}.suggestions", "legacy", "L-1")
+    return None
+
+
+def _opt_in(value: object, path: str, rule: str) -> bool:
+    """A v2-style capability field: omitted or null is off, an object is on (CAP-1, CT-1)."""
+    if value is None:
+        return False
+    if isinstance(value, dict):
+        return True
+    raise MessageError(path, rule, f"expected an object or null, got {_type_name(value)}")
+
+
+def _object(parent: Mapping[str, Any], key: str, path: str, rule: str) -> Mapping[str, Any]:
+    value = parent.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise MessageError(f"{path}.{key}", rule, f"expected an object, got {_type_name(value)}")
+    return value
+
+
+def _legacy_allowlisted(meta: Mapping[str, Any]) -> bool:
+    """The legacy allowlist (L-2): `_meta.jetbrains.air` is an object, nested or dotted."""
+    vendor = meta.get("jetbrains")
+    air = vendor.get("air") if isinstance(vendor, dict) else meta.get("jetbrains.air")
+    return isinstance(air, dict)
+
+
+def parse_client_caps(version: int, params: object, path: str = "$.params") -> ClientSuggestionCaps:
+    """Read the client's suggestion capability from `initialize` params, v1 or v2 (CAP-1, CT-1)."""
+    if not isinstance(params, dict):
+        raise MessageError(path, "CAP-1", f"params must be an object, got {_type_name(params)}")
+    key = "clientCapabilities" if version == 1 else "capabilities"
+    caps = _object(params, key, path, "CAP-1")
+    base = f"{path}.{key}"
+    session = _object(caps, "session", base, "CAP-1" if version == 1 else "CAP-3")
+    legacy = _legacy_allowlisted(_object(caps, "_meta", base, "UPD-5"))
+    where = f"{base}.session.promptSuggestions"
+    raw = session.get("promptSuggestions")
+    if not _opt_in(raw, where, "CAP-1"):
+        return ClientSuggestionCaps(legacy_allowlisted=legacy)
+    assert isinstance(raw, dict)
+    return ClientSuggestionCaps(
+        advertised=True,
+        image=_opt_in(raw.get("image"), f"{where}.image", "CT-1"),
+        audio=_opt_in(raw.get("audio"), f"{where}.audio", "CT-1"),
+        embedded_context=_opt_in(raw.get("embeddedContext"), f"{where}.embeddedContext", "CT-1"),
+        legacy_allowlisted=legacy,
+    )
+
+
+def parse_agent_caps(version: int, result: object, path: str = "$.result") -> AgentPromptCaps:
+    """Read the agent's prompt capabilities from the `initialize` result: booleans in v1,
+    objects under `capabilities.session.prompt` in v2."""
+    if not isinstance(result, dict):
+        raise MessageError(path, "SC-3", f"result must be an object, got {_type_name(result)}")
+    if version == 1:
+        caps = _object(result, "agentCapabilities", path, "SC-3")
+        where = f"{path}.agentCapabilities"
+        prompt = _object(caps, "promptCapabilities", where, "SC-3")
+        flags = {}
+        for key in ("image", "audio", "embeddedContext"):
+            value = prompt.get(key, False)
+            if value is not None and not isinstance(value, bool):
+                raise MessageError(
+                    f"{where}.promptCapabilities.{key}",
+                    "SC-3",
+                    f"expected a boolean, got {_type_name(value)}",
+                )
+            flags[key] = bool(value)
+        return AgentPromptCaps(flags["image"], flags["audio"], flags["embeddedContext"])
+    caps = _object(result, "capabilities", path, "SC-3")
+    session = _object(caps, "session", f"{path}.capabilities", "SC-3")
+    where = f"{path}.capabilities.session.prompt"
+    prompt = _object(session, "prompt", f"{path}.capabilities.session", "SC-3")
+    return AgentPromptCaps(
+        image=_opt_in(prompt.get("image"), f"{where}.image", "SC-3"),
+        audio=_opt_in(prompt.get("audio"), f"{where}.audio", "SC-3"),
+        embedded_context=_opt_in(prompt.get("embeddedContext"), f"{where}.embeddedContext", "SC-3"),
+    )

@@ -1,0 +1,174 @@
+"""Mutations: each breaks one rule on purpose, with the environment that gives the breach a
+chance to show (e.g. a model call that may return whitespace for SC-2).  The spec review runs
+every one of them; the tests check that each is caught."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from model.config import (
+    CLAUDE_AGENT_ACP,
+    DRAFT_AGENT,
+    DROP_ON_SEND_CLIENT,
+    JETBRAINS_AIR,
+    PREDICT_BLANK,
+    PREDICT_IMAGE,
+    PREDICT_UNPARSEABLE,
+    RFD_CLIENT,
+    Config,
+)
+from model.messages import ClientSuggestionCaps
+from model.rules import Revision
+
+
+def baseline(revision: Revision, version: int, **changes: object) -> Config:
+    """The configuration in which both peers keep every rule of `revision`."""
+    if revision is Revision.DRAFT:
+        cfg = Config(
+            version=version, revision=revision, agent=DRAFT_AGENT, client=DROP_ON_SEND_CLIENT
+        )
+    elif revision is Revision.LEGACY:
+        caps = ClientSuggestionCaps(legacy_allowlisted=True)
+        cfg = Config(
+            version=version,
+            revision=revision,
+            agent=CLAUDE_AGENT_ACP,
+            client=JETBRAINS_AIR,
+            client_caps=caps,
+        )
+    else:
+        cfg = Config(version=version, revision=revision)
+    return cfg.with_(**changes)
+
+
+@dataclass(frozen=True, slots=True)
+class Mutation:
+    """Break `rule` in a configuration; `expect` names the invariant meant to catch it."""
+
+    rule: str
+    summary: str
+    apply: Callable[[Config], Config]
+    expect: str
+    versions: tuple[int, ...] = (1, 2)
+    revision: Revision = Revision.CURRENT
+
+
+def _agent_breaks(rule: str, **env: object) -> Callable[[Config], Config]:
+    def apply(cfg: Config) -> Config:
+        agent = replace(cfg.agent, breaks=cfg.agent.breaks | {rule})
+        return cfg.with_(agent=agent, **env)
+
+    return apply
+
+
+def _client_breaks(rule: str, **env: object) -> Callable[[Config], Config]:
+    def apply(cfg: Config) -> Config:
+        client = replace(cfg.client, breaks=cfg.client.breaks | {rule})
+        return cfg.with_(client=client, **env)
+
+    return apply
+
+
+def _keeps_list_on_send(cfg: Config) -> Config:
+    return cfg.with_(client=replace(RFD_CLIENT, name="keeps-list-on-send"))
+
+
+_NOT_ADVERTISED = ClientSuggestionCaps()
+
+MUTATIONS: tuple[Mutation, ...] = (
+    Mutation(
+        "CAP-2",
+        "sends updates to a client that did not advertise promptSuggestions",
+        _agent_breaks("CAP-2", client_caps=_NOT_ADVERTISED),
+        "capability_respected",
+    ),
+    Mutation(
+        "SC-3",
+        "sends image suggestions that neither side advertised",
+        _agent_breaks("SC-3", predictions=PREDICT_IMAGE),
+        "content_supported",
+    ),
+    Mutation(
+        "SC-2",
+        "sends a whitespace-only suggestion",
+        _agent_breaks("SC-2", predictions=PREDICT_BLANK),
+        "no_blank_suggestion",
+    ),
+    Mutation(
+        "LT-4",
+        "publishes a prediction after the conversation moved on",
+        _agent_breaks("LT-4"),
+        "prediction_current",
+    ),
+    Mutation(
+        "LT-5",
+        "does not replace or withdraw its list when it accepts a prompt",
+        _agent_breaks("LT-5"),
+        "withdrawn_after_prompt",
+    ),
+    Mutation(
+        "LT-6",
+        "does not withdraw its list when foreground work starts without a prompt",
+        _agent_breaks("LT-6"),
+        "withdrawn_after_foreground_work",
+        versions=(2,),
+    ),
+    Mutation(
+        "RP-1",
+        "includes past suggestions in load/resume replay",
+        _agent_breaks("RP-1"),
+        "replay_carries_no_suggestions",
+    ),
+    Mutation(
+        "RP-2", "keeps its list across load/resume", _agent_breaks("RP-2"), "list_starts_empty"
+    ),
+    Mutation(
+        "CP-1",
+        "sends an offered suggestion as a prompt by itself",
+        _client_breaks("CP-1"),
+        "user_sends_every_prompt",
+    ),
+    Mutation(
+        "SC-4",
+        "drops a whole update when one suggestion is unusable",
+        _client_breaks("SC-4", predictions=PREDICT_UNPARSEABLE),
+        "client_holds_last_update",
+    ),
+    Mutation(
+        "SC-5",
+        "offers what remains of a suggestion after dropping an unusable block",
+        _client_breaks("SC-5", predictions=PREDICT_UNPARSEABLE),
+        "client_holds_last_update",
+    ),
+    Mutation(
+        "SC-6",
+        "keeps its old list when every suggestion of an update is unusable",
+        _client_breaks("SC-6", predictions=PREDICT_UNPARSEABLE),
+        "client_holds_last_update",
+    ),
+    Mutation(
+        "UPD-3", "ignores an empty update", _client_breaks("UPD-3"), "client_holds_last_update"
+    ),
+    Mutation(
+        "UPD-6",
+        "appends an update to its list instead of replacing it",
+        _client_breaks("UPD-6"),
+        "client_holds_last_update",
+    ),
+    Mutation(
+        "TM-3",
+        "blocks the next prompt until a suggestion arrives",
+        _client_breaks("TM-3"),
+        "client_never_waits",
+    ),
+    Mutation(
+        "D-4",
+        "keeps offering its list after it sends a prompt",
+        _keeps_list_on_send,
+        "no_offer_from_before_own_prompt",
+        revision=Revision.DRAFT,
+    ),
+)
+
+MUTATIONS_BY_RULE = {m.rule: m for m in MUTATIONS}

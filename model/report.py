@@ -1,0 +1,201 @@
+"""Writing the spec review: report.md, a self-contained report.html, review.json and one ITF
+file per counterexample.  Outputs are deterministic and written atomically."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from model.invariants import PROPERTIES_BY_NAME
+from model.review import Outcome, counterexamples
+from model.rules import RULES, RULES_BY_ID, counts_by_section_and_level
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` so that readers see the old file or the whole new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _cell(value: object) -> str:
+    return str(value).replace("|", "\\|")
+
+
+def _table(header: list[str], rows: list[list[object]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def markdown(summary: dict[str, Any], outcomes: list[Outcome]) -> str:
+    """The review as Markdown: summary table first, then findings, then every counterexample."""
+    out = ["# Spec review: prompt suggestions", ""]
+    out += [
+        f"{summary['explorations']} explorations, {summary['states_explored']:,} states in all. "
+        "Each rule with a mutation is broken alone, in protocol v1 and v2 and under every "
+        "network semantics; 'breaks' lists the invariants in force that fail beyond what "
+        "compliant peers already fail in the same setting.",
+        "",
+        "## Rules broken one at a time",
+        "",
+    ]
+    rows = [
+        [
+            rid,
+            r["level"],
+            r["section"],
+            "yes" if r["load_bearing"] else "**no**",
+            ", ".join(r["breaks"]) or "-",
+            r["shortest"] if r["shortest"] is not None else "-",
+        ]
+        for rid, r in summary["rules"].items()
+    ]
+    out += _table(
+        [
+            "rule",
+            "level",
+            "section",
+            "load-bearing",
+            "invariants broken",
+            "shortest counterexample",
+        ],
+        rows,
+    )
+    out += ["", "## Compliant peers", ""]
+    rows = [
+        [
+            b["revision"],
+            f"v{b['version']}",
+            b["semantics"],
+            f"{b['states']:,}",
+            ", ".join(b["violated_in_force"]) or "none",
+            ", ".join(b["violated_other"]) or "-",
+        ]
+        for b in summary["baselines"].values()
+    ]
+    out += _table(
+        [
+            "revision",
+            "version",
+            "semantics",
+            "states",
+            "broken (in force)",
+            "broken (other revisions' rules)",
+        ],
+        rows,
+    )
+    out += ["", "## Environment changes", ""]
+    for key, env in summary["environments"].items():
+        out.append(
+            f"- `{key}`: {env['states']:,} states; breaks {', '.join(env['violated']) or 'nothing'}"
+        )
+    if summary["failures"]:
+        out += ["", "## Expected properties that do not hold", ""]
+        out += [f"- {f}" for f in summary["failures"]]
+    out += ["", "## Rules without a mutation", ""]
+    for rid in summary["unmutated_rules"]:
+        rule = RULES_BY_ID[rid]
+        why = f" ({rule.why_unobservable})" if rule.why_unobservable else ""
+        out.append(f"- {rid} ({rule.level.value}, {rule.section}): {rule.check.value}{why}")
+    out += ["", "## Invariants", ""]
+    for name, p in PROPERTIES_BY_NAME.items():
+        out.append(f"- `{name}` ({p.kind}; {', '.join(p.rules)}): {p.doc}")
+    out += ["", "## Counterexamples", ""]
+    for key, name, cex in counterexamples(outcomes):
+        out += [f"### {key}: {name}", ""]
+        out += cex["steps"] + [""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def html_page(markdown_text: str) -> str:
+    """A self-contained HTML page for the Markdown report (tables and headings rendered)."""
+    body: list[str] = []
+    in_table = False
+    for line in markdown_text.splitlines():
+        if line.startswith("|"):
+            cells = [html.escape(c.strip()) for c in line.strip("|").split(" | ")]
+            if set(line) <= {"|", "-"}:
+                continue
+            tag = "th" if not in_table else "td"
+            if not in_table:
+                body.append("<table>")
+                in_table = True
+            body.append("<tr>" + "".join(f"<{tag}>{c}</{tag}>" for c in cells) + "</tr>")
+            continue
+        if in_table:
+            body.append("</table>")
+            in_table = False
+        text = html.escape(line)
+        if line.startswith("### "):
+            body.append(f"<h3>{html.escape(line[4:])}</h3>")
+        elif line.startswith("## "):
+            body.append(f"<h2>{html.escape(line[3:])}</h2>")
+        elif line.startswith("# "):
+            body.append(f"<h1>{html.escape(line[2:])}</h1>")
+        elif line:
+            body.append(f"<p>{text}</p>")
+    if in_table:
+        body.append("</table>")
+    style = (
+        "body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem}"
+        "table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:.2rem .5rem;"
+        "text-align:left;vertical-align:top}th{background:#eee}p{margin:.2rem 0}"
+    )
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>Spec review: prompt suggestions</title><style>{style}</style></head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
+
+
+def write(out_dir: Path, summary: dict[str, Any], outcomes: list[Outcome]) -> list[Path]:
+    """Write every output of the review under `out_dir`; returns the paths written."""
+    text = markdown(summary, outcomes)
+    files = {
+        out_dir / "report.md": text,
+        out_dir / "report.html": html_page(text),
+        out_dir / "review.json": json.dumps(summary, indent=2, sort_keys=True) + "\n",
+    }
+    for key, name, cex in counterexamples(outcomes):
+        files[out_dir / "itf" / f"{key}.{name}.itf.json"] = (
+            json.dumps(cex["itf"], indent=1, sort_keys=True) + "\n"
+        )
+    for path, content in files.items():
+        write_atomic(path, content)
+    return list(files)
+
+
+def counts_markdown() -> str:
+    """Rule counts by revision, section and level, as the Markdown table in the README."""
+    rows = [[rev, sec, lvl, n] for rev, sec, lvl, n in counts_by_section_and_level()]
+    rows.append(["all", "", "", len(RULES)])
+    return "\n".join(_table(["revision", "section", "level", "rules"], rows)) + "\n"
+
+
+def rule_rows() -> list[list[str]]:
+    """The catalogue as table rows, for `acp-suggestions rules`."""
+    return [
+        [
+            r.id,
+            r.revisions[0].value,
+            r.section,
+            r.level.value,
+            r.side.value,
+            ",".join(map(str, r.versions)),
+            r.check.value,
+            r.summary,
+        ]
+        for r in RULES
+    ]

@@ -1,0 +1,195 @@
+"""The spec review: explore the compliant system of each revision, then each rule broken alone,
+in both protocol versions and every network semantics, and say what each rule carries."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from model.config import Config, Semantics
+from model.explorer import explore
+from model.invariants import INVARIANTS, PROPERTIES_BY_NAME
+from model.mutations import MUTATIONS, MUTATIONS_BY_RULE, baseline
+from model.rules import RULES, RULES_BY_ID, Revision
+from model.trace import sequence, to_itf
+
+VERSIONS = (1, 2)
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One exploration of the review."""
+
+    kind: str  # "baseline", "mutation" or "environment"
+    name: str  # the revision, the broken rule, or the environment change
+    config: Config
+
+    @property
+    def key(self) -> str:
+        """A stable identifier, used for ordering and file names."""
+        c = self.config
+        return f"{self.kind}.{self.name}.v{c.version}.{c.semantics.value}"
+
+
+@dataclass
+class Outcome:
+    """What one exploration found, reduced to plain data."""
+
+    job: Job
+    states: int
+    transitions: int
+    complete: bool
+    violated: list[str]
+    counterexamples: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def jobs() -> list[Job]:
+    """Every exploration of the default review, in a fixed order."""
+    out = [
+        Job("baseline", rev.value, baseline(rev, v, semantics=sem))
+        for rev in Revision
+        for v in VERSIONS
+        for sem in Semantics
+    ]
+    for m in MUTATIONS:
+        out += [
+            Job("mutation", m.rule, m.apply(baseline(m.revision, v, semantics=sem)))
+            for v in m.versions
+            for sem in Semantics
+        ]
+    out += [
+        Job(
+            "environment",
+            "load-on-live-connection",
+            baseline(Revision.CURRENT, v, load_on_live_connection=True),
+        )
+        for v in VERSIONS
+    ]
+    return out
+
+
+def run(job: Job) -> Outcome:
+    """Explore one job and keep each counterexample as sentences and as ITF."""
+    result = explore(job.config)
+    cexs = {}
+    for name, (init, steps) in result.counterexamples.items():
+        text = sequence(init, steps, job.config.version)
+        cexs[name] = {
+            "length": len(steps),
+            "steps": text,
+            "itf": to_itf(init, steps, f"{job.key}: {name} violated"),
+        }
+    return Outcome(job, result.states, result.transitions, result.complete, result.violated, cexs)
+
+
+def run_all(
+    todo: list[Job], workers: int, on_done: Callable[[Outcome], None] | None = None
+) -> list[Outcome]:
+    """Run the jobs on `workers` processes (independent configurations in parallel)."""
+    results: list[Outcome] = []
+    if workers <= 1:
+        for outcome in map(run, todo):
+            results.append(outcome)
+            if on_done:
+                on_done(outcome)
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for outcome in pool.map(run, todo, chunksize=1):
+                results.append(outcome)
+                if on_done:
+                    on_done(outcome)
+    return results
+
+
+def _in_force(job: Job) -> list[str]:
+    return [p.name for p in INVARIANTS if p.in_force(job.config)]
+
+
+def summarize(outcomes: list[Outcome]) -> dict[str, Any]:
+    """Turn the outcomes into the review: per rule, per revision, per environment."""
+    by_key = {o.job.key: o for o in outcomes}
+
+    def base_of(job: Job) -> Outcome:
+        c = job.config
+        rev = MUTATIONS_BY_RULE[job.name].revision if job.kind == "mutation" else c.revision
+        return by_key[f"baseline.{rev.value}.v{c.version}.{c.semantics.value}"]
+
+    rules: dict[str, Any] = {}
+    for m in MUTATIONS:
+        envs: list[dict[str, Any]] = []
+        already: list[bool] = []  # the compliant peers already break the expected invariant
+        for o in (o for o in outcomes if o.job.kind == "mutation" and o.job.name == m.rule):
+            base = base_of(o.job)
+            in_force = _in_force(o.job)
+            new = [n for n in o.violated if n in in_force and n not in base.violated]
+            already.append(m.expect in base.violated)
+            envs.append(
+                {
+                    "version": o.job.config.version,
+                    "semantics": o.job.config.semantics.value,
+                    "states": o.states,
+                    "breaks": new,
+                    "shortest": min((o.counterexamples[n]["length"] for n in new), default=None),
+                    "key": o.job.key,
+                }
+            )
+        broken = sorted({n for e in envs for n in e["breaks"]}, key=list(PROPERTIES_BY_NAME).index)
+        lengths = [e["shortest"] for e in envs if e["shortest"] is not None]
+        rules[m.rule] = {
+            "level": RULES_BY_ID[m.rule].level.value,
+            "section": RULES_BY_ID[m.rule].section,
+            "mutation": m.summary,
+            "expected": m.expect,
+            "load_bearing": bool(broken),
+            "caught_as_expected": m.expect in broken or all(already),
+            "breaks": broken,
+            "shortest": min(lengths, default=None),
+            "environments": envs,
+        }
+    baselines: dict[str, dict[str, Any]] = {
+        o.job.key: {
+            "revision": o.job.config.revision.value,
+            "version": o.job.config.version,
+            "semantics": o.job.config.semantics.value,
+            "states": o.states,
+            "violated_in_force": [n for n in o.violated if n in _in_force(o.job)],
+            "violated_other": [n for n in o.violated if n not in _in_force(o.job)],
+        }
+        for o in outcomes
+        if o.job.kind == "baseline"
+    }
+    environments = {
+        o.job.key: {"violated": o.violated, "states": o.states}
+        for o in outcomes
+        if o.job.kind == "environment"
+    }
+    failures = [
+        f"mutation of {r} is not caught by {v['expected']}"
+        for r, v in rules.items()
+        if not v["caught_as_expected"]
+    ]
+    failures += [
+        f"{k}: compliant peers break {', '.join(b['violated_in_force'])}"
+        for k, b in baselines.items()
+        if b["revision"] == Revision.CURRENT.value
+        and b["semantics"] == Semantics.FIFO.value
+        and b["violated_in_force"]
+    ]
+    return {
+        "rules": rules,
+        "baselines": baselines,
+        "environments": environments,
+        "unmutated_rules": [r.id for r in RULES if r.id not in MUTATIONS_BY_RULE],
+        "failures": failures,
+        "states_explored": sum(o.states for o in outcomes),
+        "explorations": len(outcomes),
+    }
+
+
+def counterexamples(outcomes: list[Outcome]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """Every counterexample, by job key and invariant, in a stable order."""
+    for o in sorted(outcomes, key=lambda o: o.job.key):
+        for name in o.violated:
+            yield o.job.key, name, o.counterexamples[name]

@@ -1,0 +1,132 @@
+"""Immutable, hashable state values of the composed system: messages, agent, client, world.
+
+Fields marked ghost are for checking only: no actor decides anything on them.  They record which
+conversation point a list was predicted for and what the user actually did.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import NamedTuple
+
+from model.lifecycle import ListState
+from model.session import V1, V2, SessionState
+
+# Content kinds of a suggestion's blocks in the model (the message layer's names, plus two
+# that stand for faults: whitespace-only text, and a block the client cannot parse).
+TEXT, RESOURCE_LINK, IMAGE, AUDIO, RESOURCE = "text", "resource_link", "image", "audio", "resource"
+BLANK, UNPARSEABLE = "blank", "unparseable"
+
+Suggestion = tuple[str, ...]
+"""A suggestion's prompt, abstracted to the kinds of its content blocks."""
+SuggestionList = tuple[Suggestion, ...]
+
+
+def content_types(s: Suggestion) -> set[str]:
+    """The ACP content types of a suggestion's blocks that the client can parse."""
+    return {TEXT if kind == BLANK else kind for kind in s} - {UNPARSEABLE}
+
+
+class Prompt(NamedTuple):
+    """`session/prompt` from the client; `by_user` (ghost) says whether a user action sent it."""
+
+    number: int
+    by_user: bool
+
+
+class Cancel(NamedTuple):
+    """`session/cancel` (v1)."""
+
+
+class Load(NamedTuple):
+    """v1 `session/load` (always replays) or v2 `session/resume` (replays with replayFrom)."""
+
+    replay: bool
+
+
+class Update(NamedTuple):
+    """A suggestions update; every field but `suggestions` is ghost."""
+
+    suggestions: SuggestionList
+    predicted_epoch: int  # the conversation point the list was predicted for
+    sent_epoch: int  # the conversation point when it was sent
+    prompts_seen: int  # prompts the agent had accepted when it predicted the list
+    replay: bool  # sent as part of load/resume replay
+
+
+class PromptResponse(NamedTuple):
+    """The v1 `session/prompt` response that ends a turn."""
+
+
+class LoadResponse(NamedTuple):
+    """The `session/load` or `session/resume` response."""
+
+
+ToAgent = Prompt | Cancel | Load
+ToClient = Update | PromptResponse | LoadResponse
+
+
+class Composer(Enum):
+    """What the client's composer holds."""
+
+    EMPTY = "empty"
+    TYPED = "typed"  # the user typed something of their own
+    ACCEPTED = "accepted"  # a suggestion accepted with Tab, not sent
+
+
+class Pending(NamedTuple):
+    """A prediction the agent is computing: its output and the conversation point it reads."""
+
+    suggestions: SuggestionList
+    epoch: int
+    prompts_seen: int
+
+
+class Agent(NamedTuple):
+    """The agent's local state."""
+
+    session: SessionState
+    list_state: ListState
+    last_sent: SuggestionList  # the list most recently sent (the agent's current list)
+    epoch: int  # conversation changes so far: prompts accepted and foreground work
+    accepted: int  # prompts accepted
+    queued: int  # v2: prompts read but not yet inserted
+    pending: Pending | None
+    predictions: int  # budget used
+    foreground: int  # budget used (v2)
+    blocked: int  # requires_action budget used (v2)
+
+
+class Client(NamedTuple):
+    """The client's local state (with the user's composer)."""
+
+    list_state: ListState
+    held: Update | None  # the list it holds, as it keeps it after skipping
+    composer: Composer
+    outstanding: bool  # v1: a prompt awaits its response
+    loading: bool  # a load/resume awaits its response
+    waiting: bool  # only a client that waits for a suggestion (TM-3 broken) sets this
+    sent: int  # prompts sent
+    loads: int
+    cancels: int
+    last: Update | None  # ghost: the last update delivered since the last load
+    unprompted: bool  # ghost: a prompt went out without a user action
+
+
+class World(NamedTuple):
+    """The global state: both actors and the two directions of the network."""
+
+    agent: Agent
+    client: Client
+    to_agent: tuple[ToAgent, ...]
+    to_client: tuple[ToClient, ...]
+
+
+def initial_world(version: int) -> World:
+    """A new session: idle, both lists empty (LT-1), nothing in flight."""
+    session: SessionState = V1.IDLE if version == 1 else V2.IDLE
+    agent = Agent(session, ListState.EMPTY, (), 0, 0, 0, None, 0, 0, 0)
+    client = Client(
+        ListState.EMPTY, None, Composer.EMPTY, False, False, False, 0, 0, 0, None, False
+    )
+    return World(agent, client, (), ())

@@ -1,0 +1,119 @@
+"""Counterexamples for people and tools: a numbered message sequence in the RFD's words, and
+the ITF JSON trace format (Apalache, Quint) so existing viewers read them."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from model.state import Cancel, Load, LoadResponse, Prompt, PromptResponse, Update, World
+from model.system import Action
+
+Steps = tuple[tuple[Action, World], ...]
+
+
+def _message(msg: object, version: int) -> str:
+    if isinstance(msg, Update):
+        if not msg.suggestions:
+            what = "suggestions: [] (withdraw)"
+        else:
+            kinds = "; ".join("+".join(s) for s in msg.suggestions)
+            what = f"suggestions: [{kinds}], predicted after prompt {msg.prompts_seen}"
+        return "prompt_suggestions_update " + what + (" in replay" if msg.replay else "")
+    if isinstance(msg, Prompt):
+        who = "" if msg.by_user else " (no user action)"
+        return f"session/prompt #{msg.number}{who}"
+    if isinstance(msg, Cancel):
+        return "session/cancel"
+    if isinstance(msg, Load):
+        if version == 1:
+            return "session/load"
+        return "session/resume" + (" with replayFrom" if msg.replay else " without replay")
+    if isinstance(msg, PromptResponse):
+        return "session/prompt response"
+    assert isinstance(msg, LoadResponse)
+    return "session/load response" if version == 1 else "session/resume response"
+
+
+_USER_WORDS = {
+    "type": "user types in the empty composer",
+    "accept": "user accepts the suggestion with Tab (not sent)",
+    "dismiss": "user dismisses the suggestion",
+    "send": "user sends the composer",
+    "cancel": "user cancels the turn",
+    "load": "user reopens the session with replay",
+    "resume_without_replay": "user reopens the session without replay",
+}
+
+
+def describe(action: Action, before: World, after: World, version: int) -> str:
+    """One step of a path as a sentence, naming the message sent or delivered."""
+    sent = after.to_client[len(before.to_client) :] if action.actor == "agent" else ()
+    if action.name == "deliver_to_agent":
+        return f"agent reads {_message(before.to_agent[action.arg], version)}"
+    if action.name == "deliver_to_client":
+        return f"client receives {_message(before.to_client[action.arg], version)}"
+    if action.actor == "user":
+        text = _USER_WORDS[action.name]
+    elif action.actor == "client":
+        text = "client sends the offered suggestion by itself"
+    elif action.name == "predict":
+        text = f"agent starts predicting after prompt {after.agent.accepted}"
+    elif action.name == "publish" and not sent:
+        text = "agent finishes the prediction and sends nothing"
+    elif action.name == "publish":
+        text = "agent finishes the prediction"
+    else:
+        text = "agent " + action.name.replace("_", " ")
+    new_to_agent = (
+        after.to_agent[len(before.to_agent) :] if action.actor in ("user", "client") else ()
+    )
+    outs = [f"client sends {_message(m, version)}" for m in new_to_agent]
+    outs += [f"agent sends {_message(m, version)}" for m in sent]
+    return "; ".join([text, *outs])
+
+
+def sequence(init: World, steps: Steps, version: int) -> list[str]:
+    """A path as numbered sentences."""
+    lines, prev = [], init
+    for i, (action, world) in enumerate(steps, 1):
+        lines.append(f"{i}. {describe(action, prev, world, version)}")
+        prev = world
+    return lines
+
+
+_MESSAGES = (Prompt, Cancel, Load, Update, PromptResponse, LoadResponse)
+
+
+def _itf(value: object) -> Any:
+    """Encode a model value in ITF: records for named tuples, lists for tuples, tagged None."""
+    if value is None:
+        return {"tag": "None", "value": {"#tup": []}}
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, bool | str):
+        return value
+    if isinstance(value, int):
+        return {"#bigint": str(value)}
+    if hasattr(value, "_asdict"):
+        record = {k: _itf(v) for k, v in value._asdict().items()}
+        if isinstance(value, _MESSAGES):  # a message is a variant: tag and record
+            return {"tag": type(value).__name__, "value": record or {"#tup": []}}
+        return record
+    if isinstance(value, tuple):
+        return [_itf(v) for v in value]
+    raise TypeError(f"no ITF encoding for {type(value).__name__}")
+
+
+def to_itf(init: World, steps: Steps, description: str) -> dict[str, Any]:
+    """A path as an ITF trace: one state per step, with the action that led to it."""
+    worlds = [init, *(w for _, w in steps)]
+    actions = ["init", *(str(a) for a, _ in steps)]
+    return {
+        "#meta": {"format": "ITF", "source": "acp-suggestions", "description": description},
+        "vars": list(World._fields),
+        "states": [
+            {"#meta": {"index": i, "action": act}, **_itf(w)}
+            for i, (act, w) in enumerate(zip(actions, worlds, strict=True))
+        ],
+    }

@@ -1,0 +1,1 @@
+"""Simulation of message races under network delay, driving the model's own step functions."""

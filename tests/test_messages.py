@@ -1,0 +1,234 @@
+"""The message layer: valid payloads parse, broken ones fail naming the JSON path and the rule."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from model.messages import (
+    AgentPromptCaps,
+    ClientSuggestionCaps,
+    MessageError,
+    allowed_kinds,
+    parse_agent_caps,
+    parse_client_caps,
+    parse_session_update,
+)
+from tests.strategies import json_values, prompt_suggestions_caps, updates
+
+
+def _update(*suggestions: object, **extra: object) -> dict[str, Any]:
+    return {"sessionUpdate": "prompt_suggestions_update", "suggestions": list(suggestions), **extra}
+
+
+TEXT = {"prompt": [{"type": "text", "text": "Run the tests"}]}
+
+
+@given(updates)
+def test_valid_updates_parse_whole(update: dict[str, Any]) -> None:
+    parsed = parse_session_update(update)
+    assert parsed is not None and parsed.form == "update"
+    assert not parsed.skipped
+    assert [s.kinds for s in parsed.suggestions] == [
+        tuple(b["type"] for b in s["prompt"]) for s in update["suggestions"]
+    ]
+    assert parsed.withdraws == (not update["suggestions"])
+
+
+@given(json_values)
+def test_any_json_gives_a_value_or_a_located_error(value: object) -> None:
+    for update in (value, {"sessionUpdate": "prompt_suggestions_update", "suggestions": value}):
+        try:
+            parse_session_update(update)
+        except MessageError as err:
+            assert err.path.startswith("$.params.update") and err.rule
+
+
+@pytest.mark.parametrize(
+    ("suggestions", "path", "rule"),
+    [
+        (None, "$.params.update.suggestions", "UPD-1"),
+        ("x", "$.params.update.suggestions", "UPD-1"),
+    ],
+)
+def test_suggestions_must_be_a_list(suggestions: object, path: str, rule: str) -> None:
+    with pytest.raises(MessageError) as err:
+        parse_session_update(
+            {"sessionUpdate": "prompt_suggestions_update", "suggestions": suggestions}
+        )
+    assert (err.value.path, err.value.rule) == (path, rule)
+
+
+def test_missing_suggestions_breaks_upd_1() -> None:
+    with pytest.raises(MessageError, match=r"UPD-1"):
+        parse_session_update({"sessionUpdate": "prompt_suggestions_update"})
+
+
+@pytest.mark.parametrize(
+    ("bad", "path", "rule"),
+    [
+        ({"prompt": None}, "$.params.update.suggestions[1].prompt", "UPD-4"),
+        ({"prompt": []}, "$.params.update.suggestions[1].prompt", "UPD-4"),
+        ({}, "$.params.update.suggestions[1].prompt", "UPD-4"),
+        ("text", "$.params.update.suggestions[1]", "UPD-4"),
+        ({"prompt": [{"type": "text"}]}, "$.params.update.suggestions[1].prompt[0].text", "SC-1"),
+        (
+            {"prompt": [{"type": "video", "uri": "x"}]},
+            "$.params.update.suggestions[1].prompt[0]",
+            "SC-1",
+        ),
+        (
+            {"prompt": [{"type": "text", "text": "a"}], "_meta": 3},
+            "$.params.update.suggestions[1]._meta",
+            "UPD-5",
+        ),
+    ],
+)
+def test_a_broken_suggestion_is_skipped_and_the_rest_kept(
+    bad: object, path: str, rule: str
+) -> None:
+    parsed = parse_session_update(_update(TEXT, bad))
+    assert parsed is not None
+    assert len(parsed.suggestions) == 1  # SC-4: the rest is kept
+    (err,) = parsed.skipped
+    assert (err.path, err.rule) == (path, rule)
+
+
+def test_all_skipped_still_replaces_the_list() -> None:
+    parsed = parse_session_update(_update({"prompt": []}))
+    assert parsed is not None and parsed.withdraws  # SC-6
+
+
+def test_update_meta_must_be_an_object() -> None:
+    with pytest.raises(MessageError) as err:
+        parse_session_update(_update(TEXT, _meta=[1]))
+    assert (err.value.path, err.value.rule) == ("$.params.update._meta", "UPD-5")
+
+
+def test_blank_is_seen() -> None:
+    parsed = parse_session_update(_update({"prompt": [{"type": "text", "text": " \n\t"}]}, TEXT))
+    assert parsed is not None
+    assert [s.blank for s in parsed.suggestions] == [True, False]  # SC-2
+
+
+def test_draft_and_legacy_forms() -> None:
+    draft = parse_session_update(
+        {"sessionUpdate": "prompt_suggestions", "suggestions": [{"text": "a"}]}
+    )
+    assert draft is not None and draft.form == "draft" and draft.suggestions[0].kinds == ("text",)
+    legacy_update = {
+        "sessionUpdate": "session_info_update",
+        "_meta": {"promptSuggestions": {"suggestions": [{"text": "b"}, {"txt": 1}]}},
+    }
+    legacy = parse_session_update(legacy_update)
+    assert legacy is not None and legacy.form == "legacy" and len(legacy.suggestions) == 1
+    assert legacy.skipped[0].rule == "L-1"
+    assert parse_session_update({"sessionUpdate": "session_info_update", "title": "t"}) is None
+    assert parse_session_update({"sessionUpdate": "agent_message_chunk"}) is None
+
+
+# --- capabilities (CAP-1, CAP-3, CT-1) ------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize(
+    "session",
+    ["absent", None, {}, {"promptSuggestions": None}, {"configOptions": {}}],
+)
+def test_what_advertises_nothing(version: int, session: object) -> None:
+    key = "clientCapabilities" if version == 1 else "capabilities"
+    caps: dict[str, Any] = {} if session == "absent" else {"session": session}
+    assert parse_client_caps(version, {key: caps}) == ClientSuggestionCaps()
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@given(prompt_suggestions_caps())
+def test_prompt_suggestions_object_advertises(
+    version: int, case: tuple[dict[str, Any], dict[str, bool]]
+) -> None:
+    obj, expected = case
+    key = "clientCapabilities" if version == 1 else "capabilities"
+    caps = parse_client_caps(version, {key: {"session": {"promptSuggestions": obj}}})
+    assert caps.advertised
+    assert (caps.image, caps.audio, caps.embedded_context) == (
+        expected["image"],
+        expected["audio"],
+        expected["embeddedContext"],
+    )
+
+
+@pytest.mark.parametrize(
+    ("params", "path", "rule"),
+    [
+        ({"clientCapabilities": {"session": []}}, "$.params.clientCapabilities.session", "CAP-1"),
+        (
+            {"clientCapabilities": {"session": {"promptSuggestions": True}}},
+            "$.params.clientCapabilities.session.promptSuggestions",
+            "CAP-1",
+        ),
+        (
+            {"clientCapabilities": {"session": {"promptSuggestions": {"image": True}}}},
+            "$.params.clientCapabilities.session.promptSuggestions.image",
+            "CT-1",
+        ),
+    ],
+)
+def test_bad_capabilities_name_path_and_rule(params: object, path: str, rule: str) -> None:
+    with pytest.raises(MessageError) as err:
+        parse_client_caps(1, params)
+    assert (err.value.path, err.value.rule) == (path, rule)
+
+
+def test_v2_session_group_must_be_an_object() -> None:
+    with pytest.raises(MessageError) as err:
+        parse_client_caps(2, {"capabilities": {"session": 1}})
+    assert err.value.rule == "CAP-3"
+
+
+@pytest.mark.parametrize(
+    ("meta", "allowlisted"),
+    [
+        ({"jetbrains": {"air": {"version": 1, "capabilities": []}}}, True),
+        ({"jetbrains.air": {"version": 1}}, True),
+        ({"jetbrains": {"air": True}}, False),
+        ({}, False),
+    ],
+)
+def test_legacy_allowlist(meta: dict[str, Any], allowlisted: bool) -> None:
+    caps = parse_client_caps(1, {"clientCapabilities": {"_meta": meta}})
+    assert caps.legacy_allowlisted is allowlisted and not caps.advertised
+
+
+def test_agent_prompt_caps_v1_booleans_v2_objects() -> None:
+    v1 = {"agentCapabilities": {"promptCapabilities": {"image": True, "audio": False}}}
+    assert parse_agent_caps(1, v1) == AgentPromptCaps(image=True)
+    v2 = {
+        "capabilities": {"session": {"prompt": {"image": {}, "audio": None, "embeddedContext": {}}}}
+    }
+    assert parse_agent_caps(2, v2) == AgentPromptCaps(image=True, embedded_context=True)
+    with pytest.raises(MessageError, match=r"promptCapabilities\.image"):
+        parse_agent_caps(1, {"agentCapabilities": {"promptCapabilities": {"image": "yes"}}})
+    with pytest.raises(MessageError, match=r"session\.prompt\.audio"):
+        parse_agent_caps(2, {"capabilities": {"session": {"prompt": {"audio": True}}}})
+
+
+@given(st.booleans(), st.booleans(), st.booleans(), st.booleans(), st.booleans(), st.booleans())
+def test_allowed_kinds_need_both_sides(
+    ai: bool, aa: bool, ae: bool, ci: bool, ca: bool, ce: bool
+) -> None:
+    kinds = allowed_kinds(AgentPromptCaps(ai, aa, ae), ClientSuggestionCaps(True, ci, ca, ce))
+    assert {"text", "resource_link"} <= kinds  # SC-3: always allowed
+    assert ("image" in kinds) == (ai and ci)
+    assert ("audio" in kinds) == (aa and ca)
+    assert ("resource" in kinds) == (ae and ce)
+
+
+def test_parsing_does_not_change_its_input() -> None:
+    update = _update(TEXT, {"prompt": []})
+    before = copy.deepcopy(update)
+    parse_session_update(update)
+    assert update == before

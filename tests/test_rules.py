@@ -1,0 +1,81 @@
+"""The rule catalogue: ids unique, sections verbatim from the texts, every rule traceable to
+where it is enforced and to the test that shows breaking it is caught."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from model.invariants import INVARIANTS, REACHABLE
+from model.mutations import MUTATIONS
+from model.report import counts_markdown
+from model.rules import RULES, RULES_BY_ID, Check, Level, Revision, rule
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+SOURCES = {
+    Revision.CURRENT: SHARED / "rfd" / "prompt-suggestions-rfd-2026-11-14.txt",
+    Revision.DRAFT: SHARED / "rfd" / "prompt-suggestions-draft-2026-10-15.txt",
+    Revision.LEGACY: SHARED / "acp-notes.md",
+}
+MODEL_CODE = "\n".join(p.read_text() for p in sorted((ROOT / "model").glob("*.py")))
+
+
+def test_ids_are_unique_and_known() -> None:
+    assert len(RULES_BY_ID) == len(RULES)
+    assert rule("LT-5").level is Level.MUST
+    with pytest.raises(KeyError, match="unknown rule id 'XX-1'"):
+        rule("XX-1")
+
+
+@pytest.mark.parametrize("revision", list(Revision))
+def test_sections_are_verbatim_headings(revision: Revision) -> None:
+    source = SOURCES[revision]
+    if not source.exists():
+        pytest.skip(f"{source} is not beside this clone")
+    lines = {line.strip().lstrip("#").strip() for line in source.read_text().splitlines()}
+    for r in RULES:
+        if revision in r.revisions:
+            assert r.section in lines, f"{r.id}: section {r.section!r} is not a heading"
+
+
+def test_keywords_as_written_appear_in_the_draft() -> None:
+    source = SOURCES[Revision.DRAFT]
+    if not source.exists():
+        pytest.skip(f"{source} is not beside this clone")
+    text = source.read_text()
+    for r in RULES:
+        if Revision.DRAFT in r.revisions and r.keyword_as_written:
+            assert r.keyword_as_written in text, r.id
+
+
+def test_unobservable_rules_say_why() -> None:
+    for r in RULES:
+        assert (r.check is Check.NOT_OBSERVABLE) == bool(r.why_unobservable), r.id
+
+
+def test_every_modelled_rule_is_enforced_and_checked() -> None:
+    """Each rule checked by the model appears in the model's code and names a property or a
+    mutation; each id the code mentions is in the catalogue."""
+    in_properties = {r for p in INVARIANTS + REACHABLE for r in p.rules}
+    mutated = {m.rule for m in MUTATIONS}
+    modelled = [r.id for r in RULES if r.check in (Check.INVARIANT, Check.BOTH)]
+    assert [r for r in modelled if r not in in_properties | mutated] == []
+    assert [r for r in modelled if not re.search(rf"\b{re.escape(r)}\b", MODEL_CODE)] == []
+    mentioned = set(re.findall(r"\b(?:UPD|SC|LT|TM|RP|CP|CAP|CT|D|L)-\d+\b", MODEL_CODE))
+    assert mentioned <= set(RULES_BY_ID), mentioned - set(RULES_BY_ID)
+
+
+def test_every_mutation_names_a_catalogued_rule_and_invariant() -> None:
+    names = {p.name for p in INVARIANTS}
+    for m in MUTATIONS:
+        assert m.rule in RULES_BY_ID and m.expect in names
+        (target,) = [p for p in INVARIANTS if p.name == m.expect]
+        assert m.rule in target.rules, f"{m.expect} does not name {m.rule}"
+
+
+def test_readme_counts_are_current() -> None:
+    readme = (ROOT / "README.md").read_text()
+    assert counts_markdown() in readme, "README rule counts differ: acp-suggestions rules --counts"
