@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from model import lifecycle
 from model import session as sess
-from model.config import Config
+from model.config import Config, Semantics
 from model.lifecycle import ListState, ListTrigger
 from model.messages import allowed_kinds
 from model.session import V1, V2, SessionTrigger
@@ -242,10 +242,17 @@ def _kept(cfg: Config, u: Update) -> SuggestionList:
     return tuple(s for s in trimmed if s)
 
 
+def on_unknown_update(cfg: Config, c: Client, u: Update) -> Client:
+    """Receive an update the client does not know: v1's closed union rejects it, and so does a
+    drop-unknown client; v2's open union lets a client display it generically, in the
+    transcript, where it reads as conversation (CAP-4)."""
+    if cfg.version == 1 or cfg.semantics is Semantics.DROP_UNKNOWN:
+        return c
+    return c._replace(in_transcript=True)
+
+
 def on_update(cfg: Config, c: Client, u: Update) -> Client:
     """Receive a suggestions update: it replaces the client's list whole (UPD-6, LT-2)."""
-    if not cfg.client_understands:
-        return c  # v1 rejects an unknown variant; v2 ignores it (D-9); unknown _meta is ignored
     kept = _kept(cfg, u)
     skipped_some = len(kept) < len(u.suggestions)
     if skipped_some and not cfg.client.keeps("SC-4"):  # SC-4: keep the rest

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from model import report, review
+from model import liveness, report, review
 from model.config import AGENT_POLICIES, CLIENT_POLICIES, Bounds, Config, Semantics
 from model.explorer import explore
 from model.invariants import INVARIANTS
@@ -77,17 +77,21 @@ def _config(args: argparse.Namespace) -> Config:
 def _check(args: argparse.Namespace) -> int:
     cfg = _config(args)
     started = time.perf_counter()
-    result = explore(cfg, max_states=args.max_states)
+    result = explore(cfg, max_states=args.max_states, keep_graph=not args.safety_only)
+    graph = result.graph
+    lassos = liveness.check(cfg, graph, result.worlds) if graph is not None else {}
     seconds = time.perf_counter() - started
     in_force = [p for p in INVARIANTS if p.in_force(cfg)]
-    broken = [p for p in in_force if p.name in result.counterexamples]
+    broken = [p.name for p in in_force if p.name in result.counterexamples]
+    broken += [name for name, lasso in lassos.items() if lasso is not None]
     if args.json:
         out = {
             "states": result.states,
             "transitions": result.transitions,
             "complete": result.complete,
             "violated": result.violated,
-            "in_force_violated": [p.name for p in broken],
+            "in_force_violated": broken,
+            "liveness_violated": sorted(n for n, lasso in lassos.items() if lasso is not None),
             "reached": sorted(result.reached),
         }
         print(json.dumps(out, indent=2, sort_keys=True))
@@ -106,6 +110,25 @@ def _check(args: argparse.Namespace) -> int:
                     console.print("   " + line, markup=False)
             else:
                 console.print(f"[green]holds[/]    {p.name} ({state})")
+        for lt in liveness.LIVENESS:
+            lasso = lassos.get(lt.name)
+            if lt.name not in lassos:
+                continue
+            if lasso is None:
+                console.print(f"[green]holds[/]    {lt.name} (leads-to)")
+                continue
+            assert graph is not None
+            console.print(f"[red]VIOLATED[/] {lt.name} ({', '.join(lt.rules)}; leads-to): {lt.doc}")
+            walk = lasso.prefix + lasso.cycle[1:]
+            steps = tuple(liveness.lasso_steps(graph, result.worlds, walk))
+            for line in sequence(result.worlds[0], steps, cfg.version):
+                console.print("   " + line, markup=False)
+            tail = (
+                f"then the last {len(lasso.cycle) - 1} steps repeat"
+                if lasso.cycle
+                else ("then the run may stop: nothing fair is enabled")
+            )
+            console.print("   " + tail, markup=False)
     return 1 if broken else 0
 
 
@@ -211,6 +234,9 @@ def parser() -> argparse.ArgumentParser:
         )
     check.add_argument("--max-states", type=_positive, default=2_000_000)
     check.add_argument("--json", action="store_true", help="print a JSON summary")
+    check.add_argument(
+        "--safety-only", action="store_true", help="skip liveness (no state graph is kept)"
+    )
     check.set_defaults(run=_check)
 
     rev = sub.add_parser("review", help="the spec review: every rule broken alone")

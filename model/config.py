@@ -8,7 +8,7 @@ from enum import StrEnum
 
 from model.messages import AgentPromptCaps, ClientSuggestionCaps
 from model.rules import Revision
-from model.state import BLANK, IMAGE, TEXT, UNPARSEABLE, SuggestionList
+from model.state import BLANK, IMAGE, RESOURCE_LINK, TEXT, UNPARSEABLE, SuggestionList
 
 
 class Semantics(StrEnum):
@@ -127,11 +127,13 @@ class Config:
         return self.client_caps.advertised
 
 
-PREDICT_TEXT: tuple[SuggestionList, ...] = (((TEXT,),),)
-PREDICT_BLANK: tuple[SuggestionList, ...] = (((TEXT,),), ((BLANK,),))
-PREDICT_IMAGE: tuple[SuggestionList, ...] = (((TEXT,),), ((IMAGE,),))
-PREDICT_UNPARSEABLE: tuple[SuggestionList, ...] = (
-    ((TEXT,),),
+# What a model call may return, for the mutations that need it: as few outputs as show the
+# breach, since each output multiplies the states.
+PREDICT_BLANK: tuple[SuggestionList, ...] = (((BLANK,),),)
+PREDICT_IMAGE: tuple[SuggestionList, ...] = (((IMAGE,),),)
+PREDICT_TRIMMABLE: tuple[SuggestionList, ...] = (((TEXT, UNPARSEABLE),),)
+PREDICT_ONE_UNUSABLE: tuple[SuggestionList, ...] = (
+    ((RESOURCE_LINK,),),
     ((TEXT, UNPARSEABLE), (TEXT,)),
-    ((UNPARSEABLE,),),
 )
+PREDICT_ALL_UNUSABLE: tuple[SuggestionList, ...] = (((TEXT,),), ((UNPARSEABLE,),))

@@ -1,13 +1,12 @@
 """Breadth-first exploration of every reachable state of one configuration.
 
-States are deduplicated by value; each invariant is checked in every state and the first
-(hence shortest) path to a violation is kept.  The checker is apart from the model: it only
-calls `System.init_state`, `actions` and `next_state`.
+States are deduplicated by value and numbered in the order found; each invariant is checked in
+every state and the first (hence shortest) path to a violation is kept.  The checker is apart
+from the model: it only calls `System.init_state`, `actions` and `next_state`.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -23,7 +22,8 @@ Path = tuple[tuple[Action, World], ...]
 
 @dataclass
 class Result:
-    """What an exploration found."""
+    """What an exploration found.  With `keep_graph`, `graph` has the state numbers as nodes
+    (`worlds[i]` is state i, 0 the initial one) and each edge's `action`."""
 
     config: Config
     states: int = 0
@@ -33,21 +33,12 @@ class Result:
     counterexamples: dict[str, tuple[World, Path]] = field(default_factory=dict)
     reached: dict[str, tuple[World, Path]] = field(default_factory=dict)
     graph: nx.DiGraph | None = None
+    worlds: list[World] = field(default_factory=list)
 
     @property
     def violated(self) -> list[str]:
         """Names of the invariants with a counterexample, in catalogue order."""
         return [p.name for p in INVARIANTS if p.name in self.counterexamples]
-
-
-def _path(parents: dict[World, tuple[World, Action] | None], end: World) -> tuple[World, Path]:
-    steps: list[tuple[Action, World]] = []
-    node = end
-    while (link := parents[node]) is not None:
-        prev, action = link
-        steps.append((action, node))
-        node = prev
-    return node, tuple(reversed(steps))
 
 
 def explore(
@@ -57,49 +48,58 @@ def explore(
     *,
     max_states: int = 2_000_000,
     keep_graph: bool = False,
-    stop_on_violation: bool = False,
     progress: Callable[[int], None] | None = None,
 ) -> Result:
     """Explore `config` breadth-first; `keep_graph` also returns the state graph (networkx)."""
     system = System(config)
     init = system.init_state()
-    parents: dict[World, tuple[World, Action] | None] = {init: None}
+    number: dict[World, int] = {init: 0}
+    worlds: list[World] = [init]
+    parent: list[tuple[int, Action] | None] = [None]
+    edges: list[tuple[int, int, dict[str, Action]]] = []
     result = Result(config)
-    graph = nx.DiGraph() if keep_graph else None
-    if graph is not None:
-        graph.add_node(init)
-    pending_inv = list(invariants)
-    pending_reach = list(reachable)
-    queue = deque([init])
+    pending_inv, pending_reach = list(invariants), list(reachable)
+
+    def path_to(i: int) -> tuple[World, Path]:
+        steps: list[tuple[Action, World]] = []
+        while (link := parent[i]) is not None:
+            steps.append((link[1], worlds[i]))
+            i = link[0]
+        return init, tuple(reversed(steps))
+
     actions, next_state = system.actions, system.next_state
-    while queue:
-        w = queue.popleft()
-        if pending_inv:
-            for p in [p for p in pending_inv if not p.holds(config, w)]:
-                result.counterexamples[p.name] = _path(parents, w)
-                pending_inv.remove(p)
-            if stop_on_violation and result.counterexamples:
-                break
-        if pending_reach:
-            for p in [p for p in pending_reach if p.holds(config, w)]:
-                result.reached[p.name] = _path(parents, w)
-                pending_reach.remove(p)
+    i = 0
+    while i < len(worlds):
+        w = worlds[i]
+        for p in [p for p in pending_inv if not p.holds(config, w)]:
+            result.counterexamples[p.name] = path_to(i)
+            pending_inv.remove(p)
+        for p in [p for p in pending_reach if p.holds(config, w)]:
+            result.reached[p.name] = path_to(i)
+            pending_reach.remove(p)
         enabled = actions(w)
         if not enabled:
             result.deadlocks += 1
         for action in enabled:
             nxt = next_state(w, action)
-            result.transitions += 1
-            if graph is not None:
-                graph.add_edge(w, nxt, action=action)
-            if nxt not in parents:
-                parents[nxt] = (w, action)
-                queue.append(nxt)
-        if len(parents) > max_states:
+            j = number.get(nxt)
+            if j is None:
+                j = number[nxt] = len(worlds)
+                worlds.append(nxt)
+                parent.append((i, action))
+            if keep_graph:
+                edges.append((i, j, {"action": action}))
+        result.transitions += len(enabled)
+        i += 1
+        if len(worlds) > max_states:
             result.complete = False
             break
-        if progress is not None and len(parents) % 50_000 < len(enabled):
-            progress(len(parents))
-    result.states = len(parents)
-    result.graph = graph
+        if progress is not None and i % 50_000 == 0:
+            progress(i)
+    result.states = len(worlds)
+    if keep_graph:
+        graph = nx.DiGraph()
+        graph.add_nodes_from(range(len(worlds)))
+        graph.add_edges_from(edges)
+        result.graph, result.worlds = graph, worlds
     return result

@@ -89,6 +89,11 @@ def user_sends_every_prompt(cfg: Config, w: World) -> bool:
     return not w.client.unprompted
 
 
+def never_in_transcript(cfg: Config, w: World) -> bool:
+    """No suggestion is displayed as if it were part of the conversation."""
+    return not w.client.in_transcript
+
+
 def replay_carries_no_suggestions(cfg: Config, w: World) -> bool:
     """No suggestions update is part of load or resume replay."""
     return not any(u.replay for u in _updates(w))
@@ -127,13 +132,22 @@ def no_offer_from_before_own_prompt(cfg: Config, w: World) -> bool:
 
 INVARIANTS: tuple[Property, ...] = (
     Property("capability_respected", ("CAP-2", "D-8", "L-2"), capability_respected),
+    Property("never_in_transcript", ("CAP-4",), never_in_transcript),
     Property("content_supported", ("SC-1", "SC-3", "D-1", "L-1"), content_supported),
     Property("no_blank_suggestion", ("SC-2", "L-4"), no_blank_suggestion),
     Property("prediction_current", ("LT-3", "LT-4", "L-3"), prediction_current),
     Property("withdrawn_after_prompt", ("LT-5", "L-6"), withdrawn_after_prompt),
     Property("withdrawn_after_foreground_work", ("LT-6",), withdrawn_after_foreground_work),
-    Property("user_sends_every_prompt", ("CP-1", "CP-3", "D-5", "L-9"), user_sends_every_prompt),
-    Property("replay_carries_no_suggestions", ("RP-1", "D-6"), replay_carries_no_suggestions),
+    Property(
+        "user_sends_every_prompt",
+        ("CP-1", "CP-3", "D-5", "L-9"),
+        user_sends_every_prompt,
+    ),
+    Property(
+        "replay_carries_no_suggestions",
+        ("RP-1", "D-6"),
+        replay_carries_no_suggestions,
+    ),
     Property("list_starts_empty", ("LT-1", "RP-2", "L-7"), list_starts_empty),
     Property(
         "client_holds_last_update",
@@ -141,7 +155,11 @@ INVARIANTS: tuple[Property, ...] = (
         client_holds_last_update,
     ),
     Property("client_never_waits", ("TM-2", "TM-3", "D-7"), client_never_waits),
-    Property("no_offer_from_before_own_prompt", ("D-4",), no_offer_from_before_own_prompt),
+    Property(
+        "no_offer_from_before_own_prompt",
+        ("D-4",),
+        no_offer_from_before_own_prompt,
+    ),
 )
 
 

@@ -20,6 +20,10 @@ class ListState(Enum):
     STALE = "stale"  # a non-empty list predicted before the conversation moved on (LT-5, LT-6)
     WITHDRAWN = "withdrawn"  # replaced by an empty update, or dropped by the client (UPD-3, LT-7)
 
+    # Members are singletons: hash by identity, which is much cheaper than Enum's name hash on
+    # the explorer's hot path.  No output depends on hash values or set order.
+    __hash__ = object.__hash__
+
 
 class ListTrigger(StrEnum):
     """Everything the RFD says can happen to the list."""

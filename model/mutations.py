@@ -12,9 +12,11 @@ from model.config import (
     DRAFT_AGENT,
     DROP_ON_SEND_CLIENT,
     JETBRAINS_AIR,
+    PREDICT_ALL_UNUSABLE,
     PREDICT_BLANK,
     PREDICT_IMAGE,
-    PREDICT_UNPARSEABLE,
+    PREDICT_ONE_UNUSABLE,
+    PREDICT_TRIMMABLE,
     RFD_CLIENT,
     Config,
 )
@@ -84,6 +86,13 @@ MUTATIONS: tuple[Mutation, ...] = (
         "capability_respected",
     ),
     Mutation(
+        "CAP-4",
+        "sends a v2 update to a client without the capability, which shows it generically",
+        _agent_breaks("CAP-2", client_caps=_NOT_ADVERTISED),
+        "never_in_transcript",
+        versions=(2,),
+    ),
+    Mutation(
         "SC-3",
         "sends image suggestions that neither side advertised",
         _agent_breaks("SC-3", predictions=PREDICT_IMAGE),
@@ -132,19 +141,19 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "SC-4",
         "drops a whole update when one suggestion is unusable",
-        _client_breaks("SC-4", predictions=PREDICT_UNPARSEABLE),
+        _client_breaks("SC-4", predictions=PREDICT_ONE_UNUSABLE),
         "client_holds_last_update",
     ),
     Mutation(
         "SC-5",
         "offers what remains of a suggestion after dropping an unusable block",
-        _client_breaks("SC-5", predictions=PREDICT_UNPARSEABLE),
+        _client_breaks("SC-5", predictions=PREDICT_TRIMMABLE),
         "client_holds_last_update",
     ),
     Mutation(
         "SC-6",
         "keeps its old list when every suggestion of an update is unusable",
-        _client_breaks("SC-6", predictions=PREDICT_UNPARSEABLE),
+        _client_breaks("SC-6", predictions=PREDICT_ALL_UNUSABLE),
         "client_holds_last_update",
     ),
     Mutation(

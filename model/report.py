@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from model.invariants import PROPERTIES_BY_NAME
+from model.liveness import LIVENESS
 from model.review import Outcome, counterexamples
 from model.rules import RULES, RULES_BY_ID, counts_by_section_and_level
 
@@ -55,7 +56,11 @@ def markdown(summary: dict[str, Any], outcomes: list[Outcome]) -> str:
             rid,
             r["level"],
             r["section"],
-            "yes" if r["load_bearing"] else "**no**",
+            "yes"
+            if r["load_bearing"]
+            else "n/a: compliant peers already break it"
+            if r["compliant_peers_already_break"]
+            else "**no**",
             ", ".join(r["breaks"]) or "-",
             r["shortest"] if r["shortest"] is not None else "-",
         ]
@@ -111,6 +116,8 @@ def markdown(summary: dict[str, Any], outcomes: list[Outcome]) -> str:
     out += ["", "## Invariants", ""]
     for name, p in PROPERTIES_BY_NAME.items():
         out.append(f"- `{name}` ({p.kind}; {', '.join(p.rules)}): {p.doc}")
+    for lt in LIVENESS:
+        out.append(f"- `{lt.name}` (leads-to, weak fairness; {', '.join(lt.rules)}): {lt.doc}")
     out += ["", "## Counterexamples", ""]
     for key, name, cex in counterexamples(outcomes):
         out += [f"### {key}: {name}", ""]

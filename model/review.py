@@ -8,14 +8,19 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from model import liveness
 from model.config import Config, Semantics
 from model.explorer import explore
-from model.invariants import INVARIANTS, PROPERTIES_BY_NAME
+from model.invariants import INVARIANTS
 from model.mutations import MUTATIONS, MUTATIONS_BY_RULE, baseline
 from model.rules import RULES, RULES_BY_ID, Revision
 from model.trace import sequence, to_itf
 
 VERSIONS = (1, 2)
+PROPERTY_ORDER = [p.name for p in INVARIANTS] + [p.name for p in liveness.LIVENESS]
+# Liveness needs the whole graph, which costs time: it is decided for the compliant peers and
+# for the mutations of the rules a leads-to property names.
+_LIVENESS_RULES = frozenset(r for p in liveness.LIVENESS for r in p.rules)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,19 +50,27 @@ class Outcome:
     counterexamples: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
+def _distinct(cfg: Config) -> bool:
+    """drop-unknown differs from fifo only for a client that does not know the update; where
+    it knows it the two explore the very same graph, so only fifo is run."""
+    return cfg.semantics is not Semantics.DROP_UNKNOWN or not cfg.client_understands
+
+
 def jobs() -> list[Job]:
     """Every exploration of the default review, in a fixed order."""
     out = [
-        Job("baseline", rev.value, baseline(rev, v, semantics=sem))
+        Job("baseline", rev.value, cfg)
         for rev in Revision
         for v in VERSIONS
         for sem in Semantics
+        if _distinct(cfg := baseline(rev, v, semantics=sem))
     ]
     for m in MUTATIONS:
         out += [
-            Job("mutation", m.rule, m.apply(baseline(m.revision, v, semantics=sem)))
+            Job("mutation", m.rule, cfg)
             for v in m.versions
             for sem in Semantics
+            if _distinct(cfg := m.apply(baseline(m.revision, v, semantics=sem)))
         ]
     out += [
         Job(
@@ -71,17 +84,27 @@ def jobs() -> list[Job]:
 
 
 def run(job: Job) -> Outcome:
-    """Explore one job and keep each counterexample as sentences and as ITF."""
-    result = explore(job.config)
+    """Explore one job, decide liveness on its graph, and keep each counterexample as
+    sentences and as ITF."""
+    cfg = job.config
+    live = job.kind != "mutation" or job.name in _LIVENESS_RULES
+    result = explore(cfg, keep_graph=live)
+    graph, worlds = result.graph, result.worlds
+    paths = dict(result.counterexamples)
+    found = liveness.check(cfg, graph, worlds) if graph is not None else {}
+    for name, lasso in found.items():
+        if lasso is not None and graph is not None:
+            walk = lasso.prefix + lasso.cycle[1:]
+            paths[name] = (worlds[0], tuple(liveness.lasso_steps(graph, worlds, walk)))
+    violated = [p for p in PROPERTY_ORDER if p in paths]
     cexs = {}
-    for name, (init, steps) in result.counterexamples.items():
-        text = sequence(init, steps, job.config.version)
+    for name, (start, steps) in paths.items():
         cexs[name] = {
             "length": len(steps),
-            "steps": text,
-            "itf": to_itf(init, steps, f"{job.key}: {name} violated"),
+            "steps": sequence(start, steps, cfg.version),
+            "itf": to_itf(start, steps, f"{job.key}: {name} violated"),
         }
-    return Outcome(job, result.states, result.transitions, result.complete, result.violated, cexs)
+    return Outcome(job, result.states, result.transitions, result.complete, violated, cexs)
 
 
 def run_all(
@@ -104,7 +127,13 @@ def run_all(
 
 
 def _in_force(job: Job) -> list[str]:
-    return [p.name for p in INVARIANTS if p.in_force(job.config)]
+    cfg = job.config
+    names = [p.name for p in INVARIANTS if p.in_force(cfg)]
+    return names + [
+        p.name
+        for p in liveness.LIVENESS
+        if any(cfg.revision in RULES_BY_ID[r].revisions for r in p.rules)
+    ]
 
 
 def summarize(outcomes: list[Outcome]) -> dict[str, Any]:
@@ -114,10 +143,13 @@ def summarize(outcomes: list[Outcome]) -> dict[str, Any]:
     def base_of(job: Job) -> Outcome:
         c = job.config
         rev = MUTATIONS_BY_RULE[job.name].revision if job.kind == "mutation" else c.revision
-        return by_key[f"baseline.{rev.value}.v{c.version}.{c.semantics.value}"]
+        key = f"baseline.{rev.value}.v{c.version}.{c.semantics.value}"
+        # A baseline under drop-unknown is the fifo one (its client knows the update).
+        return by_key.get(key) or by_key[f"baseline.{rev.value}.v{c.version}.fifo"]
 
     rules: dict[str, Any] = {}
-    for m in MUTATIONS:
+    mutated = {o.job.name for o in outcomes if o.job.kind == "mutation"}
+    for m in (m for m in MUTATIONS if m.rule in mutated):
         envs: list[dict[str, Any]] = []
         already: list[bool] = []  # the compliant peers already break the expected invariant
         for o in (o for o in outcomes if o.job.kind == "mutation" and o.job.name == m.rule):
@@ -135,7 +167,7 @@ def summarize(outcomes: list[Outcome]) -> dict[str, Any]:
                     "key": o.job.key,
                 }
             )
-        broken = sorted({n for e in envs for n in e["breaks"]}, key=list(PROPERTIES_BY_NAME).index)
+        broken = sorted({n for e in envs for n in e["breaks"]}, key=PROPERTY_ORDER.index)
         lengths = [e["shortest"] for e in envs if e["shortest"] is not None]
         rules[m.rule] = {
             "level": RULES_BY_ID[m.rule].level.value,
@@ -144,6 +176,7 @@ def summarize(outcomes: list[Outcome]) -> dict[str, Any]:
             "expected": m.expect,
             "load_bearing": bool(broken),
             "caught_as_expected": m.expect in broken or all(already),
+            "compliant_peers_already_break": all(already),
             "breaks": broken,
             "shortest": min(lengths, default=None),
             "environments": envs,

@@ -338,6 +338,16 @@ RULES: tuple[Rule, ...] = (
         versions=(2,),
     ),
     _r(
+        "CAP-4",
+        "Why does v2 need a capability?",
+        S,
+        B,
+        "v2: without the capability a client may display the update generically, where a "
+        "prediction reads as conversation; the capability keeps it from such clients",
+        INV,
+        versions=(2,),
+    ),
+    _r(
         "CT-1",
         "Content types",
         S,

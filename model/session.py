@@ -22,6 +22,8 @@ class V1(Enum):
     PROMPTING = "prompting"  # a session/prompt request is being served
     CANCELLING = "cancelling"  # session/cancel read; the turn ends with stopReason cancelled
 
+    __hash__ = object.__hash__  # singletons; see ListState
+
 
 class V2(Enum):
     """v2 session states as `state_update` reports them, plus replay on resume."""
@@ -30,6 +32,8 @@ class V2(Enum):
     IDLE = "idle"
     RUNNING = "running"
     REQUIRES_ACTION = "requires_action"
+
+    __hash__ = object.__hash__  # singletons; see ListState
 
 
 class SessionTrigger(StrEnum):

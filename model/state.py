@@ -73,6 +73,8 @@ class Composer(Enum):
     TYPED = "typed"  # the user typed something of their own
     ACCEPTED = "accepted"  # a suggestion accepted with Tab, not sent
 
+    __hash__ = object.__hash__  # singletons; see ListState
+
 
 class Pending(NamedTuple):
     """A prediction the agent is computing: its output and the conversation point it reads."""
@@ -111,6 +113,7 @@ class Client(NamedTuple):
     cancels: int
     last: Update | None  # ghost: the last update delivered since the last load
     unprompted: bool  # ghost: a prompt went out without a user action
+    in_transcript: bool  # ghost: a suggestion was displayed generically, as conversation
 
 
 class World(NamedTuple):
@@ -127,6 +130,6 @@ def initial_world(version: int) -> World:
     session: SessionState = V1.IDLE if version == 1 else V2.IDLE
     agent = Agent(session, ListState.EMPTY, (), 0, 0, 0, None, 0, 0, 0)
     client = Client(
-        ListState.EMPTY, None, Composer.EMPTY, False, False, False, 0, 0, 0, None, False
+        ListState.EMPTY, None, Composer.EMPTY, False, False, False, 0, 0, 0, None, False, False
     )
     return World(agent, client, (), ())

@@ -7,20 +7,21 @@ This is the one model behind the explorer, the Hypothesis machines and the simul
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from model import actors
 from model import session as sess
 from model.config import Config, Semantics
 from model.session import V1, V2, SessionTrigger
 from model.state import (
+    Agent,
     Cancel,
+    Client,
     Composer,
     Load,
     LoadResponse,
     Prompt,
     PromptResponse,
-    ToAgent,
     ToClient,
     Update,
     World,
@@ -60,37 +61,64 @@ def _deliverable(messages: tuple[object, ...], semantics: Semantics) -> list[int
 
 
 class System:
-    """The composed system of one configuration, stateright-style."""
+    """The composed system of one configuration, stateright-style.
+
+    Actors are pure, so each local step and each actor's enabled actions are computed once per
+    distinct local state and remembered: the explorer's hot path is mostly dict lookups.
+    """
 
     def __init__(self, config: Config) -> None:
         self.config = config
+        self._client_actions: dict[Client, tuple[Action, ...]] = {}
+        self._agent_actions: dict[Agent, tuple[Action, ...]] = {}
+        self._memo: dict[tuple[object, ...], Any] = {}
 
     def init_state(self) -> World:
         """A new session with nothing in flight."""
         return initial_world(self.config.version)
 
     def actions(self, w: World) -> list[Action]:
-        """Every action enabled in `w`, in a fixed order."""
-        cfg, a, c, b = self.config, w.agent, w.client, self.config.bounds
-        v = cfg.version
+        """Every action enabled in `w`, in a fixed order: user and client, agent, network."""
+        by_client = self._client_actions.get(w.client)
+        if by_client is None:
+            by_client = self._client_actions[w.client] = tuple(self._enabled_for_client(w.client))
+        by_agent = self._agent_actions.get(w.agent)
+        if by_agent is None:
+            by_agent = self._agent_actions[w.agent] = tuple(self._enabled_for_agent(w.agent))
+        out = [*by_client, *by_agent]
+        semantics = self.config.semantics
+        idle = w.agent.session in (V1.IDLE, V2.IDLE)
+        for i in _deliverable(w.to_agent, semantics):
+            # Load and resume are served between turns; prompts and cancels are read at once.
+            if idle or type(w.to_agent[i]) is not Load:
+                out.append(Action(NET, TO_AGENT, i))
+        out += [Action(NET, TO_CLIENT, i) for i in _deliverable(w.to_client, semantics)]
+        return out
+
+    def _enabled_for_client(self, c: Client) -> list[Action]:
+        """What the user (the client's environment) and the client itself may do."""
+        cfg, b = self.config, self.config.bounds
         out: list[Action] = []
-        # The user (the environment of the client).
         if c.composer is Composer.EMPTY:
             out.append(Action(USER, "type"))
             if actors.offering(c):
                 out += [Action(USER, "accept"), Action(USER, "dismiss")]
         if c.sent < b.prompts and actors.may_send(cfg, c):
             out.append(Action(USER, "send"))
-        if v == 1 and c.outstanding and c.cancels < b.cancels:
+        if cfg.version == 1 and c.outstanding and c.cancels < b.cancels:
             out.append(Action(USER, "cancel"))
         if c.loads < b.loads and actors.may_load(cfg, c):
             out.append(Action(USER, "load", 1))
-            if v == 2:
+            if cfg.version == 2:
                 out.append(Action(USER, "resume_without_replay"))
-        # The client on its own.
         if c.sent < b.prompts and actors.may_auto_send(cfg, c):
             out.append(Action(CLIENT, "auto_send"))
-        # The agent.
+        return out
+
+    def _enabled_for_agent(self, a: Agent) -> list[Action]:
+        """What the agent may do on its own."""
+        cfg, b, v = self.config, self.config.bounds, self.config.version
+        out: list[Action] = []
         if actors.may_predict(cfg, a):
             out += [Action(AGENT, "predict", i) for i in range(len(cfg.predictions))]
         if actors.may_publish(cfg, a):
@@ -108,57 +136,73 @@ class System:
                 out.append(Action(AGENT, "need_action"))
             if a.session is V2.REQUIRES_ACTION:
                 out.append(Action(AGENT, "action_resolved"))
-        # The network.
-        for i in _deliverable(w.to_agent, cfg.semantics):
-            if self._agent_can_read(w, w.to_agent[i]):
-                out.append(Action(NET, TO_AGENT, i))
-        out += [Action(NET, TO_CLIENT, i) for i in _deliverable(w.to_client, cfg.semantics)]
         return out
 
-    def _agent_can_read(self, w: World, msg: ToAgent) -> bool:
-        """Load and resume are served between turns; prompts and cancels are read at once."""
-        if isinstance(msg, Load):
-            return w.agent.session in (V1.IDLE, V2.IDLE)
-        return True
+    def _once(self, key: tuple[object, ...], compute: Callable[[], Any]) -> Any:
+        try:
+            return self._memo[key]
+        except KeyError:
+            value = self._memo[key] = compute()
+            return value
 
     def next_state(self, w: World, action: Action) -> World:
         """The state after `action`, which must be enabled in `w`."""
-        handler = _HANDLERS[(action.actor, action.name)]
-        return handler(self.config, w, action.arg)
+        cfg, i = self.config, action.arg
+        if action.name == TO_CLIENT:
+            msg = w.to_client[i]
+            client = self._once((msg, w.client), lambda: _receive(cfg, w.client, msg))
+            return World(w.agent, client, w.to_agent, w.to_client[:i] + w.to_client[i + 1 :])
+        if action.name == TO_AGENT:
+            request = w.to_agent[i]
+            read = _AGENT_READERS[type(request)]
+            agent, sent = self._once((request, w.agent), lambda: read(cfg, w.agent, request))
+            rest = w.to_agent[:i] + w.to_agent[i + 1 :]
+            return World(agent, w.client, rest, w.to_client + sent)
+        if action.actor == AGENT:
+            act = _AGENT_STEPS[action.name]
+            agent, sent = self._once((action, w.agent), lambda: act(cfg, w.agent, i))
+            return World(agent, w.client, w.to_agent, w.to_client + sent)
+        if action.name in _LOADS:
+            if cfg.load_on_live_connection:
+                client, out = self._once((action, w.client), lambda: _load(cfg, w.client, i))
+                return World(w.agent, client, w.to_agent + out, w.to_client)
+            key = (action, w.client, w.agent)
+            agent, client, replies = self._once(key, lambda: _reconnect(cfg, w.client, w.agent, i))
+            return World(agent, client, (), replies)
+        react = _CLIENT_STEPS[action.name]
+        client, out = self._once((action, w.client), lambda: react(cfg, w.client))
+        return World(w.agent, client, w.to_agent + out, w.to_client)
 
 
-def _agent_step(fn: Callable[..., actors.AgentStep]) -> Callable[[Config, World, int], World]:
-    def run(cfg: Config, w: World, arg: int) -> World:
-        agent, sent = fn(cfg, w.agent)
-        return w._replace(agent=agent, to_client=w.to_client + sent)
-
-    return run
+def _predict(cfg: Config, a: Agent, arg: int) -> actors.AgentStep:
+    return actors.predict(cfg, a, cfg.predictions[arg])
 
 
-def _client_step(fn: Callable[..., actors.ClientStep]) -> Callable[[Config, World, int], World]:
-    def run(cfg: Config, w: World, arg: int) -> World:
-        client, sent = fn(cfg, w.client)
-        return w._replace(client=client, to_agent=w.to_agent + sent)
-
-    return run
+def _agent(fn: Callable[[Config, Agent], actors.AgentStep]) -> Callable[..., actors.AgentStep]:
+    return lambda cfg, a, arg: fn(cfg, a)
 
 
-def _predict(cfg: Config, w: World, arg: int) -> World:
-    agent, _ = actors.predict(cfg, w.agent, cfg.predictions[arg])
-    return w._replace(agent=agent)
+_AGENT_STEPS: dict[str, Callable[[Config, Agent, int], actors.AgentStep]] = {
+    "predict": _predict,
+    "publish": _agent(actors.publish),
+    "end_turn": _agent(actors.end_turn),
+    "replay_done": _agent(actors.replay_done),
+    "accept_prompt": _agent(actors.accept_prompt),
+    "foreground_work": _agent(actors.foreground_work),
+    "need_action": _agent(actors.need_action),
+    "action_resolved": _agent(actors.action_resolved),
+}
 
+_CLIENT_STEPS: dict[str, Callable[[Config, Client], actors.ClientStep]] = {
+    "type": actors.user_types,
+    "accept": actors.user_accepts,
+    "dismiss": actors.user_dismisses,
+    "send": actors.user_sends,
+    "cancel": actors.user_cancels,
+    "auto_send": actors.client_auto_sends,
+}
 
-def _load(cfg: Config, w: World, arg: int) -> World:
-    client, sent = actors.user_loads(cfg, w.client, replay=bool(arg))
-    if cfg.load_on_live_connection:
-        return w._replace(client=client, to_agent=w.to_agent + sent)
-    # A new connection: nothing of the old one arrives, and the agent serves the session on
-    # it only once it has read the load, which is the connection's first message.
-    (load,) = sent
-    assert isinstance(load, Load)
-    agent, replies = actors.on_load(cfg, actors.reconnect(cfg, w.agent), load)
-    return w._replace(agent=agent, client=client, to_agent=(), to_client=replies)
-
+_LOADS = ("load", "resume_without_replay")
 
 _AGENT_READERS: dict[type, Callable[..., actors.AgentStep]] = {
     Prompt: actors.on_prompt,
@@ -167,48 +211,29 @@ _AGENT_READERS: dict[type, Callable[..., actors.AgentStep]] = {
 }
 
 
-def _deliver_to_agent(cfg: Config, w: World, i: int) -> World:
-    msg = w.to_agent[i]
-    rest = w.to_agent[:i] + w.to_agent[i + 1 :]
-    agent, sent = _AGENT_READERS[type(msg)](cfg, w.agent, msg)
-    return w._replace(agent=agent, to_agent=rest, to_client=w.to_client + sent)
+def _load(cfg: Config, c: Client, arg: int) -> actors.ClientStep:
+    """The user reopens the session on the live connection."""
+    return actors.user_loads(cfg, c, replay=bool(arg))
 
 
-def _deliver_to_client(cfg: Config, w: World, i: int) -> World:
-    msg: ToClient = w.to_client[i]
-    w = w._replace(to_client=w.to_client[:i] + w.to_client[i + 1 :])
-    c = w.client
+def _reconnect(
+    cfg: Config, c: Client, a: Agent, arg: int
+) -> tuple[Agent, Client, tuple[ToClient, ...]]:
+    """The user reopens the session on a new connection: nothing of the old one arrives, and
+    the agent serves the session there only once it has read the load, its first message."""
+    client, (load,) = actors.user_loads(cfg, c, replay=bool(arg))
+    assert isinstance(load, Load)
+    agent, replies = actors.on_load(cfg, actors.reconnect(cfg, a), load)
+    return agent, client, replies
+
+
+def _receive(cfg: Config, c: Client, msg: ToClient) -> Client:
+    """The client after it receives `msg` (the ghost `last` is the network's record)."""
     if isinstance(msg, Update):
         if not cfg.client_understands:
-            if cfg.semantics is Semantics.DROP_UNKNOWN:
-                return w  # the closed v1 union rejects the notification in transit
-            return w._replace(client=actors.on_update(cfg, c, msg))
-        c = actors.on_update(cfg, c._replace(last=msg), msg)  # ghost: last delivered update
-    elif isinstance(msg, PromptResponse):
-        c = actors.on_prompt_response(cfg, c, msg)
-    else:
-        assert isinstance(msg, LoadResponse)
-        c = actors.on_load_response(cfg, c, msg)
-    return w._replace(client=c)
-
-
-_HANDLERS: dict[tuple[str, str], Callable[[Config, World, int], World]] = {
-    (USER, "type"): _client_step(actors.user_types),
-    (USER, "accept"): _client_step(actors.user_accepts),
-    (USER, "dismiss"): _client_step(actors.user_dismisses),
-    (USER, "send"): _client_step(actors.user_sends),
-    (USER, "cancel"): _client_step(actors.user_cancels),
-    (USER, "load"): _load,
-    (USER, "resume_without_replay"): _load,
-    (CLIENT, "auto_send"): _client_step(actors.client_auto_sends),
-    (AGENT, "predict"): _predict,
-    (AGENT, "publish"): _agent_step(actors.publish),
-    (AGENT, "end_turn"): _agent_step(actors.end_turn),
-    (AGENT, "replay_done"): _agent_step(actors.replay_done),
-    (AGENT, "accept_prompt"): _agent_step(actors.accept_prompt),
-    (AGENT, "foreground_work"): _agent_step(actors.foreground_work),
-    (AGENT, "need_action"): _agent_step(actors.need_action),
-    (AGENT, "action_resolved"): _agent_step(actors.action_resolved),
-    (NET, TO_AGENT): _deliver_to_agent,
-    (NET, TO_CLIENT): _deliver_to_client,
-}
+            return actors.on_unknown_update(cfg, c, msg)
+        return actors.on_update(cfg, c._replace(last=msg), msg)
+    if isinstance(msg, PromptResponse):
+        return actors.on_prompt_response(cfg, c, msg)
+    assert isinstance(msg, LoadResponse)
+    return actors.on_load_response(cfg, c, msg)

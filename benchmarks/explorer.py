@@ -1,0 +1,75 @@
+"""Benchmark of the explorer, the review's hot path.
+
+Prints distinct states per second (median of several runs) for the memoized System and, side by
+side in the same process, for a System that recomputes every local step; then the wall time of
+the full default review.  Run: .venv/bin/python benchmarks/explorer.py [--runs N] [--no-review]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from model import explorer, review
+from model.config import Semantics
+from model.mutations import baseline
+from model.rules import Revision
+from model.state import Agent, Client
+from model.system import Action, System
+
+
+class Recomputing(System):
+    """The same system without memoized local steps or enabled actions (the baseline)."""
+
+    def _once(self, key: tuple[object, ...], compute: Callable[[], Any]) -> Any:
+        return compute()
+
+    def actions(self, w: Any) -> list[Action]:
+        self._client_actions: dict[Client, tuple[Action, ...]] = {}
+        self._agent_actions: dict[Agent, tuple[Action, ...]] = {}
+        return super().actions(w)
+
+
+def rate(system_cls: type[System], runs: int) -> tuple[int, float]:
+    """States and the median states per second of exploring the largest compliant baseline."""
+    cfg = baseline(Revision.CURRENT, 2, semantics=Semantics.UNORDERED)
+    original = explorer.System
+    explorer.System = system_cls  # type: ignore[misc]
+    try:
+        times, states = [], 0
+        for _ in range(runs):
+            started = time.perf_counter()
+            states = explorer.explore(cfg).states
+            times.append(time.perf_counter() - started)
+    finally:
+        explorer.System = original  # type: ignore[misc]
+    return states, states / statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="runs per measurement (default 5)")
+    parser.add_argument("--no-review", action="store_true", help="skip the full review timing")
+    args = parser.parse_args()
+    states, fast = rate(System, args.runs)
+    _, slow = rate(Recomputing, args.runs)
+    print(f"explorer, v2 unordered baseline ({states:,} states), median of {args.runs}:")
+    print(f"  memoized System     {fast:>10,.0f} states/s")
+    print(f"  recomputing System  {slow:>10,.0f} states/s   (ratio {fast / slow:.2f}x)")
+    if not args.no_review:
+        todo = review.jobs()
+        started = time.perf_counter()
+        outcomes = review.run_all(todo, workers=2)
+        seconds = time.perf_counter() - started
+        total = sum(o.states for o in outcomes)
+        print(
+            f"full default review: {len(todo)} explorations, {total:,} states, "
+            f"{seconds:.1f}s wall on 2 workers"
+        )
+
+
+if __name__ == "__main__":
+    main()

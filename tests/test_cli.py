@@ -1,0 +1,97 @@
+"""The command line and the review's outputs: exit codes, clear errors, deterministic files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from model import report, review
+from model.cli import main
+from model.config import Semantics
+from model.mutations import MUTATIONS_BY_RULE, baseline
+from model.rules import Revision
+
+
+def test_rules_json_lists_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {r["id"] for r in rows} >= {"LT-5", "CAP-2", "D-4", "L-6"}
+
+
+def test_check_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["in_force_violated"] == []
+    assert main(["check", "--json", "--break", "LT-5"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert "withdrawn_after_prompt" in out["in_force_violated"]
+    assert out["liveness_violated"] == ["stale_list_eventually_dropped"]
+
+
+def test_check_prints_the_counterexample(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--revision", "2026-10-15", "--safety-only"]) == 1
+    out = capsys.readouterr().out
+    assert "VIOLATED no_offer_from_before_own_prompt (D-4; in force)" in out
+    assert "5. client receives prompt_suggestions_update suggestions: [text]" in out
+
+
+def test_unknown_rule_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--break", "XX-9"]) == 2
+    assert "--break XX-9: no mutation breaks that rule" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv", [["check", "--semantics", "lossy"], ["check", "--prompts", "-1"], ["frobnicate"]]
+)
+def test_bad_options_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    assert "error:" in capsys.readouterr().err
+
+
+def _small_review() -> tuple[dict[str, object], list[review.Outcome]]:
+    m = MUTATIONS_BY_RULE["LT-5"]
+    todo = [
+        review.Job("baseline", Revision.CURRENT.value, baseline(Revision.CURRENT, 1)),
+        review.Job("mutation", "LT-5", m.apply(baseline(Revision.CURRENT, 1))),
+    ]
+    outcomes = review.run_all(todo, workers=1)
+    return review.summarize(outcomes), outcomes
+
+
+def test_review_outputs_are_complete_and_deterministic(tmp_path: Path) -> None:
+    summary, outcomes = _small_review()
+    first = report.write(tmp_path / "a", summary, outcomes)
+    summary2, outcomes2 = _small_review()
+    report.write(tmp_path / "b", summary2, outcomes2)
+    names = sorted(p.relative_to(tmp_path / "a").as_posix() for p in first)
+    assert "report.md" in names and "report.html" in names and "review.json" in names
+    for name in names:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    md = (tmp_path / "a" / "report.md").read_text()
+    assert (
+        "| LT-5 | MUST | Lifetime | yes | withdrawn_after_prompt, stale_list_eventually_dropped"
+        in md
+    )
+    itf = json.loads(
+        (
+            tmp_path / "a" / "itf" / "mutation.LT-5.v1.fifo.withdrawn_after_prompt.itf.json"
+        ).read_text()
+    )
+    assert itf["vars"] == ["agent", "client", "to_agent", "to_client"]
+    assert itf["states"][0]["#meta"]["action"] == "init"
+    assert itf["states"][-1]["client"]["held"]["value"]["suggestions"] == [["text"]]
+
+
+def test_review_jobs_cover_every_mutation_and_setting() -> None:
+    jobs = review.jobs()
+    keys = [j.key for j in jobs]
+    assert len(keys) == len(set(keys))
+    for rule_id, m in MUTATIONS_BY_RULE.items():
+        for version in m.versions:
+            for sem in (Semantics.FIFO, Semantics.UNORDERED):
+                assert f"mutation.{rule_id}.v{version}.{sem.value}" in keys
+    assert "mutation.CAP-2.v1.drop-unknown" in keys  # the client does not know the update
+    assert "mutation.LT-5.v1.drop-unknown" not in keys  # identical to fifo there
