@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from model import liveness, report, review
+from model import diagrams, liveness, report, review
 from model.config import AGENT_POLICIES, CLIENT_POLICIES, Bounds, Config, Semantics
 from model.explorer import explore
 from model.invariants import INVARIANTS
@@ -166,6 +166,16 @@ def _review(args: argparse.Namespace) -> int:
     return 1 if summary["failures"] else 0
 
 
+def _diagrams(args: argparse.Namespace) -> int:
+    formats = () if args.sources_only else ("svg", "png")
+    try:
+        paths = diagrams.render(Path(args.out), formats)
+    except RuntimeError as exc:
+        raise UsageError(str(exc)) from None
+    err.print(f"wrote {len(paths)} files under {args.out}")
+    return 0
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value < 0:
@@ -249,6 +259,15 @@ def parser() -> argparse.ArgumentParser:
     )
     rev.add_argument("--quiet", action="store_true", help="no progress bar")
     rev.set_defaults(run=_review)
+
+    dia = sub.add_parser("diagrams", help="draw the machines, a state graph and counterexamples")
+    dia.add_argument("--out", default="diagrams", help="output folder (default: diagrams)")
+    dia.add_argument(
+        "--sources-only",
+        action="store_true",
+        help="write DOT and Mermaid sources only (no Graphviz needed)",
+    )
+    dia.set_defaults(run=_diagrams)
     return p
 
 

@@ -1,0 +1,355 @@
+"""Diagrams drawn from the model itself: the `transitions` machines, the reachable graph and the
+counterexamples.  Each diagram is a DOT source (rendered to SVG and PNG by Graphviz) and a
+Mermaid source; labels are escaped so no text can break out of either language."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from model import lifecycle, session
+from model.config import Bounds, Config, Semantics
+from model.explorer import explore
+from model.invariants import INVARIANTS
+from model.mutations import MUTATIONS, baseline
+from model.report import write_atomic
+from model.rules import Revision
+from model.state import World
+from model.system import Action
+from model.trace import describe
+
+# --- escaping ----------------------------------------------------------------------------
+
+
+def dot_string(text: str) -> str:
+    """A DOT double-quoted string holding `text` literally (newlines become line breaks)."""
+    body = text.replace("\\", "\\\\").replace('"', '\\"')
+    body = body.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "\\n")
+    return f'"{body}"'
+
+
+_MERMAID_UNSAFE = re.compile(r"[^A-Za-z0-9 ._,/()+\-=]")
+
+
+def mermaid_text(text: str) -> str:
+    """`text` for a Mermaid label: anything but plain characters becomes an entity code, so
+    quotes, brackets, HTML, arrows and newlines stay text."""
+    flat = " ".join(text.splitlines())
+    return _MERMAID_UNSAFE.sub(lambda m: f"#{ord(m.group())};", flat)
+
+
+def _ident(text: str) -> str:
+    """A safe identifier for a node, from any text."""
+    return "n_" + re.sub(r"[^A-Za-z0-9]", "_", text)
+
+
+# --- diagram sources ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Diagram:
+    """One diagram: a file stem, a caption, and its DOT and Mermaid sources."""
+
+    name: str
+    caption: str
+    dot: str
+    mermaid: str
+
+
+def _machine_edges(machine: object) -> list[tuple[str, str, str]]:
+    """(source, trigger, dest) of a `transitions` machine, sorted, self-loops included."""
+    edges = []
+    for name, event in machine.events.items():  # type: ignore[attr-defined]
+        for source, transitions in event.transitions.items():
+            for t in transitions:
+                edges.append((source, name, t.dest))
+    return sorted(edges)
+
+
+def _state_machine(
+    name: str, caption: str, states: Iterable[str], initial: str, edges: list[tuple[str, str, str]]
+) -> Diagram:
+    merged: dict[tuple[str, str], list[str]] = {}
+    for src, trig, dst in edges:
+        merged.setdefault((src, dst), []).append(trig)
+    dot = [
+        "digraph G {",
+        "  rankdir=LR;",
+        '  node [shape=box, style=rounded, fontname="Helvetica"];',
+        '  edge [fontname="Helvetica", fontsize=10];',
+        "  start [shape=point];",
+    ]
+    dot += [f"  {_ident(s)} [label={dot_string(s.lower())}];" for s in states]
+    dot.append(f"  start -> {_ident(initial)};")
+    for (src, dst), trigs in sorted(merged.items()):
+        dot.append(f"  {_ident(src)} -> {_ident(dst)} [label={dot_string(chr(10).join(trigs))}];")
+    dot.append("}")
+    mer = ["stateDiagram-v2", f"  [*] --> {_ident(initial)}"]
+    mer += [f'  state "{mermaid_text(s.lower())}" as {_ident(s)}' for s in states]
+    for (src, dst), trigs in sorted(merged.items()):
+        mer.append(f"  {_ident(src)} --> {_ident(dst)}: {mermaid_text(', '.join(trigs))}")
+    return Diagram(name, caption, "\n".join(dot) + "\n", "\n".join(mer) + "\n")
+
+
+def lifecycle_diagram() -> Diagram:
+    """The list lifecycle, from the machine the actors run."""
+    machine = lifecycle.build_machine()
+    return _state_machine(
+        "list-lifecycle",
+        "The suggestion list lifecycle (section Lifetime): every trigger the RFD implies.",
+        [s.name for s in lifecycle.ListState],
+        lifecycle.ListState.EMPTY.name,
+        _machine_edges(machine),
+    )
+
+
+def session_diagram(version: int) -> Diagram:
+    """A session machine, from the machine the agent runs."""
+    states = session.V1 if version == 1 else session.V2
+    return _state_machine(
+        f"session-v{version}",
+        f"The agent's protocol v{version} session machine.",
+        [s.name for s in states],
+        states.IDLE.name,
+        _machine_edges(session.build_machine(version)),
+    )
+
+
+def lifecycle_in_sessions(version: int) -> Diagram:
+    """The agent's list states inside its session states, as the compliant system reaches
+    them (the reachable graph projected on the agent's session and list)."""
+    result = explore(baseline(Revision.CURRENT, version), keep_graph=True)
+    assert result.graph is not None
+    worlds = result.worlds
+
+    def node(w: World) -> tuple[str, str]:
+        return w.agent.session.name, w.agent.list_state.name
+
+    edges: set[tuple[tuple[str, str], tuple[str, str], str]] = set()
+    for u, v, action in result.graph.edges(data="action"):
+        a, b = node(worlds[u]), node(worlds[v])
+        if a != b:
+            edges.add((a, b, action.name))
+    nodes = sorted({n for e in edges for n in e[:2]})
+    by_session: dict[str, list[str]] = {}
+    for sess_name, list_name in nodes:
+        by_session.setdefault(sess_name, []).append(list_name)
+    dot = [
+        "digraph G {",
+        "  compound=true; rankdir=LR;",
+        '  node [shape=box, style=rounded, fontname="Helvetica"];',
+        '  edge [fontname="Helvetica", fontsize=9];',
+    ]
+    mer = ["stateDiagram-v2"]
+    for s, lists in sorted(by_session.items()):
+        dot.append(f"  subgraph cluster_{_ident(s)} {{ label={dot_string(s.lower())};")
+        dot += [f"    {_ident(s + ls)} [label={dot_string(ls.lower())}];" for ls in lists]
+        dot.append("  }")
+        mer.append(f'  state "{mermaid_text(s.lower())}" as {_ident(s)} {{')
+        mer += [f'    state "{mermaid_text(ls.lower())}" as {_ident(s + ls)}' for ls in lists]
+        mer.append("  }")
+    merged: dict[tuple[str, str], set[str]] = {}
+    for src, dst, name in edges:
+        merged.setdefault((_ident("".join(src)), _ident("".join(dst))), set()).add(name)
+    for (u, v), names in sorted(merged.items()):
+        label = "\n".join(sorted(names))
+        dot.append(f"  {u} -> {v} [label={dot_string(label)}];")
+        mer.append(f"  {u} --> {v}: {mermaid_text(', '.join(sorted(names)))}")
+    dot.append("}")
+    return Diagram(
+        f"lifecycle-in-session-v{version}",
+        f"v{version}: the agent's list states inside its session states, as compliant peers "
+        "reach them over stdio.",
+        "\n".join(dot) + "\n",
+        "\n".join(mer) + "\n",
+    )
+
+
+TINY = Bounds(prompts=1, predictions=1, loads=0, cancels=0, foreground=0, blocked=0)
+
+
+def state_graph() -> Diagram:
+    """The whole reachable graph of a tiny v1 configuration whose agent breaks LT-5, with the
+    states that violate an invariant in force marked."""
+    lt5 = next(m for m in MUTATIONS if m.rule == "LT-5")
+    cfg: Config = lt5.apply(baseline(Revision.CURRENT, 1, bounds=TINY))
+    result = explore(cfg, keep_graph=True)
+    assert result.graph is not None
+    in_force = [p for p in INVARIANTS if p.in_force(cfg)]
+    dot = [
+        "digraph G {",
+        '  node [shape=circle, fontname="Helvetica", fontsize=9, width=0.3];',
+        '  edge [fontname="Helvetica", fontsize=7];',
+    ]
+    mer = ["flowchart TD"]
+    for i, w in enumerate(result.worlds):
+        bad = [p.name for p in in_force if not p.holds(cfg, w)]
+        style = ', style=filled, fillcolor="#f4a6a6"' if bad else ""
+        tip = "; ".join(bad) if bad else "ok"
+        dot.append(f"  s{i} [label={dot_string(str(i))}, tooltip={dot_string(tip)}{style}];")
+        mer.append(f'  s{i}(("{i}"))' + (":::bad" if bad else ""))
+    for u, v, action in sorted(result.graph.edges(data="action"), key=lambda e: (e[0], e[1])):
+        dot.append(f"  s{u} -> s{v} [label={dot_string(str(action))}];")
+        mer.append(f'  s{u} -->|"{mermaid_text(str(action))}"| s{v}')
+    dot.append("}")
+    mer.append("  classDef bad fill:#f4a6a6")
+    return Diagram(
+        "state-graph-lt5-broken",
+        f"All {result.states} reachable states of a v1 session with one prompt and one "
+        "prediction whose agent breaks LT-5; red states violate withdrawn_after_prompt.",
+        "\n".join(dot) + "\n",
+        "\n".join(mer) + "\n",
+    )
+
+
+_LANES = ("user", "client", "agent")
+
+
+def _lanes_of(action: Action) -> tuple[str, str]:
+    """Which lifelines a step connects: a delivery is an arrow from sender to receiver, a user
+    action an arrow from the user to the client; anything else is a note on its actor (a send
+    is drawn once, where it is delivered)."""
+    if action.name == "deliver_to_agent":
+        return "client", "agent"
+    if action.name == "deliver_to_client":
+        return "agent", "client"
+    if action.actor == "user":
+        return "user", "client"
+    return action.actor, action.actor
+
+
+def sequence_chart(
+    name: str, caption: str, cfg: Config, init: World, steps: tuple[tuple[Action, World], ...]
+) -> Diagram:
+    """A message sequence chart of one counterexample."""
+    dot = [
+        "digraph G {",
+        "  rankdir=TB; splines=false; nodesep=2.2;",
+        '  node [shape=point, width=0.01]; edge [fontname="Helvetica", fontsize=10];',
+    ]
+    for lane in _LANES:
+        dot.append(
+            f'  h_{lane} [shape=box, label={dot_string(lane)}, fontname="Helvetica", group={lane}];'
+        )
+    # Keep the lifelines in order: user, client, agent.
+    dot.append("  { rank=same; h_user -> h_client -> h_agent [style=invis]; }")
+    prev = {lane: f"h_{lane}" for lane in _LANES}
+    mer = ["sequenceDiagram"] + [f"  participant {lane}" for lane in _LANES]
+    before = init
+    for i, (action, after) in enumerate(steps, 1):
+        text = describe(action, before, after, cfg.version)
+        src, dst = _lanes_of(action)
+        row = [f"p{i}_{lane}" for lane in _LANES]
+        dot.append("  { rank=same; " + " -> ".join(row) + " [style=invis]; }")
+        dot += [f"  p{i}_{lane} [group={lane}];" for lane in _LANES]  # straight lifelines
+        for lane in _LANES:
+            dot.append(f"  {prev[lane]} -> p{i}_{lane} [arrowhead=none, style=dashed];")
+            prev[lane] = f"p{i}_{lane}"
+        label = dot_string(f"{i}. {text}")
+        if src == dst:
+            dot.append(
+                f"  p{i}_{src} [shape=box, width=0, label={label}, fontsize=10, "
+                'fontname="Helvetica"];'
+            )
+            mer.append(f"  Note over {src}: {mermaid_text(f'{i}. {text}')}")
+        else:
+            dot.append(f"  p{i}_{src} -> p{i}_{dst} [label={label}, constraint=false];")
+            mer.append(f"  {src}->>{dst}: {mermaid_text(f'{i}. {text}')}")
+        before = after
+    dot.append("}")
+    return Diagram(name, caption, "\n".join(dot) + "\n", "\n".join(mer) + "\n")
+
+
+def counterexample_charts() -> list[Diagram]:
+    """One chart per finding of the review and per mutation (its shortest counterexample of
+    the invariant meant to catch it, over stdio)."""
+    charts = []
+    findings = [
+        (
+            "crossing-draft",
+            "The draft's client rule D-4 fails: a list crosses the prompt.",
+            baseline(Revision.DRAFT, 1),
+            "no_offer_from_before_own_prompt",
+        ),
+        (
+            "overtaking-unordered",
+            "Unordered delivery: the withdrawal overtakes the list (LT-5).",
+            baseline(Revision.CURRENT, 1, semantics=Semantics.UNORDERED),
+            "withdrawn_after_prompt",
+        ),
+        (
+            "load-on-live-connection",
+            "A list in flight across session/load is never withdrawn.",
+            baseline(Revision.CURRENT, 1, load_on_live_connection=True),
+            "withdrawn_after_prompt",
+        ),
+    ]
+    for m in MUTATIONS:
+        version = m.versions[0]
+        findings.append(
+            (
+                f"mutation-{m.rule}",
+                f"{m.rule} broken: the agent or client {m.summary}.",
+                m.apply(baseline(m.revision, version)),
+                m.expect,
+            )
+        )
+    for name, caption, cfg, prop in findings:
+        init, steps = explore(cfg).counterexamples[prop]
+        charts.append(sequence_chart(f"msc-{name}", f"{caption} ({prop})", cfg, init, steps))
+    return charts
+
+
+def all_diagrams() -> list[Diagram]:
+    """Every diagram, in index order."""
+    return [
+        lifecycle_diagram(),
+        session_diagram(1),
+        session_diagram(2),
+        lifecycle_in_sessions(1),
+        lifecycle_in_sessions(2),
+        state_graph(),
+        *counterexample_charts(),
+    ]
+
+
+def index(diagrams: list[Diagram]) -> str:
+    """diagrams/README.md: what each diagram shows."""
+    lines = [
+        "# Diagrams",
+        "",
+        "Generated from the model by `acp-suggestions diagrams --out diagrams/`; do not edit. "
+        "Each diagram has a DOT source (`.dot`, rendered to `.svg` and `.png`) and a Mermaid "
+        "source (`.mmd`).",
+        "",
+    ]
+    for d in diagrams:
+        lines += [f"## {d.name}", "", d.caption, "", f"![{d.name}]({d.name}.svg)", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def render(out: Path, formats: tuple[str, ...] = ("svg", "png")) -> list[Path]:
+    """Write every diagram's sources and renderings under `out`, and the index."""
+    dot_bin = shutil.which("dot")
+    if dot_bin is None and formats:
+        raise RuntimeError("Graphviz's dot is not installed (apt-get install graphviz)")
+    diagrams = all_diagrams()
+    written = []
+    for d in diagrams:
+        for suffix, text in ((".dot", d.dot), (".mmd", d.mermaid)):
+            write_atomic(out / f"{d.name}{suffix}", text)
+            written.append(out / f"{d.name}{suffix}")
+        for fmt in formats:
+            target = out / f"{d.name}.{fmt}"
+            tmp = out / f".{d.name}.{fmt}.tmp"
+            subprocess.run(
+                [str(dot_bin), f"-T{fmt}", "-o", str(tmp)], input=d.dot.encode(), check=True
+            )
+            tmp.replace(target)
+            written.append(target)
+    write_atomic(out / "README.md", index(diagrams))
+    return [*written, out / "README.md"]
