@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from model import diagrams, liveness, report, review
+from model.audit import audit
 from model.config import AGENT_POLICIES, CLIENT_POLICIES, Bounds, Config, Semantics
 from model.explorer import explore
 from model.invariants import INVARIANTS
@@ -89,6 +90,8 @@ def _check(args: argparse.Namespace) -> int:
             "states": result.states,
             "transitions": result.transitions,
             "complete": result.complete,
+            "terminal": result.terminal,
+            "deadlocks": result.deadlocks,
             "violated": result.violated,
             "in_force_violated": broken,
             "liveness_violated": sorted(n for n, lasso in lassos.items() if lasso is not None),
@@ -99,7 +102,8 @@ def _check(args: argparse.Namespace) -> int:
         console = Console(soft_wrap=True, highlight=False)
         done = "all" if result.complete else "first (bound reached)"
         console.print(
-            f"{done} {result.states:,} states, {result.transitions:,} transitions in {seconds:.1f}s"
+            f"{done} {result.states:,} states, {result.transitions:,} transitions "
+            f"in {seconds:.1f}s; {result.terminal:,} end states, {result.deadlocks} deadlocks"
         )
         for p in INVARIANTS:
             state = "in force" if p.in_force(cfg) else "other revision"
@@ -129,10 +133,20 @@ def _check(args: argparse.Namespace) -> int:
                 else ("then the run may stop: nothing fair is enabled")
             )
             console.print("   " + tail, markup=False)
-    return 1 if broken else 0
+    return 1 if broken or result.deadlocks else 0
+
+
+def _read_rfd(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"--rfd {path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--rfd {path}: cannot read it as UTF-8 text ({exc})") from None
 
 
 def _review(args: argparse.Namespace) -> int:
+    rfd_text = _read_rfd(args.rfd) if args.rfd else None
     todo = review.jobs()
     started = time.perf_counter()
     columns = (
@@ -145,6 +159,12 @@ def _review(args: argparse.Namespace) -> int:
         task = bar.add_task("exploring", total=len(todo))
         outcomes = review.run_all(todo, args.jobs, lambda o: bar.advance(task))
     summary = review.summarize(outcomes)
+    if rfd_text is not None:
+        summary["audit"] = {
+            "file": Path(args.rfd).name,
+            "revision": args.rfd_revision,
+            **audit(rfd_text, Revision(args.rfd_revision)).as_dict(),
+        }
     paths = report.write(Path(args.out), summary, outcomes)
     seconds = time.perf_counter() - started
     table = Table("rule", "level", "load-bearing", "breaks", "shortest")
@@ -258,6 +278,13 @@ def parser() -> argparse.ArgumentParser:
         help="worker processes (default: all cores)",
     )
     rev.add_argument("--quiet", action="store_true", help="no progress bar")
+    rev.add_argument("--rfd", metavar="FILE", help="also audit this RFD text (RFC 2119/8174)")
+    rev.add_argument(
+        "--rfd-revision",
+        choices=[r.value for r in Revision],
+        default=Revision.CURRENT.value,
+        help="the revision FILE is",
+    )
     rev.set_defaults(run=_review)
 
     dia = sub.add_parser("diagrams", help="draw the machines, a state graph and counterexamples")

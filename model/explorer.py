@@ -14,6 +14,7 @@ import networkx as nx
 
 from model.config import Config
 from model.invariants import INVARIANTS, REACHABLE, Property
+from model.session import V1, V2
 from model.state import World
 from model.system import Action, System
 
@@ -28,7 +29,8 @@ class Result:
     config: Config
     states: int = 0
     transitions: int = 0
-    deadlocks: int = 0
+    terminal: int = 0  # states with nothing enabled: the bounds are used up
+    deadlocks: int = 0  # terminal states with a message in flight or a turn not finished
     complete: bool = True
     counterexamples: dict[str, tuple[World, Path]] = field(default_factory=dict)
     reached: dict[str, tuple[World, Path]] = field(default_factory=dict)
@@ -79,7 +81,10 @@ def explore(
             pending_reach.remove(p)
         enabled = actions(w)
         if not enabled:
-            result.deadlocks += 1
+            result.terminal += 1
+            idle = w.agent.session in (V1.IDLE, V2.IDLE)
+            if w.to_agent or w.to_client or not idle or w.agent.pending is not None:
+                result.deadlocks += 1
         for action in enabled:
             nxt = next_state(w, action)
             j = number.get(nxt)

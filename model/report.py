@@ -118,11 +118,38 @@ def markdown(summary: dict[str, Any], outcomes: list[Outcome]) -> str:
         out.append(f"- `{name}` ({p.kind}; {', '.join(p.rules)}): {p.doc}")
     for lt in LIVENESS:
         out.append(f"- `{lt.name}` (leads-to, weak fairness; {', '.join(lt.rules)}): {lt.doc}")
+    if "audit" in summary:
+        out += _audit_section(summary["audit"])
     out += ["", "## Counterexamples", ""]
     for key, name, cex in counterexamples(outcomes):
         out += [f"### {key}: {name}", ""]
         out += cex["steps"] + [""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _audit_section(audit: dict[str, Any]) -> list[str]:
+    out = ["", f"## RFC 2119 audit of {audit['file']} ({audit['revision']})", ""]
+    rows = [
+        [
+            s["line"],
+            s["section"],
+            s["keyword"] + (" (lower case)" if s["lower_case"] else ""),
+            s["rule"] or "**none**",
+        ]
+        for s in audit["sentences"]
+    ]
+    out += _table(["line", "section", "keyword", "rule"], rows)
+    missing = ", ".join(audit["rules_without_sentence"]) or "none"
+    out += [
+        "",
+        f"Rules with a keyword but no sentence found: {missing}.",
+        f"Sentences with no rule: lines {', '.join(map(str, audit['sentences_without_rule']))}."
+        if audit["sentences_without_rule"]
+        else "Every keyword sentence maps to a rule.",
+        "Lower-case keywords are not normative under RFC 8174: each listed one should be "
+        "capitalised or reworded.",
+    ]
+    return out
 
 
 def html_page(markdown_text: str) -> str:

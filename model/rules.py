@@ -285,6 +285,7 @@ RULES: tuple[Rule, ...] = (
         A,
         "after load or resume completes the agent may send a new update",
         BOTH,
+        keyword="may",
     ),
     _r(
         "CP-1",

@@ -33,6 +33,7 @@ def test_pinned_state_counts(version: int, semantics: Semantics) -> None:
     result = explore(Config(version=version, semantics=semantics))
     assert result.complete
     assert result.states == PINNED[(version, semantics)]
+    assert result.terminal > 0 and result.deadlocks == 0
 
 
 def _dfs_count(cfg: Config) -> int:
