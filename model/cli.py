@@ -102,9 +102,10 @@ def _check(args: argparse.Namespace) -> int:
         console = Console(soft_wrap=True, highlight=False)
         done = "all" if result.complete else "first (bound reached)"
         console.print(
-            f"{done} {result.states:,} states, {result.transitions:,} transitions "
-            f"in {seconds:.1f}s; {result.terminal:,} end states, {result.deadlocks} deadlocks"
+            f"{done} {result.states:,} states, {result.transitions:,} transitions; "
+            f"{result.terminal:,} end states, {result.deadlocks} deadlocks"
         )
+        err.print(f"explored in {seconds:.1f}s")
         for p in INVARIANTS:
             state = "in force" if p.in_force(cfg) else "other revision"
             if p.name in result.counterexamples:

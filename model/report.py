@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -152,13 +153,20 @@ def _audit_section(audit: dict[str, Any]) -> list[str]:
     return out
 
 
+def _inline(text: str) -> str:
+    """Escape `text` for HTML, then render **bold** and `code`."""
+    out = html.escape(text)
+    out = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", out)
+    return re.sub(r"`(.+?)`", r"<code>\1</code>", out)
+
+
 def html_page(markdown_text: str) -> str:
     """A self-contained HTML page for the Markdown report (tables and headings rendered)."""
     body: list[str] = []
     in_table = False
     for line in markdown_text.splitlines():
         if line.startswith("|"):
-            cells = [html.escape(c.strip()) for c in line.strip("|").split(" | ")]
+            cells = [_inline(c.strip()) for c in line.strip("|").split(" | ")]
             if set(line) <= {"|", "-"}:
                 continue
             tag = "th" if not in_table else "td"
@@ -170,7 +178,7 @@ def html_page(markdown_text: str) -> str:
         if in_table:
             body.append("</table>")
             in_table = False
-        text = html.escape(line)
+        text = _inline(line)
         if line.startswith("### "):
             body.append(f"<h3>{html.escape(line[4:])}</h3>")
         elif line.startswith("## "):

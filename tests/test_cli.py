@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -95,3 +98,21 @@ def test_review_jobs_cover_every_mutation_and_setting() -> None:
                 assert f"mutation.{rule_id}.v{version}.{sem.value}" in keys
     assert "mutation.CAP-2.v1.drop-unknown" in keys  # the client does not know the update
     assert "mutation.LT-5.v1.drop-unknown" not in keys  # identical to fifo there
+
+
+@pytest.mark.parametrize(
+    "argv", [["check", "--version", "2", "--semantics", "unordered"], ["rules", "--format", "json"]]
+)
+def test_output_does_not_depend_on_the_hash_seed(argv: list[str]) -> None:
+    outputs = set()
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        run = subprocess.run(
+            [sys.executable, "-m", "model.cli", *argv],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        outputs.add(run.stdout)
+    assert len(outputs) == 1
