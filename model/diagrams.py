@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from model import lifecycle, session
+from model.atomic import write_atomic
 from model.config import Bounds, Config, Semantics
 from model.explorer import explore
 from model.invariants import INVARIANTS
 from model.mutations import MUTATIONS, baseline
-from model.report import write_atomic
 from model.rules import Revision
 from model.state import World
 from model.system import Action

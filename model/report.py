@@ -5,29 +5,15 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from model.atomic import write_atomic
 from model.invariants import PROPERTIES_BY_NAME
 from model.liveness import LIVENESS
 from model.review import Outcome, counterexamples
 from model.rules import RULES, RULES_BY_ID, counts_by_section_and_level
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` so that readers see the old file or the whole new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
 
 
 def _cell(value: object) -> str:
@@ -214,6 +200,7 @@ def write(out_dir: Path, summary: dict[str, Any], outcomes: list[Outcome]) -> li
         files[out_dir / "itf" / f"{key}.{name}.itf.json"] = (
             json.dumps(cex["itf"], indent=1, sort_keys=True) + "\n"
         )
+        files[out_dir / "msc" / f"{key}.{name}.mmd"] = cex["mermaid"]
     for path, content in files.items():
         write_atomic(path, content)
     return list(files)

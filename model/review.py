@@ -10,6 +10,7 @@ from typing import Any
 
 from model import liveness
 from model.config import Config, Semantics
+from model.diagrams import sequence_chart
 from model.explorer import explore
 from model.invariants import INVARIANTS
 from model.mutations import MUTATIONS, MUTATIONS_BY_RULE, baseline
@@ -99,10 +100,12 @@ def run(job: Job) -> Outcome:
     violated = [p for p in PROPERTY_ORDER if p in paths]
     cexs = {}
     for name, (start, steps) in paths.items():
+        title = f"{job.key}: {name} violated"
         cexs[name] = {
             "length": len(steps),
             "steps": sequence(start, steps, cfg.version),
-            "itf": to_itf(start, steps, f"{job.key}: {name} violated"),
+            "itf": to_itf(start, steps, title),
+            "mermaid": sequence_chart(title, title, cfg, start, steps).mermaid,
         }
     return Outcome(job, result.states, result.transitions, result.complete, violated, cexs)
 
