@@ -7,7 +7,6 @@ import json
 import os
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -72,7 +71,7 @@ def _config(args: argparse.Namespace) -> Config:
                 f"--break {rule_id}: no mutation breaks that rule; choose from {known}"
             )
         cfg = MUTATIONS_BY_RULE[rule_id].apply(cfg)
-    return replace(cfg)
+    return cfg
 
 
 def _check(args: argparse.Namespace) -> int:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from model.messages import AgentPromptCaps, ClientSuggestionCaps
+from model.messages import IMAGE, RESOURCE_LINK, TEXT, AgentPromptCaps, ClientSuggestionCaps
 from model.rules import Revision
-from model.state import BLANK, IMAGE, RESOURCE_LINK, TEXT, UNPARSEABLE, SuggestionList
+from model.state import BLANK, UNPARSEABLE, SuggestionList
 
 
 class Semantics(StrEnum):

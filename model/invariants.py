@@ -10,7 +10,7 @@ from model import actors, lifecycle
 from model.config import Config
 from model.lifecycle import ListState
 from model.messages import allowed_kinds
-from model.rules import RULES_BY_ID, Revision
+from model.rules import RULES_BY_ID
 from model.session import V1, V2
 from model.state import BLANK, UNPARSEABLE, Composer, Update, World, content_types
 
@@ -212,15 +212,3 @@ REACHABLE: tuple[Property, ...] = (
 )
 
 PROPERTIES_BY_NAME = {p.name: p for p in INVARIANTS + REACHABLE}
-
-
-def violated(cfg: Config, w: World) -> list[str]:
-    """Names of the invariants that do not hold in `w` (all of them, in force or not)."""
-    return [p.name for p in INVARIANTS if not p.holds(cfg, w)]
-
-
-def revision_invariants(revision: Revision) -> tuple[Property, ...]:
-    """The invariants that carry a rule of `revision`."""
-    return tuple(
-        p for p in INVARIANTS if any(revision in RULES_BY_ID[r].revisions for r in p.rules)
-    )

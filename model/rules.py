@@ -525,14 +525,6 @@ RULES: tuple[Rule, ...] = (
 RULES_BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}
 
 
-def rule(rule_id: str) -> Rule:
-    """Look up a rule by id, with a clear error for an unknown id."""
-    try:
-        return RULES_BY_ID[rule_id]
-    except KeyError:
-        raise KeyError(f"unknown rule id {rule_id!r}; known: {', '.join(RULES_BY_ID)}") from None
-
-
 def counts_by_section_and_level() -> list[tuple[str, str, str, int]]:
     """Rule counts per (revision, section, level), in catalogue order, for the README."""
     counts = Counter((r.revisions[0].value, r.section, r.level.value) for r in RULES)

@@ -10,11 +10,11 @@ from enum import Enum
 from typing import NamedTuple
 
 from model.lifecycle import ListState
+from model.messages import TEXT
 from model.session import V1, V2, SessionState
 
-# Content kinds of a suggestion's blocks in the model (the message layer's names, plus two
-# that stand for faults: whitespace-only text, and a block the client cannot parse).
-TEXT, RESOURCE_LINK, IMAGE, AUDIO, RESOURCE = "text", "resource_link", "image", "audio", "resource"
+# Content kinds of a suggestion's blocks in the model: the message layer's names, plus two
+# that stand for faults: whitespace-only text, and a block the client cannot parse.
 BLANK, UNPARSEABLE = "blank", "unparseable"
 
 Suggestion = tuple[str, ...]
