@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from model import diagrams, liveness, report, review
+from model import diagrams, liveness, report, review, tracecheck
 from model.audit import audit
 from model.config import AGENT_POLICIES, CLIENT_POLICIES, Bounds, Config, Semantics
 from model.explorer import explore
@@ -23,7 +23,7 @@ from model.mutations import MUTATIONS_BY_RULE, baseline
 from model.rules import Revision
 from model.trace import sequence
 
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 
 
 class UsageError(Exception):
@@ -196,6 +196,44 @@ def _diagrams(args: argparse.Namespace) -> int:
     return 0
 
 
+def _trace_check(args: argparse.Namespace) -> int:
+    results = []
+    for path in args.files:
+        try:
+            with open(path, "rb") as lines:
+                checker = tracecheck.check_lines(lines, args.observer)
+        except FileNotFoundError:
+            raise UsageError(f"{path}: no such file") from None
+        except tracecheck.TraceError as exc:
+            raise UsageError(f"{path}: {exc}") from None
+        results.append((path, checker))
+    findings = [f for _, c in results for f in c.findings]
+    overall = tracecheck.verdict(findings)
+    if args.format == "json":
+        out = {
+            "verdict": overall,
+            "findings": [f.as_dict() for f in findings],
+            "notes": [n for _, c in results for n in c.notes],
+        }
+        print(json.dumps(out, indent=2))
+    else:
+        for path, checker in results:
+            for f in checker.findings:
+                if f.verdict != "pass":
+                    print(
+                        f"{path}:{f.line}: {f.verdict}: {f.rule} ({f.as_dict()['level']}, "
+                        f"{f.as_dict()['section']}): {f.message}"
+                    )
+        counts = {
+            v: sum(f.verdict == v for f in findings) for v in ("violation", "inconclusive", "pass")
+        }
+        print(
+            f"{overall}: {counts['violation']} violations, {counts['inconclusive']} "
+            f"inconclusive, {counts['pass']} rules passed"
+        )
+    return 1 if overall == "violation" else 0
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value < 0:
@@ -286,6 +324,19 @@ def parser() -> argparse.ArgumentParser:
         help="the revision FILE is",
     )
     rev.set_defaults(run=_review)
+
+    trace = sub.add_parser("trace", help="recorded ACP traffic")
+    trace_sub = trace.add_subparsers(dest="trace_command", required=True)
+    tc = trace_sub.add_parser("check", help="check JSON Lines traces against the rules")
+    tc.add_argument("files", nargs="+", metavar="FILE")
+    tc.add_argument(
+        "--observer",
+        choices=["client", "agent"],
+        default="client",
+        help="whose side the trace was recorded on (default: client)",
+    )
+    tc.add_argument("--format", choices=["text", "json"], default="text")
+    tc.set_defaults(run=_trace_check)
 
     dia = sub.add_parser("diagrams", help="draw the machines, a state graph and counterexamples")
     dia.add_argument("--out", default="diagrams", help="output folder (default: diagrams)")

@@ -1,0 +1,342 @@
+"""The trace checker: recorded ACP traffic (JSON Lines) checked against the rules a wire trace
+can show, with the verdicts violation, pass and inconclusive.
+
+One pass over the lines, holding only per-connection and per-session state, so memory grows
+with the number of live sessions, not with the trace.  A rule the observer cannot decide is
+reported inconclusive, with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from model.messages import (
+    AgentPromptCaps,
+    ClientSuggestionCaps,
+    MessageError,
+    SuggestionsUpdate,
+    allowed_kinds,
+    parse_agent_caps,
+    parse_client_caps,
+    parse_session_update,
+)
+from model.rules import RULES_BY_ID
+
+Verdict = Literal["pass", "violation", "inconclusive"]
+Observer = Literal["client", "agent"]
+MAX_LINE = 16 * 1024 * 1024
+
+
+class TraceError(ValueError):
+    """Input that is not a usable trace: names the line and what was expected."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One verdict on one instance of a rule."""
+
+    rule: str
+    verdict: Verdict
+    line: int
+    session: str | None
+    message: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON shape of a finding, with the rule's section and level."""
+        r = RULES_BY_ID[self.rule]
+        return {
+            "rule": self.rule,
+            "section": r.section,
+            "level": r.level.value,
+            "verdict": self.verdict,
+            "line": self.line,
+            "session": self.session,
+            "message": self.message,
+        }
+
+
+@dataclass
+class _Prompt:
+    """A session/prompt in flight and what the observer saw of the list around it."""
+
+    line: int
+    list_at_send: bool  # the observer's list was non-empty when the prompt went out
+    updates_after: list[bool] = field(default_factory=list)  # non-empty?, in order
+    obliged: bool = False  # agent observer: the agent accepted it with a non-empty list
+
+
+@dataclass
+class _Session:
+    list_nonempty: bool = False
+    replaying: bool = False
+    prompts: dict[Any, _Prompt] = field(default_factory=dict)
+
+
+@dataclass
+class Checker:
+    """The state of one check over one trace."""
+
+    observer: Observer = "client"
+    version: int | None = None
+    client_caps: ClientSuggestionCaps = field(default_factory=ClientSuggestionCaps)
+    agent_caps: AgentPromptCaps = field(default_factory=AgentPromptCaps)
+    pending: dict[tuple[str, Any], tuple[str, dict[str, Any], int]] = field(default_factory=dict)
+    sessions: dict[str, _Session] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    passes: dict[tuple[str, str | None], int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def _find(
+        self, rule: str, verdict: Verdict, line: int, session: str | None, message: str
+    ) -> None:
+        if verdict == "pass":
+            key = (rule, session)
+            if key not in self.passes:
+                self.passes[key] = line
+                self.findings.append(Finding(rule, verdict, line, session, message))
+            return
+        self.findings.append(Finding(rule, verdict, line, session, message))
+
+    # --- messages ------------------------------------------------------------------------
+
+    def feed(self, number: int, record: dict[str, Any]) -> None:
+        """Check one wire message."""
+        sender, msg = record["from"], record["msg"]
+        if "method" in msg:
+            params = msg.get("params") or {}
+            if not isinstance(params, dict):
+                raise TraceError(number, f"params of {msg['method']} must be an object")
+            if "id" in msg:
+                self.pending[(sender, msg["id"])] = (msg["method"], params, number)
+            self._on_method(number, sender, msg["method"], params, "id" in msg, msg.get("id"))
+        elif "id" in msg and ("result" in msg or "error" in msg):
+            other = "agent" if sender == "client" else "client"
+            request = self.pending.pop((other, msg["id"]), None)
+            if request is None:
+                raise TraceError(
+                    number, f"a response with id {msg['id']!r} answers no request from the {other}"
+                )
+            method, params, _ = request
+            self._on_response(number, method, params, msg.get("result"), "error" in msg)
+        else:
+            raise TraceError(number, "expected a JSON-RPC request, notification or response")
+
+    def _on_method(
+        self,
+        number: int,
+        sender: str,
+        method: str,
+        params: dict[str, Any],
+        is_request: bool,
+        request_id: Any,
+    ) -> None:
+        if method == "initialize":
+            self.version = (
+                params.get("protocolVersion")
+                if isinstance(params.get("protocolVersion"), int)
+                else None
+            )
+            try:
+                self.client_caps = parse_client_caps(self.version or 1, params)
+            except MessageError as err:
+                raise TraceError(number, str(err)) from None
+        elif method in ("session/load", "session/resume"):
+            replay = method == "session/load" or params.get("replayFrom") is not None
+            s = self.sessions.setdefault(str(params.get("sessionId")), _Session())
+            s.list_nonempty, s.replaying = False, replay  # RP-2: it starts empty
+        elif method == "session/prompt" and sender == "client":
+            sid = str(params.get("sessionId"))
+            s = self.sessions.setdefault(sid, _Session())
+            prompt = _Prompt(number, s.list_nonempty)
+            if self.observer == "agent" and (self.version or 1) == 1:
+                prompt.obliged = s.list_nonempty  # v1: read = accepted
+            s.prompts[request_id] = prompt
+        elif method == "session/update" and sender == "agent":
+            self._on_update(number, params)
+        elif method.startswith("_") or not is_request:
+            self.notes.append(f"line {number}: {method} is not checked")
+
+    def _on_response(
+        self, number: int, method: str, params: dict[str, Any], result: Any, failed: bool
+    ) -> None:
+        if method == "initialize" and isinstance(result, dict):
+            version = result.get("protocolVersion")
+            self.version = version if isinstance(version, int) else self.version
+            try:
+                self.agent_caps = parse_agent_caps(self.version or 1, result)
+            except MessageError as err:
+                raise TraceError(number, str(err)) from None
+        elif method == "session/new" and isinstance(result, dict):
+            self.sessions[str(result.get("sessionId"))] = _Session()
+        elif method in ("session/load", "session/resume"):
+            self.sessions.setdefault(str(params.get("sessionId")), _Session()).replaying = False
+        elif method == "session/prompt":
+            sid = str(params.get("sessionId"))
+            s = self.sessions.setdefault(sid, _Session())
+            for rid, prompt in list(s.prompts.items()):
+                if (self.version or 1) == 1:
+                    s.prompts.pop(rid)
+                    self._decide_withdrawal(number, sid, prompt)
+                elif self.observer == "agent" and not failed:
+                    prompt.obliged = prompt.obliged or s.list_nonempty  # v2: accepted now
+
+    def _on_update(self, number: int, params: dict[str, Any]) -> None:
+        sid = str(params.get("sessionId"))
+        s = self.sessions.setdefault(sid, _Session())
+        update = params.get("update")
+        if isinstance(update, dict) and update.get("sessionUpdate") == "state_update":
+            if update.get("state") == "idle":
+                for prompt in s.prompts.values():
+                    self._decide_withdrawal(number, sid, prompt)
+                s.prompts.clear()
+            return
+        try:
+            parsed = parse_session_update(update)
+        except MessageError as err:
+            self._find(err.rule, "violation", number, sid, err.message + f" at {err.path}")
+            return
+        if parsed is None:
+            return
+        self._check_update(number, sid, s, parsed)
+        s.list_nonempty = bool(parsed.suggestions)
+        for prompt in s.prompts.values():
+            prompt.updates_after.append(bool(parsed.suggestions))
+            prompt.obliged = False if self.observer == "agent" else prompt.obliged
+
+    # --- rules ---------------------------------------------------------------------------
+
+    def _check_update(self, number: int, sid: str, s: _Session, u: SuggestionsUpdate) -> None:
+        gate = {
+            "update": ("CAP-2", self.client_caps.advertised),
+            "draft": ("D-8", self.client_caps.advertised or self.version == 2),
+            "legacy": ("L-2", self.client_caps.legacy_allowlisted),
+        }[u.form]
+        rule, ok = gate
+        self._find(
+            rule,
+            "pass" if ok else "violation",
+            number,
+            sid,
+            "the client advertised support"
+            if ok
+            else "suggestions sent to a client that did not advertise support",
+        )
+        for err in u.skipped:
+            self._find(err.rule, "violation", number, sid, f"{err.message} at {err.path}")
+        allowed = allowed_kinds(self.agent_caps, self.client_caps)
+        for i, sug in enumerate(u.suggestions):
+            extra = sorted(set(sug.kinds) - allowed)
+            self._find(
+                "SC-3",
+                "violation" if extra else "pass",
+                number,
+                sid,
+                f"suggestion {i} uses {', '.join(extra)}, which both sides do not support"
+                if extra
+                else "content types both sides support",
+            )
+            self._find(
+                "SC-2",
+                "violation" if sug.blank else "pass",
+                number,
+                sid,
+                f"suggestion {i} is whitespace-only text" if sug.blank else "not blank",
+            )
+        if s.replaying and u.suggestions:
+            self._find("RP-1", "violation", number, sid, "suggestions sent during replay")
+
+    def _decide_withdrawal(self, number: int, sid: str, prompt: _Prompt) -> None:
+        """LT-5 at the end of a turn: was a non-empty list replaced or withdrawn?"""
+        if self.observer == "agent":
+            if prompt.obliged:
+                self._find(
+                    "LT-5",
+                    "violation",
+                    number,
+                    sid,
+                    f"the prompt of line {prompt.line} was accepted with a non-empty "
+                    "list, and the turn ended without an update",
+                )
+            else:
+                self._find("LT-5", "pass", number, sid, "no list left over a prompt")
+            return
+        seen = prompt.updates_after
+        if not seen:
+            verdict: Verdict = "violation" if prompt.list_at_send else "pass"
+            message = (
+                f"a non-empty list was current when the prompt of line {prompt.line} "
+                "went out, and no update came before the turn ended"
+                if prompt.list_at_send
+                else "no list to withdraw"
+            )
+        elif not seen[-1]:
+            verdict, message = "pass", "the list was withdrawn"
+        else:
+            verdict = "inconclusive"
+            message = (
+                f"the last list before the turn ended arrived after the prompt of line "
+                f"{prompt.line} went out: it may replace the old list or may have "
+                "crossed the prompt in transit; only the agent's side can tell"
+            )
+        self._find("LT-5", verdict, number, sid, message)
+
+
+def read_records(lines: Iterable[bytes]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Parse JSON Lines into (line number, record), checking the record's shape."""
+    for number, raw in enumerate(lines, 1):
+        if len(raw) > MAX_LINE:
+            raise TraceError(number, f"line longer than {MAX_LINE} bytes")
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            cut = " (the line is cut short)" if not raw.endswith(b"\n") else ""
+            raise TraceError(
+                number, f"not valid JSON: {exc.msg}{cut}; expected one JSON object per line"
+            ) from None
+        except UnicodeDecodeError:
+            raise TraceError(number, "not UTF-8 text") from None
+        if not isinstance(record, dict):
+            raise TraceError(number, 'expected an object {"from", "msg", "ts"?}')
+        if record.get("from") not in ("client", "agent"):
+            raise TraceError(number, 'expected "from": "client" or "agent"')
+        if not isinstance(record.get("msg"), dict):
+            raise TraceError(number, 'expected "msg": a JSON-RPC object')
+        if "ts" in record and not isinstance(record["ts"], int | float):
+            raise TraceError(number, '"ts" must be a number of seconds')
+        yield number, record
+
+
+def check_lines(lines: Iterable[bytes], observer: Observer = "client") -> Checker:
+    """Check a whole trace; raises TraceError on unusable input."""
+    checker = Checker(observer=observer)
+    last = 0
+    for number, record in read_records(lines):
+        checker.feed(number, record)
+        last = number
+    for sid, s in checker.sessions.items():
+        for prompt in s.prompts.values():
+            checker._find(
+                "LT-5",
+                "inconclusive",
+                last,
+                sid,
+                f"the trace ends before the turn of the prompt of line {prompt.line}",
+            )
+    return checker
+
+
+def verdict(findings: Iterable[Finding]) -> Verdict:
+    """violation if any finding is one, else inconclusive if any is, else pass."""
+    verdicts = {f.verdict for f in findings}
+    if "violation" in verdicts:
+        return "violation"
+    return "inconclusive" if "inconclusive" in verdicts else "pass"

@@ -1,0 +1,183 @@
+"""The trace checker on hand-written traces: each checkable rule passing and violated, the
+crossing case inconclusive from the client and decided from the agent, and bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from model.cli import main
+from model.tracecheck import TraceError, check_lines, verdict
+
+CAPS = {"session": {"promptSuggestions": {}}}
+TEXT = [{"type": "text", "text": "Run the tests"}]
+
+
+def _req(frm: str, rid: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"from": frm, "msg": {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}}
+
+
+def _res(frm: str, rid: int, result: dict[str, Any]) -> dict[str, Any]:
+    return {"from": frm, "msg": {"jsonrpc": "2.0", "id": rid, "result": result}}
+
+
+def _suggest(*prompts: list[dict[str, Any]]) -> dict[str, Any]:
+    update = {
+        "sessionUpdate": "prompt_suggestions_update",
+        "suggestions": [{"prompt": p} for p in prompts],
+    }
+    return {
+        "from": "agent",
+        "msg": {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": {"sessionId": "s", "update": update},
+        },
+    }
+
+
+def _start(
+    caps: dict[str, Any] = CAPS, agent: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    return [
+        _req("client", 0, "initialize", {"protocolVersion": 1, "clientCapabilities": caps}),
+        _res("agent", 0, {"protocolVersion": 1, "agentCapabilities": agent or {}}),
+        _req("client", 1, "session/new", {"cwd": "/"}),
+        _res("agent", 1, {"sessionId": "s"}),
+        _req("client", 2, "session/prompt", {"sessionId": "s", "prompt": TEXT}),
+        _res("agent", 2, {"stopReason": "end_turn"}),
+        _suggest(TEXT),
+    ]
+
+
+def _prompt(rid: int) -> dict[str, Any]:
+    return _req("client", rid, "session/prompt", {"sessionId": "s", "prompt": TEXT})
+
+
+def _lines(records: list[dict[str, Any]]) -> list[bytes]:
+    return [json.dumps(r).encode() + b"\n" for r in records]
+
+
+def _verdicts(
+    records: list[dict[str, Any]], rule: str, observer: str = "client", after: int = 0
+) -> set[str]:
+    """The verdicts on `rule` at lines after `after` (the first turn of `_start` ends at 6)."""
+    checker = check_lines(_lines(records), observer)  # type: ignore[arg-type]
+    return {f.verdict for f in checker.findings if f.rule == rule and f.line > after}
+
+
+def test_compliant_v1_turn_passes() -> None:
+    trace = [*_start(), _prompt(3), _suggest(), _res("agent", 3, {"stopReason": "end_turn"})]
+    checker = check_lines(_lines(trace))
+    assert verdict(checker.findings) == "pass"
+    assert {f.rule for f in checker.findings} >= {"CAP-2", "SC-2", "SC-3", "LT-5"}
+
+
+@pytest.mark.parametrize("observer", ["client", "agent"])
+def test_list_left_over_a_prompt_is_a_violation(observer: str) -> None:
+    trace = [*_start(), _prompt(3), _res("agent", 3, {"stopReason": "end_turn"})]
+    assert _verdicts(trace, "LT-5", observer, after=6) == {"violation"}
+
+
+def test_crossing_is_inconclusive_for_the_client_and_decided_for_the_agent() -> None:
+    client_side = [
+        *_start()[:-1],
+        _prompt(3),
+        _suggest(TEXT),
+        _res("agent", 3, {"stopReason": "end_turn"}),
+    ]
+    assert _verdicts(client_side, "LT-5", "client", after=6) == {"inconclusive"}
+    # The agent saw the same messages in another order: it sent the list, then read the prompt
+    # and ended the turn without replacing it.
+    agent_side = [
+        *_start()[:-1],
+        _suggest(TEXT),
+        _prompt(3),
+        _res("agent", 3, {"stopReason": "end_turn"}),
+    ]
+    assert _verdicts(agent_side, "LT-5", "agent", after=6) == {"violation"}
+    replaced = [*agent_side[:-1], _suggest(), agent_side[-1]]
+    assert _verdicts(replaced, "LT-5", "agent") == {"pass"}
+
+
+def test_capability_content_and_blank() -> None:
+    assert _verdicts(_start(caps={}), "CAP-2") == {"violation"}
+    image = [{"type": "image", "data": "AA==", "mimeType": "image/png"}]
+    assert _verdicts([*_start(), _suggest(image)], "SC-3") == {"pass", "violation"}
+    allowed = _start(
+        caps={"session": {"promptSuggestions": {"image": {}}}},
+        agent={"promptCapabilities": {"image": True}},
+    )
+    assert _verdicts([*allowed, _suggest(image)], "SC-3") == {"pass"}
+    blank = [{"type": "text", "text": "  "}]
+    assert _verdicts([*_start(), _suggest(blank)], "SC-2") == {"pass", "violation"}
+
+
+def test_malformed_suggestion_names_its_rule() -> None:
+    checker = check_lines(_lines([*_start(), _suggest([])]))
+    (bad,) = [f for f in checker.findings if f.verdict == "violation"]
+    assert bad.rule == "UPD-4" and "prompt" in bad.message
+
+
+def test_suggestions_in_replay() -> None:
+    trace = [
+        *_start(),
+        _req("client", 5, "session/load", {"sessionId": "s", "cwd": "/"}),
+        _suggest(TEXT),
+        _res("agent", 5, {}),
+    ]
+    assert "violation" in _verdicts(trace, "RP-1")
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (b'{"from": "client", "msg": {"id": 1, "result": {}}}\n', "line 1: a response with id 1"),
+        (b'{"from": "client", "msg": \n', "line 1: not valid JSON"),
+        (b'{"from": "server", "msg": {}}\n', 'line 1: expected "from"'),
+        (b"[1, 2]\n", "line 1: expected an object"),
+        (b'{"from": "agent", "msg": {"jsonrpc": "2.0"}}\n', "line 1: expected a JSON-RPC"),
+        (b'{"from": "agent", "msg": {"method": "x"}, "ts": "now"}\n', 'line 1: "ts" must be'),
+    ],
+)
+def test_bad_input_names_the_line(raw: bytes, expected: str) -> None:
+    with pytest.raises(TraceError, match=expected):
+        check_lines([raw])
+
+
+def test_cut_last_line_is_reported() -> None:
+    lines = [*_lines(_start()), b'{"from": "agent", "msg": {"jsonrpc"']
+    with pytest.raises(TraceError, match=r"line 8: not valid JSON.*cut short"):
+        check_lines(lines)
+
+
+def test_cli_json_shape_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good, bad, broken = tmp_path / "good.jsonl", tmp_path / "bad.jsonl", tmp_path / "x.jsonl"
+    good.write_bytes(
+        b"".join(
+            _lines(
+                [*_start(), _prompt(3), _suggest(), _res("agent", 3, {"stopReason": "end_turn"})]
+            )
+        )
+    )
+    bad.write_bytes(b"".join(_lines(_start(caps={}))))
+    broken.write_bytes(b"not json\n")
+    assert main(["trace", "check", str(good), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["verdict"] == "pass"
+    assert set(out["findings"][0]) == {
+        "rule",
+        "section",
+        "level",
+        "verdict",
+        "line",
+        "session",
+        "message",
+    }
+    assert main(["trace", "check", str(bad)]) == 1
+    assert "violation: CAP-2 (MUST NOT, Capability)" in capsys.readouterr().out
+    assert main(["trace", "check", str(broken)]) == 2
+    assert "x.jsonl: line 1: not valid JSON" in capsys.readouterr().err
