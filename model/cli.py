@@ -209,11 +209,13 @@ def _trace_check(args: argparse.Namespace) -> int:
         results.append((path, checker))
     findings = [f for _, c in results for f in c.findings]
     overall = tracecheck.verdict(findings)
-    if args.format == "json":
+    if args.format == "junit":
+        print(tracecheck.junit(findings), end="")
+    elif args.format == "json":
         out = {
             "verdict": overall,
             "findings": [f.as_dict() for f in findings],
-            "notes": [n for _, c in results for n in c.notes],
+            "notes": [n for _, c in results for n in tracecheck.notes(c)],
         }
         print(json.dumps(out, indent=2))
     else:
@@ -335,7 +337,12 @@ def parser() -> argparse.ArgumentParser:
         default="client",
         help="whose side the trace was recorded on (default: client)",
     )
-    tc.add_argument("--format", choices=["text", "json"], default="text")
+    tc.add_argument(
+        "--format",
+        choices=["text", "json", "junit"],
+        default="text",
+        help="text for people, json for tools, junit for CI (default: text)",
+    )
     tc.set_defaults(run=_trace_check)
 
     dia = sub.add_parser("diagrams", help="draw the machines, a state graph and counterexamples")

@@ -9,6 +9,7 @@ reported inconclusive, with the reason.
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -28,6 +29,33 @@ from model.rules import RULES_BY_ID
 Verdict = Literal["pass", "violation", "inconclusive"]
 Observer = Literal["client", "agent"]
 MAX_LINE = 16 * 1024 * 1024
+_decode = json.JSONDecoder().decode  # str in, no encoding sniffing per line
+_OTHER_UPDATES = frozenset(
+    {
+        "user_message_chunk",
+        "agent_message_chunk",
+        "agent_thought_chunk",
+        "tool_call",
+        "tool_call_update",
+        "plan",
+        "available_commands_update",
+        "current_mode_update",
+        "config_option_update",
+        "usage_update",
+        "user_message",
+    }
+)
+_FOLLOWED = frozenset(
+    {
+        "initialize",
+        "session/new",
+        "session/load",
+        "session/resume",
+        "session/prompt",
+        "session/update",
+        "session/cancel",
+    }
+)
 
 
 class TraceError(ValueError):
@@ -91,7 +119,7 @@ class Checker:
     sessions: dict[str, _Session] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     passes: dict[tuple[str, str | None], int] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
+    unchecked: dict[str, tuple[int, int]] = field(default_factory=dict)  # method: first, count
 
     def _find(
         self, rule: str, verdict: Verdict, line: int, session: str | None, message: str
@@ -115,7 +143,7 @@ class Checker:
                 raise TraceError(number, f"params of {msg['method']} must be an object")
             if "id" in msg:
                 self.pending[(sender, msg["id"])] = (msg["method"], params, number)
-            self._on_method(number, sender, msg["method"], params, "id" in msg, msg.get("id"))
+            self._on_method(number, sender, msg["method"], params, msg.get("id"))
         elif "id" in msg and ("result" in msg or "error" in msg):
             other = "agent" if sender == "client" else "client"
             request = self.pending.pop((other, msg["id"]), None)
@@ -134,7 +162,6 @@ class Checker:
         sender: str,
         method: str,
         params: dict[str, Any],
-        is_request: bool,
         request_id: Any,
     ) -> None:
         if method == "initialize":
@@ -160,8 +187,11 @@ class Checker:
             s.prompts[request_id] = prompt
         elif method == "session/update" and sender == "agent":
             self._on_update(number, params)
-        elif method.startswith("_") or not is_request:
-            self.notes.append(f"line {number}: {method} is not checked")
+        elif method not in _FOLLOWED:
+            # Methods no rule here is about (and extensions, unknown notifications) are
+            # tolerated as a real peer would, and reported once each as notes.
+            first, count = self.unchecked.get(method, (number, 0))
+            self.unchecked[method] = (first, count + 1)
 
     def _on_response(
         self, number: int, method: str, params: dict[str, Any], result: Any, failed: bool
@@ -191,8 +221,11 @@ class Checker:
         sid = str(params.get("sessionId"))
         s = self.sessions.setdefault(sid, _Session())
         update = params.get("update")
-        if isinstance(update, dict) and update.get("sessionUpdate") == "state_update":
-            if update.get("state") == "idle":
+        variant = update.get("sessionUpdate") if isinstance(update, dict) else None
+        if variant in _OTHER_UPDATES:
+            return  # message chunks, tool calls, plans...: no rule here is about them
+        if variant == "state_update":
+            if update.get("state") == "idle":  # type: ignore[union-attr]
                 for prompt in s.prompts.values():
                     self._decide_withdrawal(number, sid, prompt)
                 s.prompts.clear()
@@ -296,7 +329,7 @@ def read_records(lines: Iterable[bytes]) -> Iterator[tuple[int, dict[str, Any]]]
         if not raw.strip():
             continue
         try:
-            record = json.loads(raw)
+            record = _decode(raw.decode())
         except json.JSONDecodeError as exc:
             cut = " (the line is cut short)" if not raw.endswith(b"\n") else ""
             raise TraceError(
@@ -310,9 +343,17 @@ def read_records(lines: Iterable[bytes]) -> Iterator[tuple[int, dict[str, Any]]]
             raise TraceError(number, 'expected "from": "client" or "agent"')
         if not isinstance(record.get("msg"), dict):
             raise TraceError(number, 'expected "msg": a JSON-RPC object')
-        if "ts" in record and not isinstance(record["ts"], int | float):
+        if "ts" in record and not isinstance(record["ts"], (int, float)):
             raise TraceError(number, '"ts" must be a number of seconds')
         yield number, record
+
+
+def notes(checker: Checker) -> list[str]:
+    """What the checker passed over, one note per method."""
+    return [
+        f"{method}: {count} message(s) from line {first} on, not checked by any rule"
+        for method, (first, count) in sorted(checker.unchecked.items())
+    ]
 
 
 def check_lines(lines: Iterable[bytes], observer: Observer = "client") -> Checker:
@@ -332,6 +373,33 @@ def check_lines(lines: Iterable[bytes], observer: Observer = "client") -> Checke
                 f"the trace ends before the turn of the prompt of line {prompt.line}",
             )
     return checker
+
+
+def junit(findings: list[Finding]) -> str:
+    """Findings as JUnit XML: a violation fails its test case, an inconclusive one is skipped."""
+    suite = ET.Element(
+        "testsuite",
+        name="acp-suggestions trace check",
+        tests=str(len(findings)),
+        failures=str(sum(f.verdict == "violation" for f in findings)),
+        skipped=str(sum(f.verdict == "inconclusive" for f in findings)),
+    )
+    for f in findings:
+        d = f.as_dict()
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            classname=f"{f.rule} {d['section']}",
+            name=f"line {f.line} session {f.session}",
+        )
+        if f.verdict == "violation":
+            ET.SubElement(case, "failure", message=f.message, type=d["level"])
+        elif f.verdict == "inconclusive":
+            ET.SubElement(case, "skipped", message=f.message)
+    root = ET.Element("testsuites")
+    root.append(suite)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
 def verdict(findings: Iterable[Finding]) -> Verdict:

@@ -4,13 +4,15 @@ crossing case inconclusive from the client and decided from the agent, and bad i
 from __future__ import annotations
 
 import json
+import tracemalloc
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from model.cli import main
-from model.tracecheck import TraceError, check_lines, verdict
+from model.tracecheck import TraceError, check_lines, notes, verdict
 
 CAPS = {"session": {"promptSuggestions": {}}}
 TEXT = [{"type": "text", "text": "Run the tests"}]
@@ -181,3 +183,54 @@ def test_cli_json_shape_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureFix
     assert "violation: CAP-2 (MUST NOT, Capability)" in capsys.readouterr().out
     assert main(["trace", "check", str(broken)]) == 2
     assert "x.jsonl: line 1: not valid JSON" in capsys.readouterr().err
+
+
+def test_junit_marks_violations_as_failures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import xml.etree.ElementTree as ET
+
+    bad = tmp_path / "bad.jsonl"
+    hostile = [{"type": "text", "text": '</testcase><x a="1">& "q"'}]
+    bad.write_bytes(b"".join(_lines([*_start(caps={}), _suggest(hostile)])))
+    assert main(["trace", "check", str(bad), "--format", "junit"]) == 1
+    root = ET.fromstring(capsys.readouterr().out.split("\n", 1)[1])
+    suite = root.find("testsuite")
+    assert suite is not None and int(suite.get("failures", "0")) >= 1
+    failures = [c for c in suite.iter("testcase") if c.find("failure") is not None]
+    assert failures and failures[0].get("classname", "").startswith("CAP-2")
+
+
+def _long_trace(turns: int) -> Iterator[bytes]:
+    """A v1 session of `turns` compliant turns, generated line by line."""
+    yield from _lines(_start())
+    for i in range(turns):
+        rid = 10 + i
+        yield from _lines(
+            [
+                _prompt(rid),
+                _suggest(),
+                _res("agent", rid, {"stopReason": "end_turn"}),
+                _suggest(TEXT),
+                {"from": "client", "msg": {"jsonrpc": "2.0", "method": "_x/ping"}},
+            ]
+        )
+
+
+def test_memory_does_not_grow_with_the_trace() -> None:
+    """Streaming: the checker holds per-session state only, so ten times the turns take about
+    the same memory."""
+
+    def peak(turns: int) -> int:
+        tracemalloc.start()
+        checker = check_lines(_long_trace(turns))
+        _, top = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert verdict(checker.findings) == "pass"
+        assert notes(checker) == [
+            f"_x/ping: {turns} message(s) from line 12 on, not checked by any rule"
+        ]
+        return top
+
+    small, large = peak(2000), peak(20000)
+    assert large < small * 1.5

@@ -1,0 +1,117 @@
+"""Benchmark of the trace checker against bare `json.loads` over the same file, in one process.
+
+Writes a generated compliant v1 trace to a temporary file, then prints messages per second for
+reading it with `json.loads` alone and for `check_lines` (medians of several runs), and their
+ratio.  Run: .venv/bin/python benchmarks/tracecheck.py [--turns N] [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from model.tracecheck import check_lines
+
+TEXT = [{"type": "text", "text": "Run the tests and fix what breaks"}]
+
+
+def _line(frm: str, msg: dict[str, object]) -> bytes:
+    return json.dumps({"from": frm, "msg": {"jsonrpc": "2.0", **msg}}).encode() + b"\n"
+
+
+def write_trace(path: Path, turns: int) -> int:
+    """A v1 session of `turns` turns with streamed chunks; returns the number of lines."""
+    caps = {"session": {"promptSuggestions": {}}}
+    lines = [
+        _line(
+            "client",
+            {
+                "id": 0,
+                "method": "initialize",
+                "params": {"protocolVersion": 1, "clientCapabilities": caps},
+            },
+        ),
+        _line("agent", {"id": 0, "result": {"protocolVersion": 1, "agentCapabilities": {}}}),
+        _line("client", {"id": 1, "method": "session/new", "params": {"cwd": "/"}}),
+        _line("agent", {"id": 1, "result": {"sessionId": "s"}}),
+    ]
+    chunk = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "ok"}}
+    suggest = {"sessionUpdate": "prompt_suggestions_update", "suggestions": [{"prompt": TEXT}]}
+    withdraw = {"sessionUpdate": "prompt_suggestions_update", "suggestions": []}
+    with path.open("wb") as f:
+        f.writelines(lines)
+        for i in range(turns):
+            rid = 10 + i
+            f.write(
+                _line(
+                    "client",
+                    {
+                        "id": rid,
+                        "method": "session/prompt",
+                        "params": {"sessionId": "s", "prompt": TEXT},
+                    },
+                )
+            )
+            f.write(
+                _line(
+                    "agent",
+                    {"method": "session/update", "params": {"sessionId": "s", "update": withdraw}},
+                )
+            )
+            for _ in range(5):
+                f.write(
+                    _line(
+                        "agent",
+                        {"method": "session/update", "params": {"sessionId": "s", "update": chunk}},
+                    )
+                )
+            f.write(_line("agent", {"id": rid, "result": {"stopReason": "end_turn"}}))
+            f.write(
+                _line(
+                    "agent",
+                    {"method": "session/update", "params": {"sessionId": "s", "update": suggest}},
+                )
+            )
+    return len(lines) + turns * 9
+
+
+def _median_seconds(fn, runs: int) -> float:  # type: ignore[no-untyped-def]
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=20_000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "trace.jsonl"
+        count = write_trace(path, args.turns)
+
+        def bare() -> None:
+            with path.open("rb") as f:
+                for raw in f:
+                    json.loads(raw)
+
+        def checked() -> None:
+            with path.open("rb") as f:
+                check_lines(f)
+
+        base = count / _median_seconds(bare, args.runs)
+        ours = count / _median_seconds(checked, args.runs)
+    print(f"{count:,} messages, median of {args.runs} runs:")
+    print(f"  json.loads alone  {base:>12,.0f} messages/s")
+    print(f"  trace check       {ours:>12,.0f} messages/s   ({ours / base:.2f} of json.loads)")
+
+
+if __name__ == "__main__":
+    main()
