@@ -70,6 +70,15 @@ def describe(action: Action, before: World, after: World, version: int) -> str:
     )
     outs = [f"client sends {_message(m, version)}" for m in new_to_agent]
     outs += [f"agent sends {_message(m, version)}" for m in sent]
+    if action.name in ("load", "resume_without_replay") and not new_to_agent:
+        # Reopened on a new connection: what was in flight on the old one is lost, the agent
+        # reads the load at once, and what it answered is in flight.
+        load = _message(Load(action.name == "load"), version)
+        outs += [
+            f"client sends {load} on a new connection (the old one's messages are lost)",
+            f"agent reads {load}",
+        ]
+        outs += [f"agent sends {_message(m, version)}" for m in after.to_client]
     return "; ".join([text, *outs])
 
 
