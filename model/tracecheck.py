@@ -105,6 +105,8 @@ class _Session:
     list_nonempty: bool = False
     replaying: bool = False
     prompts: dict[Any, _Prompt] = field(default_factory=dict)
+    working: bool = False  # v2: running or requires_action
+    foreground: int | None = None  # line where work began without a prompt over a list
 
 
 @dataclass
@@ -225,10 +227,7 @@ class Checker:
         if variant in _OTHER_UPDATES:
             return  # message chunks, tool calls, plans...: no rule here is about them
         if variant == "state_update":
-            if update.get("state") == "idle":  # type: ignore[union-attr]
-                for prompt in s.prompts.values():
-                    self._decide_withdrawal(number, sid, prompt)
-                s.prompts.clear()
+            self._on_state(number, sid, s, update.get("state"))  # type: ignore[union-attr]
             return
         try:
             parsed = parse_session_update(update)
@@ -239,9 +238,34 @@ class Checker:
             return
         self._check_update(number, sid, s, parsed)
         s.list_nonempty = bool(parsed.suggestions)
+        s.foreground = None
         for prompt in s.prompts.values():
             prompt.updates_after.append(bool(parsed.suggestions))
             prompt.obliged = False if self.observer == "agent" else prompt.obliged
+
+    def _on_state(self, number: int, sid: str, s: _Session, state: object) -> None:
+        """v2 `state_update`: work that starts with no prompt in flight is foreground work
+        without a prompt (LT-6); idle ends a turn (LT-5, LT-6)."""
+        if state in ("running", "requires_action"):
+            if not s.working and not s.prompts and s.list_nonempty:
+                s.foreground = number
+            s.working = True
+        elif state == "idle":
+            for prompt in s.prompts.values():
+                self._decide_withdrawal(number, sid, prompt)
+            s.prompts.clear()
+            if s.foreground is not None:
+                self._find(
+                    "LT-6",
+                    "violation",
+                    number,
+                    sid,
+                    f"work began without a prompt at line {s.foreground} while a list "
+                    "was offered, and the turn ended without replacing or withdrawing it",
+                )
+            elif s.working:
+                self._find("LT-6", "pass", number, sid, "no list left over foreground work")
+            s.working, s.foreground = False, None
 
     # --- rules ---------------------------------------------------------------------------
 

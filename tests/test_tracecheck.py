@@ -234,3 +234,46 @@ def test_memory_does_not_grow_with_the_trace() -> None:
 
     small, large = peak(2000), peak(20000)
     assert large < small * 1.5
+
+
+def _state(state: str) -> dict[str, Any]:
+    update = {"sessionUpdate": "state_update", "state": state}
+    return {
+        "from": "agent",
+        "msg": {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": {"sessionId": "s", "update": update},
+        },
+    }
+
+
+@pytest.mark.parametrize("observer", ["client", "agent"])
+def test_v2_foreground_work_over_a_list(observer: str) -> None:
+    start = [
+        _req("client", 0, "initialize", {"protocolVersion": 2, "capabilities": CAPS}),
+        _res("agent", 0, {"protocolVersion": 2, "capabilities": {"session": {}}}),
+        _req("client", 1, "session/new", {"cwd": "/"}),
+        _res("agent", 1, {"sessionId": "s"}),
+        _suggest(TEXT),
+    ]
+    kept = [*start, _state("running"), _state("idle")]
+    assert _verdicts(kept, "LT-6", observer) == {"violation"}
+    withdrawn = [*start, _state("running"), _suggest(), _state("idle")]
+    assert _verdicts(withdrawn, "LT-6", observer) == {"pass"}
+
+
+@pytest.mark.parametrize("observer", ["client", "agent"])
+def test_v2_prompt_accepted_over_a_list(observer: str) -> None:
+    start = [
+        _req("client", 0, "initialize", {"protocolVersion": 2, "capabilities": CAPS}),
+        _res("agent", 0, {"protocolVersion": 2, "capabilities": {"session": {}}}),
+        _req("client", 1, "session/new", {"cwd": "/"}),
+        _res("agent", 1, {"sessionId": "s"}),
+        _suggest(TEXT),
+        _prompt(3),
+        _res("agent", 3, {"messageId": "m1"}),
+        _state("running"),
+    ]
+    assert _verdicts([*start, _state("idle")], "LT-5", observer) == {"violation"}
+    assert _verdicts([*start, _suggest(), _state("idle")], "LT-5", observer) == {"pass"}
