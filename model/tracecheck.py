@@ -104,6 +104,7 @@ class _Prompt:
 class _Session:
     list_nonempty: bool = False
     replaying: bool = False
+    replay_broken: bool = False  # suggestions were sent during this replay
     prompts: dict[Any, _Prompt] = field(default_factory=dict)
     working: bool = False  # v2: running or requires_action
     foreground: int | None = None  # line where work began without a prompt over a list
@@ -208,7 +209,11 @@ class Checker:
         elif method == "session/new" and isinstance(result, dict):
             self.sessions[str(result.get("sessionId"))] = _Session()
         elif method in ("session/load", "session/resume"):
-            self.sessions.setdefault(str(params.get("sessionId")), _Session()).replaying = False
+            sid = str(params.get("sessionId"))
+            s = self.sessions.setdefault(sid, _Session())
+            if s.replaying and not s.replay_broken:
+                self._find("RP-1", "pass", number, sid, "no suggestions in replay")
+            s.replaying = s.replay_broken = False
         elif method == "session/prompt":
             sid = str(params.get("sessionId"))
             s = self.sessions.setdefault(sid, _Session())
@@ -307,6 +312,7 @@ class Checker:
                 f"suggestion {i} is whitespace-only text" if sug.blank else "not blank",
             )
         if s.replaying and u.suggestions:
+            s.replay_broken = True
             self._find("RP-1", "violation", number, sid, "suggestions sent during replay")
 
     def _decide_withdrawal(self, number: int, sid: str, prompt: _Prompt) -> None:

@@ -277,3 +277,94 @@ def test_v2_prompt_accepted_over_a_list(observer: str) -> None:
     ]
     assert _verdicts([*start, _state("idle")], "LT-5", observer) == {"violation"}
     assert _verdicts([*start, _suggest(), _state("idle")], "LT-5", observer) == {"pass"}
+
+
+def _raw_update(update: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "from": "agent",
+        "msg": {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": {"sessionId": "s", "update": update},
+        },
+    }
+
+
+GOOD = {"prompt": TEXT}
+LOAD = _req("client", 5, "session/load", {"sessionId": "s", "cwd": "/"})
+
+
+@pytest.mark.parametrize(
+    ("rule", "caps", "tail", "expected"),
+    [
+        (
+            "UPD-1",
+            CAPS,
+            [_raw_update({"sessionUpdate": "prompt_suggestions_update", "suggestions": None})],
+            {"violation"},
+        ),
+        (
+            "UPD-5",
+            CAPS,
+            [
+                _raw_update(
+                    {
+                        "sessionUpdate": "prompt_suggestions_update",
+                        "suggestions": [{**GOOD, "_meta": 1}],
+                    }
+                )
+            ],
+            {"violation"},
+        ),
+        ("SC-1", CAPS, [_suggest([{"type": "text"}])], {"violation"}),
+        (
+            "D-8",
+            CAPS,
+            [_raw_update({"sessionUpdate": "prompt_suggestions", "suggestions": [{"text": "a"}]})],
+            {"pass"},
+        ),
+        (
+            "D-8",
+            {},
+            [_raw_update({"sessionUpdate": "prompt_suggestions", "suggestions": [{"text": "a"}]})],
+            {"violation"},
+        ),
+        (
+            "L-2",
+            {"_meta": {"jetbrains": {"air": {}}}},
+            [
+                _raw_update(
+                    {
+                        "sessionUpdate": "session_info_update",
+                        "_meta": {"promptSuggestions": {"suggestions": [{"text": "a"}]}},
+                    }
+                )
+            ],
+            {"pass"},
+        ),
+        (
+            "L-2",
+            CAPS,
+            [
+                _raw_update(
+                    {
+                        "sessionUpdate": "session_info_update",
+                        "_meta": {"promptSuggestions": {"suggestions": []}},
+                    }
+                )
+            ],
+            {"violation"},
+        ),
+        ("RP-1", CAPS, [LOAD, _res("agent", 5, {})], {"pass"}),
+        ("LT-5", CAPS, [_prompt(3)], {"pass", "inconclusive"}),  # the trace ends mid-turn
+    ],
+)
+def test_each_rule_passes_and_fails(
+    rule: str, caps: dict[str, Any], tail: list[dict[str, Any]], expected: set[str]
+) -> None:
+    assert _verdicts([*_start(caps=caps), *tail], rule) == expected
+
+
+def test_huge_line_is_refused() -> None:
+    with pytest.raises(TraceError, match="line 1: line longer than"):
+        check_lines([b" " * (16 * 1024 * 1024 + 1)])
