@@ -248,6 +248,13 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="acp-suggestions",
         description="Executable model of the ACP prompt_suggestions_update RFD.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n"
+        "  acp-suggestions review --out out/\n"
+        "  acp-suggestions check --version 2 --semantics unordered\n"
+        "  acp-suggestions check --break LT-5\n"
+        "  acp-suggestions trace check recorded.jsonl --observer agent --format junit\n"
+        "  acp-suggestions diagrams --out diagrams/",
     )
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -330,7 +337,12 @@ def parser() -> argparse.ArgumentParser:
     trace = sub.add_parser("trace", help="recorded ACP traffic")
     trace_sub = trace.add_subparsers(dest="trace_command", required=True)
     tc = trace_sub.add_parser("check", help="check JSON Lines traces against the rules")
-    tc.add_argument("files", nargs="+", metavar="FILE")
+    tc.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help='JSON Lines: {"from": "client"|"agent", "msg": ..., "ts": ...} a line',
+    )
     tc.add_argument(
         "--observer",
         choices=["client", "agent"],
