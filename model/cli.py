@@ -172,7 +172,11 @@ def _review(args: argparse.Namespace) -> int:
         table.add_row(
             rid,
             r["level"],
-            "yes" if r["load_bearing"] else "[bold]no[/]",
+            "yes"
+            if r["load_bearing"]
+            else "n/a (compliant peers break it)"
+            if r["compliant_peers_already_break"]
+            else "[bold]no[/]",
             ", ".join(r["breaks"]) or "-",
             str(r["shortest"] or "-"),
         )
