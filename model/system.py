@@ -1,7 +1,7 @@
 """The composed system: initial state, the actions enabled in a state (in a fixed order, so
 paths replay) and the next state.  Delivery is an action, so every race is explored.
 
-This is the one model behind the explorer, the Hypothesis machines and the simulator.
+This is the one model behind the explorer, the Hypothesis machines and the diagrams.
 """
 
 from __future__ import annotations
