@@ -172,11 +172,7 @@ def _review(args: argparse.Namespace) -> int:
         table.add_row(
             rid,
             r["level"],
-            "yes"
-            if r["load_bearing"]
-            else "n/a (compliant peers break it)"
-            if r["compliant_peers_already_break"]
-            else "[bold]no[/]",
+            report.load_bearing(r).replace("**", ""),
             ", ".join(r["breaks"]) or "-",
             str(r["shortest"] or "-"),
         )

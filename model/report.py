@@ -26,6 +26,15 @@ def _table(header: list[str], rows: list[list[object]]) -> list[str]:
     return lines
 
 
+def load_bearing(rule_result: dict[str, Any]) -> str:
+    """yes, no, or why the question does not apply."""
+    if rule_result["load_bearing"]:
+        return "yes"
+    if rule_result["compliant_peers_already_break"]:
+        return "n/a: compliant peers already break it"
+    return "**no**"
+
+
 def markdown(summary: dict[str, Any], outcomes: list[Outcome]) -> str:
     """The review as Markdown: summary table first, then findings, then every counterexample."""
     out = ["# Spec review: prompt suggestions", ""]
@@ -43,11 +52,7 @@ def markdown(summary: dict[str, Any], outcomes: list[Outcome]) -> str:
             rid,
             r["level"],
             r["section"],
-            "yes"
-            if r["load_bearing"]
-            else "n/a: compliant peers already break it"
-            if r["compliant_peers_already_break"]
-            else "**no**",
+            load_bearing(r),
             ", ".join(r["breaks"]) or "-",
             r["shortest"] if r["shortest"] is not None else "-",
         ]

@@ -248,15 +248,20 @@ def _state(state: str) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize("observer", ["client", "agent"])
-def test_v2_foreground_work_over_a_list(observer: str) -> None:
-    start = [
+def _start_v2() -> list[dict[str, Any]]:
+    """A v2 session whose agent has offered one list."""
+    return [
         _req("client", 0, "initialize", {"protocolVersion": 2, "capabilities": CAPS}),
         _res("agent", 0, {"protocolVersion": 2, "capabilities": {"session": {}}}),
         _req("client", 1, "session/new", {"cwd": "/"}),
         _res("agent", 1, {"sessionId": "s"}),
         _suggest(TEXT),
     ]
+
+
+@pytest.mark.parametrize("observer", ["client", "agent"])
+def test_v2_foreground_work_over_a_list(observer: str) -> None:
+    start = _start_v2()
     kept = [*start, _state("running"), _state("idle")]
     assert _verdicts(kept, "LT-6", observer) == {"violation"}
     withdrawn = [*start, _state("running"), _suggest(), _state("idle")]
@@ -266,11 +271,7 @@ def test_v2_foreground_work_over_a_list(observer: str) -> None:
 @pytest.mark.parametrize("observer", ["client", "agent"])
 def test_v2_prompt_accepted_over_a_list(observer: str) -> None:
     start = [
-        _req("client", 0, "initialize", {"protocolVersion": 2, "capabilities": CAPS}),
-        _res("agent", 0, {"protocolVersion": 2, "capabilities": {"session": {}}}),
-        _req("client", 1, "session/new", {"cwd": "/"}),
-        _res("agent", 1, {"sessionId": "s"}),
-        _suggest(TEXT),
+        *_start_v2(),
         _prompt(3),
         _res("agent", 3, {"messageId": "m1"}),
         _state("running"),
