@@ -3,7 +3,7 @@ reachability properties that show the invariants are not vacuous."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from model import actors, lifecycle
@@ -39,8 +39,8 @@ class Property:
         )
 
 
-def _updates(w: World) -> Iterator[Update]:
-    return (m for m in w.to_client if type(m) is Update)
+def _updates(w: World) -> list[Update]:
+    return [m for m in w.to_client if type(m) is Update] if w.to_client else []
 
 
 def capability_respected(cfg: Config, w: World) -> bool:

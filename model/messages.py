@@ -7,6 +7,7 @@ path and the rule they break.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -56,6 +57,7 @@ class ClientSuggestionCaps:
     legacy_allowlisted: bool = False
 
 
+@functools.cache
 def allowed_kinds(agent: AgentPromptCaps, client: ClientSuggestionCaps) -> frozenset[str]:
     """Content kinds both sides support, hence the only ones an agent may suggest (SC-3)."""
     extra = {

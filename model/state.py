@@ -6,6 +6,7 @@ conversation point a list was predicted for and what the user actually did.
 
 from __future__ import annotations
 
+import functools
 from enum import Enum
 from typing import NamedTuple
 
@@ -22,9 +23,10 @@ Suggestion = tuple[str, ...]
 SuggestionList = tuple[Suggestion, ...]
 
 
-def content_types(s: Suggestion) -> set[str]:
+@functools.cache
+def content_types(s: Suggestion) -> frozenset[str]:
     """The ACP content types of a suggestion's blocks that the client can parse."""
-    return {TEXT if kind == BLANK else kind for kind in s} - {UNPARSEABLE}
+    return frozenset(TEXT if kind == BLANK else kind for kind in s) - {UNPARSEABLE}
 
 
 class Prompt(NamedTuple):
