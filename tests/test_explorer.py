@@ -134,3 +134,16 @@ def test_reachability_properties_are_met() -> None:
 def test_bound_on_states_is_reported() -> None:
     result = explore(Config(version=2), max_states=100)
     assert not result.complete and result.states > 100
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_live_load_leaves_a_list_in_flight_unwithdrawn(version: int) -> None:
+    """Reopening on the live connection: a list crosses the load and is never withdrawn; on a
+    new connection (the default) the same peers keep the invariant."""
+    live = explore(baseline(Revision.CURRENT, version, load_on_live_connection=True))
+    assert "withdrawn_after_prompt" in live.violated
+    _, steps = live.counterexamples["withdrawn_after_prompt"]
+    names = [a.name for a, _ in steps]
+    reopen = next(i for i, n in enumerate(names) if n in ("load", "resume_without_replay"))
+    assert reopen < names.index("deliver_to_client")
+    assert "withdrawn_after_prompt" not in explore(baseline(Revision.CURRENT, version)).violated
