@@ -26,11 +26,7 @@ def _res(frm: str, rid: int, result: dict[str, Any]) -> dict[str, Any]:
     return {"from": frm, "msg": {"jsonrpc": "2.0", "id": rid, "result": result}}
 
 
-def _suggest(*prompts: list[dict[str, Any]]) -> dict[str, Any]:
-    update = {
-        "sessionUpdate": "prompt_suggestions_update",
-        "suggestions": [{"prompt": p} for p in prompts],
-    }
+def _raw_update(update: dict[str, Any]) -> dict[str, Any]:
     return {
         "from": "agent",
         "msg": {
@@ -39,6 +35,11 @@ def _suggest(*prompts: list[dict[str, Any]]) -> dict[str, Any]:
             "params": {"sessionId": "s", "update": update},
         },
     }
+
+
+def _suggest(*prompts: list[dict[str, Any]]) -> dict[str, Any]:
+    suggestions = [{"prompt": p} for p in prompts]
+    return _raw_update({"sessionUpdate": "prompt_suggestions_update", "suggestions": suggestions})
 
 
 def _start(
@@ -237,15 +238,7 @@ def test_memory_does_not_grow_with_the_trace() -> None:
 
 
 def _state(state: str) -> dict[str, Any]:
-    update = {"sessionUpdate": "state_update", "state": state}
-    return {
-        "from": "agent",
-        "msg": {
-            "jsonrpc": "2.0",
-            "method": "session/update",
-            "params": {"sessionId": "s", "update": update},
-        },
-    }
+    return _raw_update({"sessionUpdate": "state_update", "state": state})
 
 
 def _start_v2() -> list[dict[str, Any]]:
@@ -278,17 +271,6 @@ def test_v2_prompt_accepted_over_a_list(observer: str) -> None:
     ]
     assert _verdicts([*start, _state("idle")], "LT-5", observer) == {"violation"}
     assert _verdicts([*start, _suggest(), _state("idle")], "LT-5", observer) == {"pass"}
-
-
-def _raw_update(update: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "from": "agent",
-        "msg": {
-            "jsonrpc": "2.0",
-            "method": "session/update",
-            "params": {"sessionId": "s", "update": update},
-        },
-    }
 
 
 GOOD = {"prompt": TEXT}
