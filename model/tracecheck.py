@@ -96,7 +96,7 @@ class _Prompt:
 
     line: int
     list_at_send: bool  # the observer's list was non-empty when the prompt went out
-    updates_after: list[bool] = field(default_factory=list)  # non-empty?, in order
+    last_after: bool | None = None  # the last update since it went out was non-empty
     obliged: bool = False  # agent observer: the agent accepted it with a non-empty list
 
 
@@ -245,8 +245,9 @@ class Checker:
         s.list_nonempty = bool(parsed.suggestions)
         s.foreground = None
         for prompt in s.prompts.values():
-            prompt.updates_after.append(bool(parsed.suggestions))
-            prompt.obliged = False if self.observer == "agent" else prompt.obliged
+            prompt.last_after = bool(parsed.suggestions)
+            if self.observer == "agent":
+                prompt.obliged = False  # replaced or withdrawn after acceptance
 
     def _on_state(self, number: int, sid: str, s: _Session, state: object) -> None:
         """v2 `state_update`: work that starts with no prompt in flight is foreground work
@@ -330,8 +331,7 @@ class Checker:
             else:
                 self._find("LT-5", "pass", number, sid, "no list left over a prompt")
             return
-        seen = prompt.updates_after
-        if not seen:
+        if prompt.last_after is None:
             verdict: Verdict = "violation" if prompt.list_at_send else "pass"
             message = (
                 f"a non-empty list was current when the prompt of line {prompt.line} "
@@ -339,7 +339,7 @@ class Checker:
                 if prompt.list_at_send
                 else "no list to withdraw"
             )
-        elif not seen[-1]:
+        elif not prompt.last_after:
             verdict, message = "pass", "the list was withdrawn"
         else:
             verdict = "inconclusive"
