@@ -7,13 +7,14 @@ import tempfile
 from pathlib import Path
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` so that readers see the old file or the whole new one."""
+def write_atomic(path: Path, data: str | bytes) -> None:
+    """Write `data` (text as UTF-8) to `path` so that readers see the old file or the whole
+    new one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode() if isinstance(data, str) else data)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)

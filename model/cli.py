@@ -1,4 +1,5 @@
-"""The `acp-suggestions` command: the rule catalogue, one exhaustive check, the spec review."""
+"""The `acp-suggestions` command: the rule catalogue, one exhaustive check, the spec review,
+the trace checker, the diagrams and the simulator."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from model import diagrams, liveness, report, review, tracecheck
+from model.atomic import write_atomic
 from model.audit import audit
 from model.config import AGENT_POLICIES, CLIENT_POLICIES, Bounds, Config, Semantics
 from model.explorer import explore
@@ -21,7 +23,13 @@ from model.invariants import INVARIANTS
 from model.messages import ClientSuggestionCaps
 from model.mutations import MUTATIONS_BY_RULE, baseline
 from model.rules import Revision
+from model.system import System
 from model.trace import sequence
+from sims import report as sim_report
+from sims import scenario as sim_scenario
+from sims import sweep
+from sims.dists import ScenarioError
+from sims.engine import Interned, run_session
 
 err = Console(stderr=True, soft_wrap=True)
 
@@ -236,11 +244,91 @@ def _trace_check(args: argparse.Namespace) -> int:
     return 1 if overall == "violation" else 0
 
 
+def _simulate(args: argparse.Namespace) -> int:
+    path = Path(args.scenario) if args.scenario else sim_scenario.DEFAULT_SCENARIO
+    try:
+        scenario = sim_scenario.load(path)
+        if args.sessions is not None:
+            scenario = scenario.with_sessions(args.sessions)
+        points = scenario.points()
+    except ScenarioError as exc:
+        raise UsageError(f"scenario {path}: {exc}") from None
+    out = Path(args.out)
+    todo = sweep.tasks(points)
+    started = time.perf_counter()
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(
+        *columns, TimeElapsedColumn(), console=err, disable=args.quiet or not err.is_terminal
+    ) as bar:
+        task = bar.add_task("sessions", total=sum(t.sessions for t in todo))
+        totals = sweep.run(scenario, args.seed, args.jobs, lambda t: bar.advance(task, t.sessions))
+    seconds = time.perf_counter() - started
+    rerun = f"acp-suggestions simulate scenario.toml --seed {args.seed}" + (
+        f" --sessions {args.sessions}" if args.sessions is not None else ""
+    )
+    paths = sim_report.write(out, scenario, rerun, points, totals)
+    for i, p in enumerate(points):
+        draws = sweep.chunk_draws(p, args.seed, sweep.Task(i, 0, 0))
+        model = Interned(System(p.config))
+        for j in range(min(args.traces, p.sessions)):
+            run = run_session(p, model, draws, observer=args.observer)
+            assert run.trace is not None
+            lines = "".join(json.dumps(r, sort_keys=True) + "\n" for r in run.trace)
+            paths.append(out / "traces" / f"point-{i}-session-{j}.jsonl")
+            write_atomic(paths[-1], lines)
+    table = Table(
+        "point",
+        *scenario.sweep,
+        "stale p95 (s)",
+        "stale turns",
+        "shown p50 (s)",
+        "wasted",
+        "flicker/100",
+    )
+    for row in sim_report.rows(scenario, points, totals):
+        table.add_row(
+            str(row["point"]),
+            *(str(row[k]) for k in scenario.sweep),
+            sim_report.cell(row["stale_exposure_p95"]),
+            sim_report.cell(row["stale_turn_share"]),
+            sim_report.cell(row["shown_delay_p50"]),
+            sim_report.cell(row["wasted_share"]),
+            sim_report.cell(row["flicker_per_100_turns"]),
+        )
+    Console().print(table)
+    sessions = sum(t.sessions for t in totals)
+    events = sum(t.events for t in totals)
+    err.print(
+        f"{len(points)} points, {sessions:,} sessions, {events:,} events in {seconds:.1f}s "
+        f"({events / seconds:,.0f} events/s, {args.jobs} workers); "
+        f"wrote {len(paths)} files under {out}"
+    )
+    return 0
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
     return value
+
+
+def _jobs_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--jobs",
+        type=_positive,
+        default=os.cpu_count() or 1,
+        help="worker processes (default: all cores)",
+    )
+
+
+def _observer_option(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--observer",
+        choices=["client", "agent"],
+        default="client",
+        help=f"whose side {what} recorded on (default: client)",
+    )
 
 
 def parser() -> argparse.ArgumentParser:
@@ -254,7 +342,8 @@ def parser() -> argparse.ArgumentParser:
         "  acp-suggestions check --version 2 --semantics unordered\n"
         "  acp-suggestions check --break LT-5\n"
         "  acp-suggestions trace check recorded.jsonl --observer agent --format junit\n"
-        "  acp-suggestions diagrams --out diagrams/",
+        "  acp-suggestions diagrams --out diagrams/\n"
+        "  acp-suggestions simulate --seed 1 --out sim/",
     )
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -318,12 +407,7 @@ def parser() -> argparse.ArgumentParser:
 
     rev = sub.add_parser("review", help="the spec review: every rule broken alone")
     rev.add_argument("--out", default="out", help="output folder (default: out)")
-    rev.add_argument(
-        "--jobs",
-        type=_positive,
-        default=os.cpu_count() or 1,
-        help="worker processes (default: all cores)",
-    )
+    _jobs_option(rev)
     rev.add_argument("--quiet", action="store_true", help="no progress bar")
     rev.add_argument("--rfd", metavar="FILE", help="also audit this RFD text (RFC 2119/8174)")
     rev.add_argument(
@@ -343,12 +427,7 @@ def parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help='JSON Lines: {"from": "client"|"agent", "msg": ..., "ts": ...} a line',
     )
-    tc.add_argument(
-        "--observer",
-        choices=["client", "agent"],
-        default="client",
-        help="whose side the trace was recorded on (default: client)",
-    )
+    _observer_option(tc, "the trace was")
     tc.add_argument(
         "--format",
         choices=["text", "json", "junit"],
@@ -356,6 +435,35 @@ def parser() -> argparse.ArgumentParser:
         help="text for people, json for tools, junit for CI (default: text)",
     )
     tc.set_defaults(run=_trace_check)
+
+    sim = sub.add_parser(
+        "simulate",
+        help="simulate message races under network delay",
+        description="Simulate sessions in simulated time with the model's own actors, over a "
+        "grid of settings, and write results.csv, results.json, scenario.toml and plots.",
+    )
+    sim.add_argument(
+        "scenario",
+        nargs="?",
+        metavar="SCENARIO",
+        help="a scenario file (TOML; default: the built-in latency sweep, sims/default.toml)",
+    )
+    sim.add_argument("--seed", type=_positive, default=1, help="random seed (default 1)")
+    sim.add_argument("--out", default="sim", help="output folder (default: sim)")
+    _jobs_option(sim)
+    sim.add_argument(
+        "--sessions", type=_positive, help="sessions per point, instead of the scenario's"
+    )
+    sim.add_argument(
+        "--traces",
+        type=_positive,
+        default=0,
+        metavar="N",
+        help="also write the wire traces of the first N sessions of each point (JSON Lines)",
+    )
+    _observer_option(sim, "the traces are")
+    sim.add_argument("--quiet", action="store_true", help="no progress bar")
+    sim.set_defaults(run=_simulate)
 
     dia = sub.add_parser("diagrams", help="draw the machines, a state graph and counterexamples")
     dia.add_argument("--out", default="diagrams", help="output folder (default: diagrams)")

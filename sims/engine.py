@@ -1,0 +1,443 @@
+"""A discrete-event engine that runs one session in simulated time.
+
+It decides only *when* things happen: every state change is an action of `model.system`,
+taken only when the model enables it, so the simulator cannot do what the model forbids.
+Around the model it adds what the model leaves abstract: latencies, turn and prediction
+durations, the user's think and typing times, and the v2 wire messages the model does not
+carry (the prompt response at insertion, `state_update`).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from random import Random
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from model.config import Semantics
+from model.state import Composer, Prompt, PromptResponse, Update, World
+from model.system import AGENT, CLIENT, NET, TO_AGENT, TO_CLIENT, USER, Action, System
+from sims import wire
+from sims.dists import Stream
+from sims.metrics import Session
+from sims.scenario import Point
+
+_TO_AGENT, _TO_CLIENT, _AGENT, _COMPOSE, _SEND = range(5)
+
+_TYPE, _ACCEPT, _DISMISS = Action(USER, "type"), Action(USER, "accept"), Action(USER, "dismiss")
+_SEND_ACTION, _AUTO_SEND = Action(USER, "send"), Action(CLIENT, "auto_send")
+_ACCEPT_PROMPT, _END_TURN = Action(AGENT, "accept_prompt"), Action(AGENT, "end_turn")
+_PUBLISH = Action(AGENT, "publish")
+_EMPTY = Composer.EMPTY
+_HEAD_TO_AGENT, _HEAD_TO_CLIENT = Action(NET, TO_AGENT, 0), Action(NET, TO_CLIENT, 0)
+
+
+class Run(NamedTuple):
+    """One simulated session: its measures, and when asked, the model actions it took (with
+    their times) and its wire trace as one side observed it."""
+
+    session: Session
+    steps: list[tuple[float, Action]] | None
+    trace: list[wire.Record] | None
+
+
+class Interned:
+    """The model of one configuration with each distinct world numbered, so that a session
+    in flight is an int and a step it has seen before is one dict lookup.  Shared by every
+    session of a point; each new step is computed by `System.next_state` itself."""
+
+    def __init__(self, system: System) -> None:
+        self.system = system
+        w = system.init_state()
+        self.worlds: list[World] = [w]
+        self._ids: dict[World, int] = {w: 0}
+        self.known: dict[tuple[int, Action], int] = {}  # steps taken before
+        self.enabled_in: dict[int, frozenset[Action]] = {}  # worlds asked about before
+
+    def step(self, sid: int, action: Action) -> int:
+        """The world after `action` (which must be enabled) in world `sid`."""
+        key = (sid, action)
+        nid = self.known.get(key)
+        if nid is None:
+            w = self.system.next_state(self.worlds[sid], action)
+            nid = self._ids.setdefault(w, len(self.worlds))
+            if nid == len(self.worlds):
+                self.worlds.append(w)
+            self.known[key] = nid
+        return nid
+
+    def enabled(self, sid: int, action: Action) -> bool:
+        """Whether the model enables `action` in world `sid`."""
+        actions = self.enabled_in.get(sid)
+        if actions is None:
+            actions = self.enabled_in[sid] = frozenset(self.system.actions(self.worlds[sid]))
+        return action in actions
+
+
+class Draws(NamedTuple):
+    """The randomness of a run of sessions: a Random for the user's and the agent's choices,
+    and a stream of draws per timing, each with its own generator."""
+
+    decide: Random
+    to_agent: Stream
+    to_client: Stream
+    prediction: Stream
+    turn: Stream
+    think: Stream
+    typing: Stream
+    send_after_accept: Stream
+
+    @classmethod
+    def seeded(cls, point: Point, *key: int) -> Draws:
+        """Draws for `point` seeded from `key` (e.g. seed, point, chunk); string seeds are
+        hashed with SHA-512, so nothing depends on Python's hash seed."""
+        timings = cls._fields[1:]
+        seeds = np.random.SeedSequence(list(key)).spawn(len(timings))
+        streams = (
+            Stream(getattr(point, name), np.random.default_rng(ss))
+            for name, ss in zip(timings, seeds, strict=True)
+        )
+        return cls(Random("/".join(map(str, key))), *streams)
+
+
+class SimulationError(RuntimeError):
+    """The engine asked for a user action the model does not enable: a bug in the engine."""
+
+
+class Engine:
+    """The state of one session in flight; `run` drives it to the end."""
+
+    __slots__ = (
+        "auto",
+        "auto_sent",
+        "busy",
+        "cfg",
+        "composes",
+        "d",
+        "delays",
+        "discarded",
+        "done",
+        "due_agent",
+        "due_client",
+        "fifo",
+        "flicker",
+        "handlers",
+        "heap",
+        "model",
+        "observer",
+        "offered_at_compose",
+        "p",
+        "predictions",
+        "predicts",
+        "prompt_ids",
+        "send_wait",
+        "sent",
+        "seq",
+        "shown",
+        "shown_at",
+        "shown_ids",
+        "sid",
+        "stale_since",
+        "stale_time",
+        "stale_turn",
+        "stale_turns",
+        "steps",
+        "trace",
+        "turn_ends",
+        "v1",
+        "w",
+        "wants_send",
+    )  # fmt: skip
+
+    def __init__(
+        self, point: Point, model: Interned, draws: Draws, record: bool, observer: str | None
+    ) -> None:
+        self.p, self.model, self.d = point, model, draws
+        self.cfg = point.config
+        self.v1 = self.cfg.version == 1
+        self.fifo = self.cfg.semantics is not Semantics.UNORDERED
+        self.auto = self.cfg.auto_send_setting or not self.cfg.client.keeps("CP-1")
+        self.predicts = [Action(AGENT, "predict", i) for i in range(len(self.cfg.predictions))]
+        self.sid = 0
+        self.w = model.worlds[0]
+        self.heap: list[tuple[float, int, int, Any, Any, bool]] = []
+        self.seq = 0
+        self.due_agent = self.due_client = 0.0  # last delivery time per direction (fifo)
+        self.steps: list[tuple[float, Action]] | None = [] if record else None
+        self.observer = observer
+        self.trace: list[wire.Record] | None = None
+        if observer is not None:
+            self.trace = [{**r, "ts": 0.0} for r in wire.header(self.cfg)]
+        self.prompt_ids: deque[int] = deque()  # sent, not yet answered (wire ids)
+        self.busy = False  # the user is composing a prompt
+        self.done = False  # the user has sent every turn and come back once more
+        self.handlers = (  # by event kind
+            self._deliver_to_agent,
+            self._deliver_to_client,
+            self._agent,
+            self._compose,
+            self._try_send,
+        )
+        self.wants_send: float | None = None  # when the user's finished prompt began to wait
+        # measures
+        self.sent = self.predictions = self.discarded = self.flicker = 0
+        self.offered_at_compose = self.composes = self.auto_sent = self.stale_turns = 0
+        self.send_wait = self.stale_time = 0.0
+        self.stale_since: float | None = None
+        self.stale_turn = -1
+        self.shown: Update | None = None
+        self.shown_at = 0.0
+        self.shown_ids: set[int] = set()
+        self.turn_ends: dict[int, float] = {}
+        self.delays: list[float] = []
+
+    # --- model steps and scheduling --------------------------------------------------------
+
+    def _push(
+        self, t: float, kind: int, msg: Any = None, record: Any = None, ends: bool = False
+    ) -> None:
+        self.seq += 1
+        heapq.heappush(self.heap, (t, self.seq, kind, msg, record, ends))
+
+    def _step(self, t: float, action: Action) -> None:
+        model = self.model
+        sid = model.known.get((self.sid, action))  # the common case, inlined
+        self.sid = model.step(self.sid, action) if sid is None else sid
+        self.w = model.worlds[self.sid]
+        if self.steps is not None:
+            self.steps.append((t, action))
+
+    def _enabled(self, action: Action) -> bool:
+        actions = self.model.enabled_in.get(self.sid)  # the common case, inlined
+        return self.model.enabled(self.sid, action) if actions is None else action in actions
+
+    def _user(self, t: float, action: Action) -> None:
+        if not self._enabled(action):
+            raise SimulationError(f"{action} is not enabled at t={t:.6f}")
+        self._step(t, action)
+
+    def _log(self, t: float, record: wire.Record | None) -> None:
+        if self.trace is not None and record is not None:
+            self.trace.append({**record, "ts": round(t, 6)})
+
+    def _to_client(self, t: float, msg: Any, record: Any, ends: bool = False) -> None:
+        """Put an agent message on the wire: `msg` is the model's (None for wire-only ones)."""
+        due = t + self.d.to_client()
+        if self.fifo and due < self.due_client:
+            due = self.due_client
+        self.due_client = due
+        self._push(due, _TO_CLIENT, msg, record, ends)
+        if self.observer == "agent":
+            self._log(t, record)
+
+    def _sent_since(self, t: float, before: int) -> None:
+        """Send what the model's agent step put on the wire."""
+        for msg in self.w.to_client[before:]:
+            record = None if self.trace is None else self._record(msg)
+            self._to_client(t, msg, record, type(msg) is PromptResponse)
+
+    def _record(self, msg: Any) -> wire.Record:
+        if type(msg) is Update:
+            return wire.update(self.cfg, msg)
+        return wire.prompt_response(1, self.prompt_ids.popleft())
+
+    # --- the agent --------------------------------------------------------------------------
+
+    def _agent(self, t: float, action: Action, record: Any = None, ends: bool = False) -> None:
+        """An agent step the engine scheduled (every handler takes the same arguments)."""
+        if not self._enabled(action):
+            return  # e.g. a second turn end after a prompt inserted mid-turn (v2)
+        before = len(self.w.to_client)
+        self._step(t, action)
+        if action is _PUBLISH:
+            if len(self.w.to_client) == before:
+                self.discarded += 1
+            else:
+                self._sent_since(t, before)
+        elif action is _ACCEPT_PROMPT:  # v2: the prompt's response, then the state change
+            tracing = self.trace is not None
+            response = wire.prompt_response(2, self.prompt_ids.popleft()) if tracing else None
+            self._to_client(t, None, response)
+            self._to_client(t, None, wire.state("running") if tracing else None)
+            self._sent_since(t, before)
+            self._push(t + self.d.turn(), _AGENT, _END_TURN)
+        elif action is _END_TURN:
+            self._sent_since(t, before)
+            if not self.v1:
+                idle = wire.state("idle") if self.trace is not None else None
+                self._to_client(t, None, idle, ends=True)
+            self.turn_ends[self.w.agent.accepted] = t
+            self._predict(t)
+
+    def _predict(self, t: float) -> None:
+        """At the end of a turn the agent may start a model call for the next prompt."""
+        if self.d.decide.random() < self.p.no_prediction:
+            return
+        predicts = self.predicts
+        predict = (
+            predicts[self.d.decide.randrange(len(predicts))] if len(predicts) > 1 else predicts[0]
+        )
+        if self._enabled(predict):
+            self._step(t, predict)
+            self.predictions += 1
+            self._push(t + self.d.prediction(), _AGENT, _PUBLISH)
+
+    def _deliver_to_agent(self, t: float, msg: Prompt, record: Any, ends: bool) -> None:
+        # In order, the message is the head; unordered, any equal copy leads to the same world
+        # and the model offers the first.
+        i = 0 if self.fifo else self.w.to_agent.index(msg)
+        before = len(self.w.to_client)
+        self._step(t, _HEAD_TO_AGENT if i == 0 else Action(NET, TO_AGENT, i))
+        if self.observer == "agent":
+            self._log(t, record)
+        if self.v1:  # v1 accepts the prompt as it reads it
+            self._sent_since(t, before)
+            self._push(t + self.d.turn(), _AGENT, _END_TURN)
+        else:  # v2 queues it; the user message is inserted at once
+            self._push(t, _AGENT, _ACCEPT_PROMPT)
+
+    # --- the client and the user ------------------------------------------------------------
+
+    def _deliver_to_client(self, t: float, msg: Any, record: Any, ends: bool) -> None:
+        if msg is not None:
+            i = 0 if self.fifo else self.w.to_client.index(msg)
+            self._step(t, _HEAD_TO_CLIENT if i == 0 else Action(NET, TO_CLIENT, i))
+            self._observe(t, by_update=True)
+        if self.observer == "client":
+            self._log(t, record)
+        if ends and not self.busy:
+            self.busy = True
+            self._push(t + self.d.think(), _COMPOSE)
+        if self.wants_send is not None and self._enabled(_SEND_ACTION):
+            self.send_wait += t - self.wants_send
+            self._send(t, _SEND_ACTION)
+        if self.auto and self._enabled(_AUTO_SEND):
+            self.auto_sent += 1
+            self._send(t, _AUTO_SEND)
+
+    def _compose(self, t: float, *unused: Any) -> None:
+        """The user comes back to the composer; the session ends when all turns are sent."""
+        if self.sent >= self.p.turns:
+            self.done = True
+            return
+        c = self.w.client
+        offered = c.held is not None and c.composer is _EMPTY
+        if self.sent:
+            self.composes += 1
+            self.offered_at_compose += offered
+        r = self.d.decide.random()
+        if offered and r < self.p.accept:
+            self._user(t, _ACCEPT)
+            delay = self.d.send_after_accept()
+        else:
+            if offered and r < self.p.accept + self.p.dismiss:
+                self._user(t, _DISMISS)
+            self._user(t, _TYPE)
+            delay = self.d.typing()
+        self._observe(t, by_update=False)
+        self._push(t + delay, _SEND)
+
+    def _try_send(self, t: float, *unused: Any) -> None:
+        if self._enabled(_SEND_ACTION):
+            self._send(t, _SEND_ACTION)
+        else:
+            self.wants_send = t  # a client that waits for a suggestion (TM-3 broken)
+
+    def _send(self, t: float, action: Action) -> None:
+        self._user(t, action)
+        self.sent += 1
+        if action is _SEND_ACTION:
+            self.busy = False
+            self.wants_send = None
+        record = None
+        if self.trace is not None:
+            rid = wire.FIRST_PROMPT_ID + self.sent - 1
+            self.prompt_ids.append(rid)
+            record = wire.prompt(rid)
+        if self.observer == "client":
+            self._log(t, record)
+        due = t + self.d.to_agent()
+        if self.fifo:
+            due = self.due_agent = max(due, self.due_agent)
+        self._push(due, _TO_AGENT, self.w.to_agent[-1], record)
+        self._observe(t, by_update=False)
+
+    def _observe(self, t: float, by_update: bool) -> None:
+        """Account for what the client shows from now on."""
+        c = self.w.client
+        shown = c.held if c.composer is _EMPTY else None
+        stale = shown is not None and shown.prompts_seen < c.sent
+        if not stale and shown is self.shown and self.stale_since is None:
+            return  # nothing changed on screen (the common case)
+        if self.stale_since is not None and not stale:
+            self.stale_time += t - self.stale_since
+            self.stale_since = None
+        elif stale and self.stale_since is None:
+            self.stale_since = t
+        if stale and c.sent != self.stale_turn:
+            self.stale_turn = c.sent
+            self.stale_turns += 1
+        if shown == self.shown:
+            return
+        if self.shown is not None and by_update and t - self.shown_at < self.p.flicker_window:
+            self.flicker += 1
+        self.shown, self.shown_at = shown, t
+        if not stale and shown is not None and shown.prompts_seen not in self.shown_ids:
+            self.shown_ids.add(shown.prompts_seen)
+            end = self.turn_ends.get(shown.prompts_seen)
+            if end is not None:
+                self.delays.append(t - end)
+
+    # --- the loop ---------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        self.busy = True
+        self._push(self.d.think(), _COMPOSE)
+
+    def run(self) -> Run:
+        """Process events in time order until the user is done or nothing is left to happen."""
+        self._start()
+        events, t, heap, handlers = 0, 0.0, self.heap, self.handlers
+        while heap and not self.done:
+            t, _, kind, msg, record, ends = heapq.heappop(heap)
+            events += 1
+            handlers[kind](t, msg, record, ends)
+        return self._finish(t, events)
+
+    def _finish(self, t: float, events: int) -> Run:
+        if self.stale_since is not None:
+            self.stale_time += t - self.stale_since
+        if self.wants_send is not None:
+            self.send_wait += t - self.wants_send
+        session = Session(
+            turns=self.sent,
+            stale_time=self.stale_time,
+            stale_turns=self.stale_turns,
+            shown_delays=tuple(self.delays),
+            predictions=self.predictions,
+            discarded=self.discarded,
+            shown=len(self.shown_ids),
+            flicker=self.flicker,
+            offered_at_compose=self.offered_at_compose,
+            composes=self.composes,
+            auto_sent=self.auto_sent,
+            send_wait=self.send_wait,
+            stalled=self.wants_send is not None,
+            events=events,
+            duration=t,
+        )
+        return Run(session, self.steps, self.trace)
+
+
+def run_session(
+    point: Point,
+    model: Interned,
+    draws: Draws,
+    record: bool = False,
+    observer: str | None = None,
+) -> Run:
+    """Simulate one session of `point` with `model` (of `point.config`, shared so its memo
+    serves every session); `record` keeps the model actions, `observer` the trace."""
+    return Engine(point, model, draws, record, observer).run()

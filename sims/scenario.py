@@ -1,0 +1,258 @@
+"""Scenario files (TOML): one simulated setting, or a sweep over a grid of settings.
+
+A scenario is a flat table of parameters (see `DEFAULTS`); `[sweep]` maps a dotted parameter
+path to the list of values to try, and the grid is their product in file order.  Every error
+names the field, so a sweep can be fixed and rerun exactly.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from model.config import AGENT_POLICIES, CLIENT_POLICIES, Bounds, Config, Semantics
+from model.messages import ClientSuggestionCaps
+from model.mutations import MUTATIONS_BY_RULE, baseline
+from model.rules import Revision
+from sims.dists import Draw, ScenarioError, compile_dist
+
+DEFAULTS: dict[str, Any] = {
+    "name": "default",
+    "version": 1,
+    "revision": Revision.CURRENT.value,
+    "semantics": Semantics.FIFO.value,
+    "agent": None,  # the revision's compliant agent
+    "client": None,  # the revision's compliant client
+    "break": [],  # rule ids: each mutation of the model breaks one on purpose
+    "advertise": True,  # the client advertises promptSuggestions (the legacy allowlist)
+    "sessions": 2000,
+    "turns": 5,
+    "no_prediction": 0.1,  # chance that a turn ends with no prediction
+    "accept": 0.3,  # chance that the user takes an offered suggestion with Tab
+    "dismiss": 0.1,  # chance that the user dismisses it with Escape before typing
+    "flicker_window": 0.5,  # seconds: a shown list replaced sooner than this flickers
+    "latency": {"dist": "lognormal", "median": 0.05, "sigma": 0.5},  # one-way, both ways
+    "latency_to_agent": None,  # overrides `latency` for client -> agent
+    "latency_to_client": None,  # overrides `latency` for agent -> client
+    "prediction": {"dist": "lognormal", "median": 1.5, "sigma": 0.6},  # after the turn ends
+    "turn": {"dist": "lognormal", "median": 20.0, "sigma": 1.0},
+    "think": {"dist": "lognormal", "median": 3.0, "sigma": 0.8},  # after the user sees it end
+    "typing": {"dist": "lognormal", "median": 8.0, "sigma": 0.7},
+    "send_after_accept": {"dist": "uniform", "low": 0.3, "high": 1.5},
+}
+_DISTS = (
+    "latency",
+    "latency_to_agent",
+    "latency_to_client",
+    "prediction",
+    "turn",
+    "think",
+    "typing",
+    "send_after_accept",
+)
+_CHANCES = ("no_prediction", "accept", "dismiss")
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    """One setting of a scenario, compiled: the model configuration and the timing of the
+    world around it."""
+
+    label: dict[str, Any]  # the swept values that make this point
+    params: dict[str, Any]  # every parameter, as written, for the results
+    config: Config
+    sessions: int
+    turns: int
+    no_prediction: float
+    accept: float
+    dismiss: float
+    flicker_window: float
+    to_agent: Draw
+    to_client: Draw
+    prediction: Draw
+    turn: Draw
+    think: Draw
+    typing: Draw
+    send_after_accept: Draw
+
+
+def _choice(raw: Mapping[str, Any], key: str, options: list[str]) -> str:
+    value = raw[key]
+    if value not in options:
+        raise ScenarioError(key, f"expected one of {', '.join(options)}, got {value!r}")
+    return str(value)
+
+
+def _count(raw: Mapping[str, Any], key: str, low: int, high: int) -> int:
+    value = raw[key]
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ScenarioError(key, f"expected a whole number from {low} to {high}, got {value!r}")
+    return value
+
+
+def _chance(raw: Mapping[str, Any], key: str) -> float:
+    value = raw[key]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ScenarioError(key, f"expected a probability from 0 to 1, got {value!r}")
+    return float(value)
+
+
+def _seconds(raw: Mapping[str, Any], key: str) -> float:
+    value = raw[key]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1e9:
+        raise ScenarioError(key, f"expected a number of seconds >= 0, got {value!r}")
+    return float(value)
+
+
+def _config(raw: Mapping[str, Any], turns: int) -> Config:
+    """The model configuration: the revision's compliant peers, the chosen policies, then each
+    broken rule's mutation."""
+    version = _count(raw, "version", 1, 2)
+    revision = Revision(_choice(raw, "revision", [r.value for r in Revision]))
+    semantics = Semantics(_choice(raw, "semantics", [s.value for s in Semantics]))
+    bounds = Bounds(prompts=turns, predictions=turns, loads=0, cancels=0, foreground=0)
+    cfg = baseline(revision, version, semantics=semantics, bounds=bounds)
+    if raw["agent"] is not None:
+        cfg = cfg.with_(agent=AGENT_POLICIES[_choice(raw, "agent", sorted(AGENT_POLICIES))])
+    if raw["client"] is not None:
+        cfg = cfg.with_(client=CLIENT_POLICIES[_choice(raw, "client", sorted(CLIENT_POLICIES))])
+    if not isinstance(raw["advertise"], bool):
+        raise ScenarioError("advertise", f"expected true or false, got {raw['advertise']!r}")
+    if not raw["advertise"]:
+        cfg = cfg.with_(client_caps=ClientSuggestionCaps())
+    breaks = raw["break"]
+    if not isinstance(breaks, list):
+        raise ScenarioError("break", f"expected a list of rule ids, got {breaks!r}")
+    for i, rule in enumerate(breaks):
+        mutation = MUTATIONS_BY_RULE.get(rule)
+        if mutation is None:
+            known = ", ".join(sorted(MUTATIONS_BY_RULE))
+            raise ScenarioError(f"break[{i}]", f"no mutation breaks {rule!r}; known: {known}")
+        if mutation.revision is not revision or version not in mutation.versions:
+            raise ScenarioError(
+                f"break[{i}]",
+                f"{rule} is a rule of revision {mutation.revision.value} in protocol "
+                f"v{'/v'.join(map(str, mutation.versions))}",
+            )
+        cfg = mutation.apply(cfg)
+    return cfg
+
+
+def compile_point(raw: Mapping[str, Any], label: dict[str, Any], base: Path) -> Point:
+    """Check every parameter of one setting and compile it."""
+    unknown = sorted(set(raw) - set(DEFAULTS))
+    if unknown:
+        raise ScenarioError(unknown[0], "not a scenario parameter")
+    raw = {**DEFAULTS, **raw}
+    if not isinstance(raw["name"], str):
+        raise ScenarioError("name", f"expected a string, got {raw['name']!r}")
+    turns = _count(raw, "turns", 1, 1000)
+    dists = {key: compile_dist(raw[key], key, base) for key in _DISTS if raw[key] is not None}
+    return Point(
+        label=label,
+        params=raw,
+        config=_config(raw, turns),
+        sessions=_count(raw, "sessions", 1, 100_000_000),
+        turns=turns,
+        no_prediction=_chance(raw, "no_prediction"),
+        accept=_chance(raw, "accept"),
+        dismiss=_chance(raw, "dismiss"),
+        flicker_window=_seconds(raw, "flicker_window"),
+        to_agent=dists.get("latency_to_agent", dists["latency"]),
+        to_client=dists.get("latency_to_client", dists["latency"]),
+        prediction=dists["prediction"],
+        turn=dists["turn"],
+        think=dists["think"],
+        typing=dists["typing"],
+        send_after_accept=dists["send_after_accept"],
+    )
+
+
+def _set(raw: dict[str, Any], path: str, value: object) -> None:
+    """Set a dotted parameter path; a distribution written as a number becomes a table."""
+    *parents, leaf = path.split(".")
+    node = raw
+    for i, key in enumerate(parents):
+        where = ".".join(parents[: i + 1])
+        child = node.get(key, DEFAULTS.get(key) if i == 0 else None)
+        if not isinstance(child, dict):
+            raise ScenarioError(f"sweep.{path}", f"{where} is not a table in this scenario")
+        node[key] = child = copy.deepcopy(child)
+        node = child
+    node[leaf] = value
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """A scenario file as read: its parameters, its sweep and where relative files live."""
+
+    raw: dict[str, Any]
+    sweep: dict[str, list[Any]]
+    base: Path
+    source: str
+    text: str  # the file as written, kept with the results so the run can be repeated
+
+    def with_sessions(self, sessions: int) -> Scenario:
+        """The same scenario with `sessions` sessions at every point."""
+        sweep = {k: v for k, v in self.sweep.items() if k != "sessions"}
+        return replace(self, raw={**self.raw, "sessions": sessions}, sweep=sweep)
+
+    def grid(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """Each point of the sweep as (label, parameters), in file order."""
+        keys = list(self.sweep)
+        out = []
+        for values in itertools.product(*(self.sweep[k] for k in keys)):
+            raw = copy.deepcopy(self.raw)
+            label = dict(zip(keys, values, strict=True))
+            for key, value in label.items():
+                _set(raw, key, value)
+            out.append((label, raw))
+        return out
+
+    def points(self) -> list[Point]:
+        """Every point compiled, so a bad value anywhere in the grid is found before a run."""
+        out = []
+        for label, raw in self.grid():
+            try:
+                out.append(compile_point(raw, label, self.base))
+            except ScenarioError as err:
+                where = ", ".join(f"{k} = {v!r}" for k, v in label.items())
+                at = f" (at {where})" if where else ""
+                raise ScenarioError(err.field, err.message + at) from None
+        return out
+
+
+def parse(text: str, base: Path, source: str) -> Scenario:
+    """A scenario from TOML text; relative files are read from `base`."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ScenarioError("", f"not valid TOML: {err}") from None
+    sweep = raw.pop("sweep", {})
+    if not isinstance(sweep, dict):
+        raise ScenarioError("sweep", "expected a table of parameter = [values]")
+    for key, values in sweep.items():
+        if key.split(".", 1)[0] not in DEFAULTS:
+            raise ScenarioError(f"sweep.{key}", "not a scenario parameter")
+        if not isinstance(values, list) or not values:
+            raise ScenarioError(f"sweep.{key}", f"expected a non-empty list, got {values!r}")
+    scenario = Scenario(raw, sweep, base, source, text)
+    scenario.points()
+    return scenario
+
+
+def load(path: Path) -> Scenario:
+    """Read and check a scenario file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ScenarioError("", f"cannot read it: {err}") from None
+    return parse(text, path.parent, str(path))
+
+
+DEFAULT_SCENARIO = Path(__file__).with_name("default.toml")

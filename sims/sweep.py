@@ -1,0 +1,86 @@
+"""Run every point of a scenario: sessions in fixed-size chunks, each chunk seeded from
+(seed, point, chunk), so results do not depend on how many workers ran them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from typing import Any
+
+from model.system import System
+from sims.engine import Draws, Interned, run_session
+from sims.metrics import Totals
+from sims.scenario import Point, Scenario
+
+CHUNK = 1000  # sessions per task
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    point: int
+    chunk: int
+    sessions: int
+
+
+def tasks(points: list[Point]) -> list[Task]:
+    """Every chunk of every point, in order."""
+    out = []
+    for i, p in enumerate(points):
+        for chunk, start in enumerate(range(0, p.sessions, CHUNK)):
+            out.append(Task(i, chunk, min(CHUNK, p.sessions - start)))
+    return out
+
+
+def chunk_draws(point: Point, seed: int, task: Task) -> Draws:
+    """The randomness of one chunk, from the seed and the chunk's place alone."""
+    return Draws.seeded(point, seed, task.point, task.chunk)
+
+
+# Each worker compiles the scenario once and keeps one model per point, so the model's memo
+# of local steps serves all the sessions of that point.
+_worker: dict[str, Any] = {}
+
+
+def _init(scenario: Scenario) -> None:
+    _worker["points"] = scenario.points()
+    _worker["systems"] = {}
+
+
+def _run(task: Task, seed: int) -> tuple[Task, Totals]:
+    point = _worker["points"][task.point]
+    system = _worker["systems"].get(task.point)
+    if system is None:
+        system = _worker["systems"][task.point] = Interned(System(point.config))
+    draws = chunk_draws(point, seed, task)
+    totals = Totals()
+    totals.add(run_session(point, system, draws).session for _ in range(task.sessions))
+    return task, totals
+
+
+def run(
+    scenario: Scenario,
+    seed: int,
+    workers: int,
+    on_chunk: Callable[[Task], None] | None = None,
+) -> list[Totals]:
+    """The totals of each point, merged chunk by chunk in order."""
+    todo = tasks(scenario.points())
+    done: dict[tuple[int, int], Totals] = {}
+    if workers <= 1:
+        _init(scenario)
+        for task in todo:
+            done[task.point, task.chunk] = _run(task, seed)[1]
+            if on_chunk:
+                on_chunk(task)
+    else:
+        with ProcessPoolExecutor(workers, initializer=_init, initargs=(scenario,)) as pool:
+            for future in as_completed([pool.submit(_run, t, seed) for t in todo]):
+                task, totals = future.result()
+                done[task.point, task.chunk] = totals
+                if on_chunk:
+                    on_chunk(task)
+    merged = [Totals() for _ in scenario.points()]
+    for task in todo:
+        merged[task.point].merge(done[task.point, task.chunk])
+    return merged

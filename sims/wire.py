@@ -1,0 +1,122 @@
+"""The JSON-RPC messages a simulated session puts on the wire, in the trace checker's record
+form, so every simulated run can be checked like traffic a real peer recorded."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from model.config import Config
+from model.messages import AUDIO, IMAGE, RESOURCE, RESOURCE_LINK, TEXT
+from model.rules import Revision
+from model.state import BLANK, UNPARSEABLE, Suggestion, Update
+
+Record = dict[str, Any]
+SESSION = "sim-1"
+FIRST_PROMPT_ID = 2  # after initialize (0) and session/new (1)
+
+_BLOCKS: dict[str, dict[str, Any]] = {
+    TEXT: {"type": "text", "text": "Run the tests again"},
+    BLANK: {"type": "text", "text": "   "},
+    IMAGE: {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+    AUDIO: {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"},
+    RESOURCE_LINK: {"type": "resource_link", "uri": "file:///README.md", "name": "README.md"},
+    RESOURCE: {
+        "type": "resource",
+        "resource": {"uri": "file:///README.md", "text": "# README", "mimeType": "text/markdown"},
+    },
+    UNPARSEABLE: {"type": "text"},  # no text: a block the client cannot parse
+}
+
+
+def _request(frm: str, rid: int, method: str, params: dict[str, Any]) -> Record:
+    return {"from": frm, "msg": {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}}
+
+
+def _response(frm: str, rid: int, result: dict[str, Any]) -> Record:
+    return {"from": frm, "msg": {"jsonrpc": "2.0", "id": rid, "result": result}}
+
+
+def _notify(update: dict[str, Any]) -> Record:
+    params = {"sessionId": SESSION, "update": update}
+    return {
+        "from": "agent",
+        "msg": {"jsonrpc": "2.0", "method": "session/update", "params": params},
+    }
+
+
+def header(cfg: Config) -> list[Record]:
+    """`initialize` with both sides' capabilities as configured, and `session/new`."""
+    caps = cfg.client_caps
+    offer: dict[str, Any] = {}
+    for key, on in (("image", caps.image), ("audio", caps.audio)):
+        if on:
+            offer[key] = {}
+    if caps.embedded_context:
+        offer["embeddedContext"] = {}
+    client: dict[str, Any] = {"session": {"promptSuggestions": offer}} if caps.advertised else {}
+    if caps.legacy_allowlisted:
+        client["_meta"] = {"jetbrains": {"air": {}}}
+    agent = cfg.agent_caps
+    if cfg.version == 1:
+        init = {"protocolVersion": 1, "clientCapabilities": client}
+        flags = {
+            "image": agent.image,
+            "audio": agent.audio,
+            "embeddedContext": agent.embedded_context,
+        }
+        result: dict[str, Any] = {
+            "protocolVersion": 1,
+            "agentCapabilities": {"promptCapabilities": flags},
+        }
+    else:
+        init = {"protocolVersion": 2, "capabilities": client}
+        prompt: dict[str, Any] = {
+            k: {}
+            for k, on in (
+                ("image", agent.image),
+                ("audio", agent.audio),
+                ("embeddedContext", agent.embedded_context),
+            )
+            if on
+        }
+        result = {"protocolVersion": 2, "capabilities": {"session": {"prompt": prompt}}}
+    return [
+        _request("client", 0, "initialize", init),
+        _response("agent", 0, result),
+        _request("client", 1, "session/new", {"cwd": "/work", "mcpServers": []}),
+        _response("agent", 1, {"sessionId": SESSION}),
+    ]
+
+
+def prompt(rid: int) -> Record:
+    """`session/prompt` with the user's text (or the suggestion they took)."""
+    params = {"sessionId": SESSION, "prompt": [_BLOCKS[TEXT]]}
+    return _request("client", rid, "session/prompt", params)
+
+
+def prompt_response(version: int, rid: int) -> Record:
+    """v1 answers when the turn ends; v2 answers when the user message is inserted."""
+    result = {"stopReason": "end_turn"} if version == 1 else {"messageId": f"msg-{rid}"}
+    return _response("agent", rid, result)
+
+
+def state(name: str) -> Record:
+    """v2 `state_update`: running or idle."""
+    return _notify({"sessionUpdate": "state_update", "state": name})
+
+
+def _text(s: Suggestion) -> dict[str, Any]:
+    return {"text": _BLOCKS[BLANK]["text"] if BLANK in s else _BLOCKS[TEXT]["text"]}
+
+
+def update(cfg: Config, u: Update) -> Record:
+    """A suggestions update in the revision's form: the RFD's variant, the draft's, or the
+    legacy `_meta` channel (text only in the last two)."""
+    if cfg.revision is Revision.CURRENT:
+        suggestions = [{"prompt": [_BLOCKS[k] for k in s]} for s in u.suggestions]
+        return _notify({"sessionUpdate": "prompt_suggestions_update", "suggestions": suggestions})
+    texts = [_text(s) for s in u.suggestions]
+    if cfg.revision is Revision.DRAFT:
+        return _notify({"sessionUpdate": "prompt_suggestions", "suggestions": texts})
+    meta = {"promptSuggestions": {"suggestions": texts}}
+    return _notify({"sessionUpdate": "session_info_update", "_meta": meta})

@@ -1,0 +1,309 @@
+"""The simulator: measures on small sessions worked out by hand, every simulated step replayed
+through the model, simulated wire traces through the trace checker, reproducible sweeps, and
+bad scenario files."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from model import tracecheck
+from model.cli import main
+from model.invariants import INVARIANTS, REACHABLE
+from model.mutations import MUTATIONS_BY_RULE
+from model.system import System
+from sims.dists import ScenarioError
+from sims.engine import Draws, Interned, Run, run_session
+from sims.metrics import percentile
+from sims.scenario import compile_point, parse
+from tests.test_stateful import expected_to_hold
+
+# Every time constant, so each event's time can be worked out by hand.
+FIXED = {
+    "turns": 2,
+    "latency": 0.1,
+    "prediction": 1.0,
+    "turn": 10.0,
+    "think": 2.0,
+    "typing": 5.0,
+    "accept": 0,
+    "dismiss": 0,
+    "no_prediction": 0,
+}
+
+
+def simulate(seed: int = 0, **raw: Any) -> Run:
+    point = compile_point({**FIXED, **raw}, {}, Path("."))
+    return run_session(
+        point, Interned(System(point.config)), Draws.seeded(point, seed), record=True
+    )
+
+
+def test_one_v1_session_by_hand() -> None:
+    # t=2 type, 7 send, 7.1 read, 17.1 turn ends and predicts, 17.2 response, 18.1 list sent,
+    # 18.2 list shown (1.1 s after the turn ended), 19.2 the user comes back to it and types,
+    # 24.2 sends: the old list shows again, stale, until the withdrawal arrives at 24.4 (a
+    # flicker); 34.3 turn ends, 35.4 the next list is shown, 36.4 the user comes back: done.
+    s = simulate().session
+    assert s.turns == 2 and s.events == 16
+    assert s.stale_time == pytest.approx(0.2) and s.stale_turns == 1
+    assert s.shown_delays == pytest.approx((1.1, 1.1))
+    assert (s.predictions, s.discarded, s.shown, s.flicker) == (2, 0, 2, 1)
+    assert (s.offered_at_compose, s.composes, s.auto_sent) == (1, 1, 0)
+    assert s.duration == pytest.approx(36.4)
+
+
+def test_v2_session_has_the_same_timing() -> None:
+    s = simulate(version=2).session
+    assert s.stale_time == pytest.approx(0.2) and s.shown_delays == pytest.approx((1.1, 1.1))
+    assert (s.predictions, s.shown, s.flicker) == (2, 2, 1)
+
+
+def test_drop_on_send_shows_nothing_stale_without_a_crossing() -> None:
+    s = simulate(client="drop-on-send").session
+    assert (s.stale_time, s.stale_turns, s.flicker) == (0, 0, 0)
+
+
+@pytest.mark.parametrize("client", ["rfd-minimal", "drop-on-send"])
+def test_a_list_crossing_the_prompt_is_stale_for_any_client(client: str) -> None:
+    # The list is sent at 12.05 and arrives at 12.15, after the prompt went out at 12.10;
+    # the agent reads the prompt at 12.20 and its withdrawal arrives at 12.30.  Dropping the
+    # list on send cannot help: it was not there yet (the draft's D-4 problem).
+    s = simulate(think=0.5, typing=0.45, client=client).session
+    assert s.stale_time == pytest.approx(0.15) and s.stale_turns == 1
+    assert (s.predictions, s.shown, s.flicker, s.discarded) == (2, 0, 1, 0)
+    assert s.duration == pytest.approx(22.8)
+
+
+def test_a_prediction_finished_after_the_next_prompt_is_discarded() -> None:
+    s = simulate(think=0.5, typing=0.45, prediction=3.0).session
+    assert s.discarded == 1 and s.stale_time == 0
+
+
+def test_a_client_that_waits_for_a_suggestion_delays_or_stalls_the_user() -> None:
+    # The second prompt is ready at 24.2; the list predicted at 17.1 arrives at 25.2.
+    s = simulate(**{"break": ["TM-3"], "prediction": 8.0}).session
+    assert s.turns == 2 and s.send_wait == pytest.approx(1.0) and not s.stalled
+    s = simulate(**{"break": ["TM-3"], "no_prediction": 1}).session
+    assert s.turns == 1 and s.stalled
+
+
+def test_percentile_is_nearest_rank() -> None:
+    values = [1.0, 2.0, 3.0, 4.0]
+    assert [percentile(values, q) for q in (25, 50, 75, 99, 100)] == [1, 2, 3, 4, 4]
+
+
+# --- replay through the model ------------------------------------------------------------
+
+REPLAYED = [
+    ({}, None),
+    ({"version": 2}, None),
+    ({"semantics": "unordered", "latency": {"dist": "exponential", "mean": 0.5}}, None),
+    (
+        {"version": 2, "semantics": "unordered", "latency": {"dist": "exponential", "mean": 0.5}},
+        None,
+    ),
+    ({"client": "drop-on-send", "accept": 0.8}, None),
+    ({"revision": "2026-10-15", "think": 0.3, "typing": 0.3}, "D-4"),
+    ({"revision": "legacy-meta", "version": 2}, None),
+    ({"break": ["LT-5"]}, "LT-5"),
+    ({"break": ["LT-4"], "think": 0.2, "typing": 0.2}, "LT-4"),
+    ({"break": ["CP-1"]}, "CP-1"),
+    ({"break": ["TM-3"], "no_prediction": 0.5}, "TM-3"),
+    ({"break": ["UPD-3"], "version": 2}, "UPD-3"),
+    ({"break": ["SC-2"]}, "SC-2"),
+    ({"break": ["CAP-2"]}, "CAP-2"),
+]
+
+
+@pytest.mark.parametrize(("raw", "rule"), REPLAYED, ids=lambda x: json.dumps(x) if x else "-")
+def test_every_simulated_step_is_a_legal_model_step(raw: dict[str, Any], rule: str | None) -> None:
+    """Replay each session's actions on a fresh model: each must be enabled where it was
+    taken.  Compliant peers keep every invariant in force; a broken rule is caught by its
+    invariant in some replayed state, so the sessions do reach the race."""
+    point = compile_point({**raw, "turns": 4}, {}, Path("."))
+    cfg = point.config
+    model, draws, fresh = Interned(System(cfg)), Draws.seeded(point, 7), System(cfg)
+    expected = expected_to_hold(cfg) if rule is None else []
+    caught, reached = set(), set()
+    for _ in range(60):
+        steps = run_session(point, model, draws, record=True).steps
+        assert steps
+        w = fresh.init_state()
+        for t, action in steps:
+            assert action in fresh.actions(w), f"{action} at t={t} is not enabled in {w}"
+            w = fresh.next_state(w, action)
+            for prop in expected:
+                assert prop.holds(cfg, w), f"{prop.name} broken at t={t}"
+            caught |= {p.name for p in INVARIANTS if not p.holds(cfg, w)}
+            reached |= {p.name for p in REACHABLE if p.holds(cfg, w)}
+    if rule is not None:
+        assert MUTATIONS_BY_RULE[rule].expect in caught
+    else:
+        assert {"withdrawn_reachable", "client_holds_a_list"} <= reached
+
+
+# --- simulated wire traces through the trace checker --------------------------------------
+
+
+def _check(raw: dict[str, Any], observer: str, sessions: int = 30) -> set[tuple[str, str]]:
+    point = compile_point(raw, {}, Path("."))
+    model, draws = Interned(System(point.config)), Draws.seeded(point, 3)
+    found = set()
+    for _ in range(sessions):
+        trace = run_session(point, model, draws, observer=observer).trace
+        assert trace is not None
+        lines = [json.dumps(r).encode() + b"\n" for r in trace]
+        checker = tracecheck.check_lines(lines, observer)  # type: ignore[arg-type]
+        found |= {(f.rule, f.verdict) for f in checker.findings}
+    return found
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("observer", ["client", "agent"])
+def test_compliant_simulated_traffic_passes_the_checker(version: int, observer: str) -> None:
+    found = _check({"version": version}, observer)
+    assert not {f for f in found if f[1] == "violation"}
+    assert {("LT-5", "pass"), ("CAP-2", "pass"), ("SC-2", "pass")} <= found
+
+
+@pytest.mark.parametrize(
+    ("raw", "rule"),
+    [
+        ({"break": ["LT-5"]}, "LT-5"),
+        ({"break": ["LT-5"], "version": 2}, "LT-5"),
+        ({"break": ["CAP-2"]}, "CAP-2"),
+        ({"break": ["SC-2"]}, "SC-2"),
+        ({"break": ["SC-3"]}, "SC-3"),
+    ],
+)
+def test_broken_simulated_agents_are_caught_by_the_checker(raw: dict[str, Any], rule: str) -> None:
+    assert (rule, "violation") in _check(raw, "agent")
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_tracing_does_not_change_the_session(version: int) -> None:
+    point = compile_point({"version": version}, {}, Path("."))
+    model = Interned(System(point.config))
+    for seed in range(20):
+        plain = run_session(point, model, Draws.seeded(point, seed)).session
+        traced = run_session(point, model, Draws.seeded(point, seed), observer="client")
+        assert traced.session == plain
+
+
+def test_the_draft_and_legacy_forms_are_checked_too() -> None:
+    assert ("D-8", "pass") in _check({"revision": "2026-10-15"}, "agent", 5)
+    assert ("L-2", "pass") in _check({"revision": "legacy-meta"}, "agent", 5)
+
+
+# --- the command: reproducible sweeps, bad scenario files -------------------------------
+
+SWEEP = """
+name = "test"
+sessions = 1200
+turns = 3
+
+[sweep]
+"latency.median" = [0.01, 0.4]
+client = ["rfd-minimal", "drop-on-send"]
+"""
+
+
+def _run(tmp_path: Path, name: str, *args: str, text: str = SWEEP) -> tuple[int, Path]:
+    scenario = tmp_path / "scenario.toml"
+    scenario.write_text(text)
+    out = tmp_path / name
+    return main(["simulate", str(scenario), "--out", str(out), "--quiet", *args]), out
+
+
+def test_sweeps_are_reproducible_whatever_the_workers(tmp_path: Path) -> None:
+    code, one = _run(tmp_path, "one", "--seed", "5", "--jobs", "1", "--traces", "1")
+    assert code == 0
+    code, two = _run(tmp_path, "two", "--seed", "5", "--jobs", "2")
+    assert code == 0
+    for name in ("results.csv", "results.json", "scenario.toml"):
+        assert (one / name).read_bytes() == (two / name).read_bytes(), name
+    _, other = _run(tmp_path, "other", "--seed", "6", "--jobs", "1")
+    assert (other / "results.csv").read_bytes() != (one / "results.csv").read_bytes()
+    rows = (one / "results.csv").read_text().splitlines()
+    assert len(rows) == 5 and rows[0].startswith("point,latency.median,client,sessions")
+    assert (one / "stale-exposure.png").stat().st_size > 0
+    traces = sorted((one / "traces").iterdir())
+    assert len(traces) == 4
+    assert main(["trace", "check", *map(str, traces)]) == 0
+
+
+def test_latency_makes_stale_exposure_grow(tmp_path: Path) -> None:
+    _, out = _run(tmp_path, "out", "--sessions", "400", "--jobs", "1")
+    points = json.loads((out / "results.json").read_text())["points"]
+    by = {(p["label"]["latency.median"], p["label"]["client"]): p["results"] for p in points}
+    fast, slow = by[0.01, "rfd-minimal"], by[0.4, "rfd-minimal"]
+    assert slow["stale_exposure_mean"] > 10 * fast["stale_exposure_mean"] > 0
+    assert by[0.01, "drop-on-send"]["stale_exposure_mean"] < fast["stale_exposure_mean"]
+
+
+def test_the_readme_example_sweep_reproduces(tmp_path: Path) -> None:
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    expected = re.search(r"whose SHA-256 is\s+`([0-9a-f]{64})`", readme)
+    assert expected, "the README states the example sweep's hash"
+    out = tmp_path / "sim"
+    assert main(["simulate", "--seed", "1", "--out", str(out), "--quiet", "--jobs", "2"]) == 0
+    assert hashlib.sha256((out / "results.csv").read_bytes()).hexdigest() == expected[1]
+
+
+BAD = [
+    ("version = 3", "version: expected a whole number from 1 to 2"),
+    ("latenc = 0.1", "latenc: not a scenario parameter"),
+    ('latency = {dist = "gamma"}', "latency.dist: expected one of"),
+    ('latency = {dist = "uniform", low = 2, high = 1}', "latency.high: must be >= low"),
+    ('latency = {dist = "exponential", mean = 1, sigma = 2}', "latency.sigma: not a parameter"),
+    ("prediction = -1", "prediction: expected a finite number >= 0"),
+    ('think = "soon"', "think: expected a number or a table"),
+    ("accept = 1.5", "accept: expected a probability"),
+    ('agent = "nobody"', "agent: expected one of"),
+    ('break = ["XX-1"]', "break[0]: no mutation breaks 'XX-1'"),
+    ('break = ["D-4"]', "break[0]: D-4 is a rule of revision 2026-10-15"),
+    ("sessions = 0", "sessions: expected a whole number"),
+    ("[sweep]\nturns = []", "sweep.turns: expected a non-empty list"),
+    ("[sweep]\nlatenc = [1]", "sweep.latenc: not a scenario parameter"),
+    ('[sweep]\n"latency.median" = [0.1, -1]', "latency.median: expected a finite number >= 0"),
+    ('[sweep]\n"turns.x" = [1]', "sweep.turns.x: turns is not a table"),
+    ('typing = {dist = "empirical", file = "none.txt"}', "typing.file: cannot read"),
+    ("this is not toml", "not valid TOML: Expected"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), BAD, ids=[b[0] for b in BAD])
+def test_bad_scenarios_name_the_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
+) -> None:
+    code, out = _run(tmp_path, "out", text=text)
+    assert code == 2
+    assert message in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_empirical_samples_are_read_from_a_file(tmp_path: Path) -> None:
+    (tmp_path / "rtt.csv").write_text("# one-way seconds\n0.1,from host a\n\n0.1\n")
+    spec = {"dist": "empirical", "file": "rtt.csv"}
+    point = compile_point({**FIXED, "latency": spec}, {}, tmp_path)
+    s = run_session(point, Interned(System(point.config)), Draws.seeded(point, 0)).session
+    assert s == simulate().session
+    (tmp_path / "rtt.csv").write_text("0.1\nfast\n")
+    with pytest.raises(ScenarioError, match=r"latency\.file: .*rtt\.csv:2: expected a number"):
+        compile_point({"latency": spec}, {}, tmp_path)
+
+
+def test_a_sweep_grid_is_the_product_in_file_order() -> None:
+    scenario = parse(SWEEP, Path("."), "inline")
+    labels = [label for label, _ in scenario.grid()]
+    assert labels[:2] == [
+        {"latency.median": 0.01, "client": "rfd-minimal"},
+        {"latency.median": 0.01, "client": "drop-on-send"},
+    ]
+    assert len(labels) == 4
