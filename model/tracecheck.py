@@ -14,6 +14,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from acp.meta import AGENT_METHODS, CLIENT_METHODS
+
 from model.messages import (
     AgentPromptCaps,
     ClientSuggestionCaps,
@@ -42,9 +44,17 @@ _OTHER_UPDATES = frozenset(
         "current_mode_update",
         "config_option_update",
         "usage_update",
-        "user_message",
     }
 )
+# The methods each side serves (the ACP SDK's own lists): a request for anything else, but an
+# extension method (leading underscore), is not ACP traffic.
+_SERVED = {"agent": frozenset(AGENT_METHODS.values()), "client": frozenset(CLIENT_METHODS.values())}
+# The shape rules each form of the update is checked against, by form.
+_SHAPE_RULES = {
+    "update": ("UPD-1", "UPD-4", "UPD-5", "SC-1"),
+    "draft": ("D-1",),
+    "legacy": ("L-1",),
+}
 _FOLLOWED = frozenset(
     {
         "initialize",
@@ -97,6 +107,7 @@ class _Prompt:
     line: int
     list_at_send: bool  # the observer's list was non-empty when the prompt went out
     last_after: bool | None = None  # the last update since it went out was non-empty
+    accepted: bool = False  # agent observer, v2: its user message was inserted
     obliged: bool = False  # agent observer: the agent accepted it with a non-empty list
 
 
@@ -108,6 +119,7 @@ class _Session:
     prompts: dict[Any, _Prompt] = field(default_factory=dict)
     working: bool = False  # v2: running or requires_action
     foreground: int | None = None  # line where work began without a prompt over a list
+    well_formed: set[str] = field(default_factory=set)  # update forms whose shape passed
 
 
 @dataclass
@@ -145,6 +157,7 @@ class Checker:
             if not isinstance(params, dict):
                 raise TraceError(number, f"params of {msg['method']} must be an object")
             if "id" in msg:
+                self._check_served(number, sender, msg["method"])
                 self.pending[(sender, msg["id"])] = (msg["method"], params, number)
             self._on_method(number, sender, msg["method"], params, msg.get("id"))
         elif "id" in msg and ("result" in msg or "error" in msg):
@@ -155,9 +168,21 @@ class Checker:
                     number, f"a response with id {msg['id']!r} answers no request from the {other}"
                 )
             method, params, _ = request
-            self._on_response(number, method, params, msg.get("result"), "error" in msg)
+            self._on_response(number, method, params, msg, "error" in msg)
         else:
             raise TraceError(number, "expected a JSON-RPC request, notification or response")
+
+    def _check_served(self, number: int, sender: str, method: object) -> None:
+        receiver = "agent" if sender == "client" else "client"
+        if not isinstance(method, str):
+            raise TraceError(number, f"expected a method name (a string), got {method!r}")
+        if method not in _SERVED[receiver] and not method.startswith("_"):
+            raise TraceError(
+                number,
+                f"the {sender} sent a request for {method!r}, which is no ACP method the "
+                f"{receiver} serves (expected e.g. {', '.join(sorted(_SERVED[receiver])[:4])}, "
+                "or an extension method starting with '_')",
+            )
 
     def _on_method(
         self,
@@ -197,8 +222,9 @@ class Checker:
             self.unchecked[method] = (first, count + 1)
 
     def _on_response(
-        self, number: int, method: str, params: dict[str, Any], result: Any, failed: bool
+        self, number: int, method: str, params: dict[str, Any], msg: dict[str, Any], failed: bool
     ) -> None:
+        result = msg.get("result")
         if method == "initialize" and isinstance(result, dict):
             version = result.get("protocolVersion")
             self.version = version if isinstance(version, int) else self.version
@@ -217,12 +243,22 @@ class Checker:
         elif method == "session/prompt":
             sid = str(params.get("sessionId"))
             s = self.sessions.setdefault(sid, _Session())
-            for rid, prompt in list(s.prompts.items()):
-                if (self.version or 1) == 1:
-                    s.prompts.pop(rid)
-                    self._decide_withdrawal(number, sid, prompt)
-                elif self.observer == "agent" and not failed:
-                    prompt.obliged = prompt.obliged or s.list_nonempty  # v2: accepted now
+            prompt = s.prompts.get(msg["id"])
+            if prompt is None:
+                return
+            if failed:  # refused: never accepted, nothing to withdraw for it
+                del s.prompts[msg["id"]]
+            elif (self.version or 1) == 1:
+                del s.prompts[msg["id"]]
+                self._decide_withdrawal(number, sid, prompt)
+            else:
+                self._accept(s, prompt)  # v2: accepted by now, if not at its user message
+
+    def _accept(self, s: _Session, prompt: _Prompt) -> None:
+        """v2, agent observer: the prompt's user message is inserted; from here the agent owes
+        a replacement or withdrawal of a non-empty list (LT-5)."""
+        if self.observer == "agent" and not prompt.accepted:
+            prompt.accepted, prompt.obliged = True, s.list_nonempty
 
     def _on_update(self, number: int, params: dict[str, Any]) -> None:
         sid = str(params.get("sessionId"))
@@ -233,6 +269,11 @@ class Checker:
             return  # message chunks, tool calls, plans...: no rule here is about them
         if variant == "state_update":
             self._on_state(number, sid, s, update.get("state"))  # type: ignore[union-attr]
+            return
+        if variant == "user_message":  # v2: the oldest prompt not yet inserted is now
+            waiting = next((p for p in s.prompts.values() if not p.accepted), None)
+            if waiting is not None:
+                self._accept(s, waiting)
             return
         try:
             parsed = parse_session_update(update)
@@ -293,6 +334,12 @@ class Checker:
         )
         for err in u.skipped:
             self._find(err.rule, "violation", number, sid, f"{err.message} at {err.path}")
+        if u.skipped or u.form not in s.well_formed:  # a pass is reported once per session
+            broken = {err.rule for err in u.skipped}
+            for shape in _SHAPE_RULES[u.form]:
+                if shape not in broken:
+                    self._find(shape, "pass", number, sid, "well-formed")
+            s.well_formed.add(u.form)
         allowed = allowed_kinds(self.agent_caps, self.client_caps)
         for i, sug in enumerate(u.suggestions):
             extra = sorted(set(sug.kinds) - allowed)

@@ -76,7 +76,16 @@ def test_compliant_v1_turn_passes() -> None:
     trace = [*_start(), _prompt(3), _suggest(), _res("agent", 3, {"stopReason": "end_turn"})]
     checker = check_lines(_lines(trace))
     assert verdict(checker.findings) == "pass"
-    assert {f.rule for f in checker.findings} >= {"CAP-2", "SC-2", "SC-3", "LT-5"}
+    shapes = {"UPD-1", "UPD-4", "UPD-5", "SC-1"}
+    assert {f.rule for f in checker.findings} >= {"CAP-2", "SC-2", "SC-3", "LT-5", *shapes}
+
+
+def test_draft_and_legacy_shapes_pass() -> None:
+    draft = _raw_update({"sessionUpdate": "prompt_suggestions", "suggestions": [{"text": "a"}]})
+    meta = {"promptSuggestions": {"suggestions": [{"text": "a"}]}}
+    legacy = _raw_update({"sessionUpdate": "session_info_update", "_meta": meta})
+    assert _verdicts([*_start(), draft], "D-1") == {"pass"}
+    assert _verdicts([*_start(), legacy], "L-1") == {"pass"}
 
 
 @pytest.mark.parametrize("observer", ["client", "agent"])
@@ -144,11 +153,36 @@ def test_suggestions_in_replay() -> None:
         (b"[1, 2]\n", "line 1: expected an object"),
         (b'{"from": "agent", "msg": {"jsonrpc": "2.0"}}\n', "line 1: expected a JSON-RPC"),
         (b'{"from": "agent", "msg": {"method": "x"}, "ts": "now"}\n', 'line 1: "ts" must be'),
+        (
+            b'{"from": "client", "msg": {"id": 1, "method": "fs/read_text_file"}}\n',
+            "line 1: the client sent a request for 'fs/read_text_file', which is no ACP method "
+            "the agent serves",
+        ),
+        (b'{"from": "agent", "msg": {"id": 1, "method": "bogus"}}\n', "no ACP method the client"),
+        (b'{"from": "agent", "msg": {"id": 1, "method": 7}}\n', "expected a method name"),
     ],
 )
 def test_bad_input_names_the_line(raw: bytes, expected: str) -> None:
     with pytest.raises(TraceError, match=expected):
         check_lines([raw])
+
+
+def test_extensions_and_unknown_notifications_are_notes() -> None:
+    trace = [
+        *_start(),
+        _req("agent", 9, "_zed/open", {}),
+        _res("client", 9, {}),
+        {"from": "agent", "msg": {"jsonrpc": "2.0", "method": "telemetry/event", "params": {}}},
+        _req("agent", 10, "fs/read_text_file", {"sessionId": "s", "path": "/a"}),
+        _res("client", 10, {"content": ""}),
+    ]
+    checker = check_lines(_lines(trace))
+    assert verdict(checker.findings) == "pass"
+    assert [n.split(":")[0] for n in notes(checker)] == [
+        "_zed/open",
+        "fs/read_text_file",
+        "telemetry/event",
+    ]
 
 
 def test_cut_last_line_is_reported() -> None:
@@ -273,6 +307,25 @@ def test_v2_prompt_accepted_over_a_list(observer: str) -> None:
     assert _verdicts([*start, _suggest(), _state("idle")], "LT-5", observer) == {"pass"}
 
 
+def test_v2_acceptance_is_the_user_message_when_it_comes_first() -> None:
+    """The agent inserted the prompt (user_message), then replaced its list before the
+    response: LT-5 is kept, although a list was current when the response went out."""
+    user_message = _raw_update({"sessionUpdate": "user_message", "messageId": "m1"})
+    head = [*_start_v2(), _prompt(3), user_message]
+    response = _res("agent", 3, {"messageId": "m1"})
+    replaced = [*head, _suggest(TEXT), response, _state("running"), _state("idle")]
+    assert _verdicts(replaced, "LT-5", "agent") == {"pass"}
+    kept = [*head, response, _state("running"), _state("idle")]
+    assert _verdicts(kept, "LT-5", "agent") == {"violation"}
+
+
+def test_a_refused_prompt_owes_nothing() -> None:
+    refused = {"from": "agent", "msg": {"jsonrpc": "2.0", "id": 3, "error": {"code": -1}}}
+    trace = [*_start(), _prompt(3), refused]
+    assert _verdicts(trace, "LT-5", "agent", after=6) == set()
+    assert _verdicts(trace, "LT-5", "client", after=6) == set()
+
+
 GOOD = {"prompt": TEXT}
 LOAD = _req("client", 5, "session/load", {"sessionId": "s", "cwd": "/"})
 
@@ -284,7 +337,7 @@ LOAD = _req("client", 5, "session/load", {"sessionId": "s", "cwd": "/"})
             "UPD-1",
             CAPS,
             [_raw_update({"sessionUpdate": "prompt_suggestions_update", "suggestions": None})],
-            {"violation"},
+            {"pass", "violation"},  # the first turn's update passed
         ),
         (
             "UPD-5",
@@ -297,9 +350,28 @@ LOAD = _req("client", 5, "session/load", {"sessionId": "s", "cwd": "/"})
                     }
                 )
             ],
+            {"pass", "violation"},
+        ),
+        ("SC-1", CAPS, [_suggest([{"type": "text"}])], {"pass", "violation"}),
+        (
+            "D-1",
+            CAPS,
+            [_raw_update({"sessionUpdate": "prompt_suggestions", "suggestions": [1]})],
             {"violation"},
         ),
-        ("SC-1", CAPS, [_suggest([{"type": "text"}])], {"violation"}),
+        (
+            "L-1",
+            CAPS,
+            [
+                _raw_update(
+                    {
+                        "sessionUpdate": "session_info_update",
+                        "_meta": {"promptSuggestions": {"suggestions": [{}]}},
+                    }
+                )
+            ],
+            {"violation"},
+        ),
         (
             "D-8",
             CAPS,
