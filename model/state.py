@@ -7,8 +7,9 @@ conversation point a list was predicted for and what the user actually did.
 from __future__ import annotations
 
 import functools
+import zlib
 from enum import Enum
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from model.lifecycle import ListState
 from model.messages import TEXT
@@ -17,6 +18,8 @@ from model.session import V1, V2, SessionState
 # Content kinds of a suggestion's blocks in the model: the message layer's names, plus two
 # that stand for faults: whitespace-only text, and a block the client cannot parse.
 BLANK, UNPARSEABLE = "blank", "unparseable"
+
+T = TypeVar("T")
 
 Suggestion = tuple[str, ...]
 """A suggestion's prompt, abstracted to the kinds of its content blocks."""
@@ -36,6 +39,18 @@ class Prompt(NamedTuple):
     by_user: bool
 
 
+def _by_type(cls: type[T]) -> type[T]:
+    """Make a message without fields equal only to messages of its own type: as bare empty
+    tuples, a cancel, a prompt response and a load response would all be equal (and hash
+    alike), and states that differ only in them would be taken for one."""
+    code = zlib.crc32(cls.__name__.encode())
+    cls.__eq__ = lambda self, other: type(other) is cls  # type: ignore[assignment, method-assign]
+    cls.__ne__ = lambda self, other: type(other) is not cls  # type: ignore[assignment, method-assign]
+    cls.__hash__ = lambda self: code  # type: ignore[assignment, method-assign]
+    return cls
+
+
+@_by_type
 class Cancel(NamedTuple):
     """`session/cancel` (v1)."""
 
@@ -56,10 +71,12 @@ class Update(NamedTuple):
     replay: bool  # sent as part of load/resume replay
 
 
+@_by_type
 class PromptResponse(NamedTuple):
     """The v1 `session/prompt` response that ends a turn."""
 
 
+@_by_type
 class LoadResponse(NamedTuple):
     """The `session/load` or `session/resume` response."""
 

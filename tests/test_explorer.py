@@ -12,7 +12,7 @@ from model.explorer import explore
 from model.invariants import INVARIANTS
 from model.mutations import MUTATIONS_BY_RULE, baseline
 from model.rules import Revision
-from model.state import World
+from model.state import Cancel, LoadResponse, PromptResponse, World, initial_world
 from model.system import System
 from tests.test_stateful import KNOWN_GAPS
 
@@ -147,3 +147,21 @@ def test_live_load_leaves_a_list_in_flight_unwithdrawn(version: int) -> None:
     reopen = next(i for i, n in enumerate(names) if n in ("load", "resume_without_replay"))
     assert reopen < names.index("deliver_to_client")
     assert "withdrawn_after_prompt" not in explore(baseline(Revision.CURRENT, version)).violated
+
+
+def test_messages_without_fields_are_told_apart() -> None:
+    """Bare empty tuples would all be equal: a world waiting on a prompt response and one
+    waiting on a load response would be counted as one state."""
+    kinds = [Cancel(), PromptResponse(), LoadResponse()]
+    assert [[a == b for b in kinds] for a in kinds] == [
+        [True, False, False],
+        [False, True, False],
+        [False, False, True],
+    ]
+    empty: tuple[()] = ()
+    assert Cancel() != empty and empty != Cancel()  # both ways round
+    w = initial_world(1)
+    assert (
+        len({w._replace(to_client=(PromptResponse(),)), w._replace(to_client=(LoadResponse(),))})
+        == 2
+    )
