@@ -29,7 +29,7 @@ _TO_AGENT, _TO_CLIENT, _AGENT, _COMPOSE, _SEND = range(5)
 _TYPE, _ACCEPT, _DISMISS = Action(USER, "type"), Action(USER, "accept"), Action(USER, "dismiss")
 _SEND_ACTION, _AUTO_SEND = Action(USER, "send"), Action(CLIENT, "auto_send")
 _ACCEPT_PROMPT, _END_TURN = Action(AGENT, "accept_prompt"), Action(AGENT, "end_turn")
-_PUBLISH = Action(AGENT, "publish")
+_PUBLISH, _FOREGROUND = Action(AGENT, "publish"), Action(AGENT, "foreground_work")
 _EMPTY = Composer.EMPTY
 _HEAD_TO_AGENT, _HEAD_TO_CLIENT = Action(NET, TO_AGENT, 0), Action(NET, TO_CLIENT, 0)
 
@@ -88,6 +88,8 @@ class Draws(NamedTuple):
     think: Stream
     typing: Stream
     send_after_accept: Stream
+    foreground_start: Stream
+    foreground_duration: Stream
 
     @classmethod
     def seeded(cls, point: Point, *key: int) -> Draws:
@@ -128,10 +130,13 @@ class Engine:
         "model",
         "observer",
         "offered_at_compose",
+        "outdated_since",
+        "outdated_time",
         "p",
         "predictions",
         "predicts",
         "prompt_ids",
+        "prompted",
         "send_wait",
         "sent",
         "seq",
@@ -149,7 +154,8 @@ class Engine:
         "v1",
         "w",
         "wants_send",
-    )  # fmt: skip
+        "work",
+    )
 
     def __init__(
         self, point: Point, model: Interned, draws: Draws, record: bool, observer: str | None
@@ -171,6 +177,8 @@ class Engine:
         if observer is not None:
             self.trace = [{**r, "ts": 0.0} for r in wire.header(self.cfg)]
         self.prompt_ids: deque[int] = deque()  # sent, not yet answered (wire ids)
+        self.work = 0  # the agent's current work (a turn or foreground work), by number
+        self.prompted = False  # that work began with a prompt
         self.busy = False  # the user is composing a prompt
         self.done = False  # the user has sent every turn and come back once more
         self.handlers = (  # by event kind
@@ -186,6 +194,8 @@ class Engine:
         self.offered_at_compose = self.composes = self.auto_sent = self.stale_turns = 0
         self.send_wait = self.stale_time = 0.0
         self.stale_since: float | None = None
+        self.outdated_time = 0.0
+        self.outdated_since: float | None = None
         self.stale_turn = -1
         self.shown: Update | None = None
         self.shown_at = 0.0
@@ -245,10 +255,11 @@ class Engine:
 
     # --- the agent --------------------------------------------------------------------------
 
-    def _agent(self, t: float, action: Action, record: Any = None, ends: bool = False) -> None:
-        """An agent step the engine scheduled (every handler takes the same arguments)."""
-        if not self._enabled(action):
-            return  # e.g. a second turn end after a prompt inserted mid-turn (v2)
+    def _agent(self, t: float, action: Action, work: Any = None, ends: bool = False) -> None:
+        """An agent step the engine scheduled (every handler takes the same arguments); a
+        turn end names the work it ends."""
+        if not self._enabled(action) or (action is _END_TURN and work != self.work):
+            return  # e.g. the end of work that a prompt inserted mid-turn took over (v2)
         before = len(self.w.to_client)
         self._step(t, action)
         if action is _PUBLISH:
@@ -262,14 +273,28 @@ class Engine:
             self._to_client(t, None, response)
             self._to_client(t, None, wire.state("running") if tracing else None)
             self._sent_since(t, before)
-            self._push(t + self.d.turn(), _AGENT, _END_TURN)
+            self._start_work(t, self.d.turn(), prompted=True)
+        elif action is _FOREGROUND:  # v2: work without a prompt, e.g. compaction
+            self._to_client(t, None, wire.state("running") if self.trace is not None else None)
+            self._sent_since(t, before)
+            self._start_work(t, self.d.foreground_duration(), prompted=False)
         elif action is _END_TURN:
             self._sent_since(t, before)
             if not self.v1:
                 idle = wire.state("idle") if self.trace is not None else None
-                self._to_client(t, None, idle, ends=True)
-            self.turn_ends[self.w.agent.accepted] = t
+                self._to_client(t, None, idle, ends=self.prompted)
+            self.turn_ends[self.w.agent.epoch] = t
             self._predict(t)
+            if self.prompted and self.p.foreground and self.d.decide.random() < self.p.foreground:
+                self._push(t + self.d.foreground_start(), _AGENT, _FOREGROUND)
+
+    def _start_work(self, t: float, duration: float, prompted: bool) -> None:
+        """The agent works for `duration`, then ends the turn unless other work took over.
+        What the client shows may now be outdated."""
+        self._observe(t, by_update=False)
+        self.work += 1
+        self.prompted = prompted
+        self._push(t + duration, _AGENT, _END_TURN, self.work)
 
     def _predict(self, t: float) -> None:
         """At the end of a turn the agent may start a model call for the next prompt."""
@@ -294,7 +319,7 @@ class Engine:
             self._log(t, record)
         if self.v1:  # v1 accepts the prompt as it reads it
             self._sent_since(t, before)
-            self._push(t + self.d.turn(), _AGENT, _END_TURN)
+            self._start_work(t, self.d.turn(), prompted=True)
         else:  # v2 queues it; the user message is inserted at once
             self._push(t, _AGENT, _ACCEPT_PROMPT)
 
@@ -369,6 +394,12 @@ class Engine:
         c = self.w.client
         shown = c.held if c.composer is _EMPTY else None
         stale = shown is not None and shown.prompts_seen < c.sent
+        outdated = shown is not None and shown.predicted_epoch < self.w.agent.epoch
+        if self.outdated_since is not None and not outdated:
+            self.outdated_time += t - self.outdated_since
+            self.outdated_since = None
+        elif outdated and self.outdated_since is None:
+            self.outdated_since = t
         if not stale and shown is self.shown and self.stale_since is None:
             return  # nothing changed on screen (the common case)
         if self.stale_since is not None and not stale:
@@ -384,9 +415,9 @@ class Engine:
         if self.shown is not None and by_update and t - self.shown_at < self.p.flicker_window:
             self.flicker += 1
         self.shown, self.shown_at = shown, t
-        if not stale and shown is not None and shown.prompts_seen not in self.shown_ids:
-            self.shown_ids.add(shown.prompts_seen)
-            end = self.turn_ends.get(shown.prompts_seen)
+        if not stale and shown is not None and shown.predicted_epoch not in self.shown_ids:
+            self.shown_ids.add(shown.predicted_epoch)
+            end = self.turn_ends.get(shown.predicted_epoch)
             if end is not None:
                 self.delays.append(t - end)
 
@@ -409,12 +440,15 @@ class Engine:
     def _finish(self, t: float, events: int) -> Run:
         if self.stale_since is not None:
             self.stale_time += t - self.stale_since
+        if self.outdated_since is not None:
+            self.outdated_time += t - self.outdated_since
         if self.wants_send is not None:
             self.send_wait += t - self.wants_send
         session = Session(
             turns=self.sent,
             stale_time=self.stale_time,
             stale_turns=self.stale_turns,
+            outdated_time=self.outdated_time,
             shown_delays=tuple(self.delays),
             predictions=self.predictions,
             discarded=self.discarded,

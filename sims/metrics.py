@@ -14,9 +14,11 @@ class Session(NamedTuple):
     turns: int  # prompts sent
     stale_time: float  # time the client offered a list predicted before its latest prompt
     stale_turns: int  # turns during which such a list was offered
+    outdated_time: float  # time it offered a list predicted before the agent's latest work
     shown_delays: tuple[float, ...]  # turn end to its prediction first shown, per shown one
     predictions: int  # model calls started
-    discarded: int  # finished after the conversation moved on, or nothing usable (LT-4, TM-2)
+    discarded: int  # sent nothing: the conversation moved on (LT-4), nothing usable (TM-2),
+    # or the same list again (L-5)
     shown: int  # predictions offered while current (before the next prompt went out)
     flicker: int  # a shown list replaced by an update within the flicker window
     offered_at_compose: int  # times the user came back to a list on screen
@@ -54,6 +56,7 @@ class Totals:
     send_wait: float = 0.0
     stalled: int = 0
     stale_times: list[float] = field(default_factory=list)
+    outdated_times: list[float] = field(default_factory=list)
     shown_delays: list[float] = field(default_factory=list)
 
     def add(self, sessions: Iterable[Session]) -> None:
@@ -72,6 +75,7 @@ class Totals:
             self.send_wait += s.send_wait
             self.stalled += s.stalled
             self.stale_times.append(s.stale_time)
+            self.outdated_times.append(s.outdated_time)
             self.shown_delays.extend(s.shown_delays)
 
     def merge(self, other: Totals) -> None:
@@ -86,6 +90,7 @@ class Totals:
     def summary(self) -> dict[str, float]:
         """The figures a sweep reports for one point, keyed by stable names."""
         stale = sorted(self.stale_times)
+        outdated = sorted(self.outdated_times)
         delays = sorted(self.shown_delays)
 
         def share(part: float, whole: float) -> float:
@@ -100,6 +105,8 @@ class Totals:
             "stale_exposure_p95": percentile(stale, 95),
             "stale_exposure_p99": percentile(stale, 99),
             "stale_turn_share": share(self.stale_turns, self.turns),
+            "outdated_exposure_mean": share(math.fsum(outdated), len(outdated)),
+            "outdated_exposure_p95": percentile(outdated, 95),
             "shown_delay_p50": percentile(delays, 50),
             "shown_delay_p95": percentile(delays, 95),
             "shown_delay_p99": percentile(delays, 99),

@@ -44,6 +44,9 @@ DEFAULTS: dict[str, Any] = {
     "think": {"dist": "lognormal", "median": 3.0, "sigma": 0.8},  # after the user sees it end
     "typing": {"dist": "lognormal", "median": 8.0, "sigma": 0.7},
     "send_after_accept": {"dist": "uniform", "low": 0.3, "high": 1.5},
+    "foreground": 0.0,  # v2: chance that work without a prompt (compaction) follows a turn
+    "foreground_start": {"dist": "uniform", "low": 1.0, "high": 10.0},  # after the turn ends
+    "foreground_duration": {"dist": "lognormal", "median": 5.0, "sigma": 0.5},
 }
 _DISTS = (
     "latency",
@@ -54,8 +57,9 @@ _DISTS = (
     "think",
     "typing",
     "send_after_accept",
+    "foreground_start",
+    "foreground_duration",
 )
-_CHANCES = ("no_prediction", "accept", "dismiss")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +83,9 @@ class Point:
     think: Draw
     typing: Draw
     send_after_accept: Draw
+    foreground: float
+    foreground_start: Draw
+    foreground_duration: Draw
 
 
 def _choice(raw: Mapping[str, Any], key: str, options: list[str]) -> str:
@@ -115,7 +122,16 @@ def _config(raw: Mapping[str, Any], turns: int) -> Config:
     version = _count(raw, "version", 1, 2)
     revision = Revision(_choice(raw, "revision", [r.value for r in Revision]))
     semantics = Semantics(_choice(raw, "semantics", [s.value for s in Semantics]))
-    bounds = Bounds(prompts=turns, predictions=turns, loads=0, cancels=0, foreground=0)
+    foreground = _chance(raw, "foreground")
+    if foreground and version == 1:
+        raise ScenarioError("foreground", "work without a prompt is a protocol v2 notion")
+    bounds = Bounds(
+        prompts=turns,
+        predictions=2 * turns if foreground else turns,
+        loads=0,
+        cancels=0,
+        foreground=turns if foreground else 0,
+    )
     cfg = baseline(revision, version, semantics=semantics, bounds=bounds)
     if raw["agent"] is not None:
         cfg = cfg.with_(agent=AGENT_POLICIES[_choice(raw, "agent", sorted(AGENT_POLICIES))])
@@ -170,6 +186,9 @@ def compile_point(raw: Mapping[str, Any], label: dict[str, Any], base: Path) -> 
         think=dists["think"],
         typing=dists["typing"],
         send_after_accept=dists["send_after_accept"],
+        foreground=_chance(raw, "foreground"),
+        foreground_start=dists["foreground_start"],
+        foreground_duration=dists["foreground_duration"],
     )
 
 

@@ -20,7 +20,7 @@ from model.system import System
 from sims.dists import ScenarioError
 from sims.engine import Draws, Interned, Run, run_session
 from sims.metrics import percentile
-from sims.scenario import compile_point, parse
+from sims.scenario import DEFAULT_SCENARIO, compile_point, load, parse
 from tests.test_stateful import expected_to_hold
 
 # Every time constant, so each event's time can be worked out by hand.
@@ -93,6 +93,27 @@ def test_a_client_that_waits_for_a_suggestion_delays_or_stalls_the_user() -> Non
     assert s.turns == 1 and s.stalled
 
 
+COMPACTING = {"version": 2, "foreground": 1, "foreground_start": 1.5, "foreground_duration": 3.0}
+
+
+def test_v2_work_without_a_prompt_by_hand() -> None:
+    # Each turn is followed by compaction 1.5 s after it ends (18.6, 35.8).  The compliant
+    # agent withdraws its list as it starts (LT-6), so the list shown at 18.2 is outdated for
+    # the 0.1 s the withdrawal travels; likewise at 35.8; and after the prompt read at 24.3.
+    s = simulate(**COMPACTING).session
+    assert s.outdated_time == pytest.approx(0.3) and s.stale_time == pytest.approx(0.2)
+    assert (s.predictions, s.shown, s.discarded, s.offered_at_compose) == (3, 2, 0, 0)
+
+
+def test_the_legacy_adapter_keeps_its_list_over_compaction() -> None:
+    # claude-agent-acp does not clear on compaction (L-8): the list stays until the user types
+    # at 19.2 (the JetBrains client drops it), and from 35.8 to the end at 36.4.  It does not
+    # resend the same list after the compaction (L-5): one prediction comes to nothing.
+    s = simulate(**COMPACTING, revision="legacy-meta").session
+    assert s.outdated_time == pytest.approx(1.2) and s.stale_time == 0
+    assert (s.predictions, s.shown, s.discarded, s.offered_at_compose) == (3, 2, 1, 1)
+
+
 def test_percentile_is_nearest_rank() -> None:
     values = [1.0, 2.0, 3.0, 4.0]
     assert [percentile(values, q) for q in (25, 50, 75, 99, 100)] == [1, 2, 3, 4, 4]
@@ -111,6 +132,8 @@ REPLAYED = [
     ({"client": "drop-on-send", "accept": 0.8}, None),
     ({"revision": "2026-10-15", "think": 0.3, "typing": 0.3}, "D-4"),
     ({"revision": "legacy-meta", "version": 2}, None),
+    ({"version": 2, "foreground": 0.7}, None),
+    ({"version": 2, "foreground": 0.7, "break": ["LT-6"]}, "LT-6"),
     ({"break": ["LT-5"]}, "LT-5"),
     ({"break": ["LT-4"], "think": 0.2, "typing": 0.2}, "LT-4"),
     ({"break": ["CP-1"]}, "CP-1"),
@@ -164,10 +187,10 @@ def _check(raw: dict[str, Any], observer: str, sessions: int = 30) -> set[tuple[
     return found
 
 
-@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("raw", [{"version": 1}, {"version": 2}, {**COMPACTING, "turn": 3.0}])
 @pytest.mark.parametrize("observer", ["client", "agent"])
-def test_compliant_simulated_traffic_passes_the_checker(version: int, observer: str) -> None:
-    found = _check({"version": version}, observer)
+def test_compliant_simulated_traffic_passes_the_checker(raw: dict[str, Any], observer: str) -> None:
+    found = _check(raw, observer)
     assert not {f for f in found if f[1] == "violation"}
     assert {("LT-5", "pass"), ("CAP-2", "pass"), ("SC-2", "pass")} <= found
 
@@ -180,6 +203,8 @@ def test_compliant_simulated_traffic_passes_the_checker(version: int, observer: 
         ({"break": ["CAP-2"]}, "CAP-2"),
         ({"break": ["SC-2"]}, "SC-2"),
         ({"break": ["SC-3"]}, "SC-3"),
+        ({"version": 2, "foreground": 1, "break": ["LT-6"]}, "LT-6"),
+        ({"version": 2, "foreground": 1, "revision": "legacy-meta"}, "LT-6"),
     ],
 )
 def test_broken_simulated_agents_are_caught_by_the_checker(raw: dict[str, Any], rule: str) -> None:
@@ -265,6 +290,7 @@ BAD = [
     ("prediction = -1", "prediction: expected a finite number >= 0"),
     ('think = "soon"', "think: expected a number or a table"),
     ("accept = 1.5", "accept: expected a probability"),
+    ("foreground = 0.5", "foreground: work without a prompt is a protocol v2 notion"),
     ('agent = "nobody"', "agent: expected one of"),
     ('break = ["XX-1"]', "break[0]: no mutation breaks 'XX-1'"),
     ('break = ["D-4"]', "break[0]: D-4 is a rule of revision 2026-10-15"),
@@ -297,6 +323,13 @@ def test_empirical_samples_are_read_from_a_file(tmp_path: Path) -> None:
     (tmp_path / "rtt.csv").write_text("0.1\nfast\n")
     with pytest.raises(ScenarioError, match=r"latency\.file: .*rtt\.csv:2: expected a number"):
         compile_point({"latency": spec}, {}, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "path", sorted(DEFAULT_SCENARIO.parent.glob("*.toml")), ids=lambda p: p.name
+)
+def test_the_shipped_scenarios_are_valid(path: Path) -> None:
+    assert load(path).points()
 
 
 def test_a_sweep_grid_is_the_product_in_file_order() -> None:
