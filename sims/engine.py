@@ -30,6 +30,8 @@ _TYPE, _ACCEPT, _DISMISS = Action(USER, "type"), Action(USER, "accept"), Action(
 _SEND_ACTION, _AUTO_SEND = Action(USER, "send"), Action(CLIENT, "auto_send")
 _ACCEPT_PROMPT, _END_TURN = Action(AGENT, "accept_prompt"), Action(AGENT, "end_turn")
 _PUBLISH, _FOREGROUND = Action(AGENT, "publish"), Action(AGENT, "foreground_work")
+_REPLAY_DONE = Action(AGENT, "replay_done")
+_LOAD, _RESUME_PLAIN = Action(USER, "load", 1), Action(USER, "resume_without_replay")
 _EMPTY = Composer.EMPTY
 _HEAD_TO_AGENT, _HEAD_TO_CLIENT = Action(NET, TO_AGENT, 0), Action(NET, TO_CLIENT, 0)
 
@@ -90,6 +92,7 @@ class Draws(NamedTuple):
     send_after_accept: Stream
     foreground_start: Stream
     foreground_duration: Stream
+    replay_duration: Stream
 
     @classmethod
     def seeded(cls, point: Point, *key: int) -> Draws:
@@ -117,6 +120,7 @@ class Engine:
         "busy",
         "cfg",
         "composes",
+        "conn",
         "d",
         "delays",
         "discarded",
@@ -127,7 +131,9 @@ class Engine:
         "flicker",
         "handlers",
         "heap",
+        "load_id",
         "model",
+        "next_id",
         "observer",
         "offered_at_compose",
         "outdated_since",
@@ -177,6 +183,9 @@ class Engine:
         if observer is not None:
             self.trace = [{**r, "ts": 0.0} for r in wire.header(self.cfg)]
         self.prompt_ids: deque[int] = deque()  # sent, not yet answered (wire ids)
+        self.next_id = wire.FIRST_ID  # of the client's next request on the wire
+        self.load_id = 0  # of the last session/load or session/resume
+        self.conn = 0  # the connection in use; messages of an older one are lost
         self.work = 0  # the agent's current work (a turn or foreground work), by number
         self.prompted = False  # that work began with a prompt
         self.busy = False  # the user is composing a prompt
@@ -238,7 +247,7 @@ class Engine:
         if self.fifo and due < self.due_client:
             due = self.due_client
         self.due_client = due
-        self._push(due, _TO_CLIENT, msg, record, ends)
+        self._push(due, _TO_CLIENT, (self.conn, msg), record, ends)
         if self.observer == "agent":
             self._log(t, record)
 
@@ -251,7 +260,9 @@ class Engine:
     def _record(self, msg: Any) -> wire.Record:
         if type(msg) is Update:
             return wire.update(self.cfg, msg)
-        return wire.prompt_response(1, self.prompt_ids.popleft())
+        if type(msg) is PromptResponse:
+            return wire.prompt_response(1, self.prompt_ids.popleft())
+        return wire.load_response(self.load_id)
 
     # --- the agent --------------------------------------------------------------------------
 
@@ -278,6 +289,8 @@ class Engine:
             self._to_client(t, None, wire.state("running") if self.trace is not None else None)
             self._sent_since(t, before)
             self._start_work(t, self.d.foreground_duration(), prompted=False)
+        elif action is _REPLAY_DONE:  # the load or resume is answered
+            self._sent_since(t, before)
         elif action is _END_TURN:
             self._sent_since(t, before)
             if not self.v1:
@@ -309,7 +322,12 @@ class Engine:
             self.predictions += 1
             self._push(t + self.d.prediction(), _AGENT, _PUBLISH)
 
-    def _deliver_to_agent(self, t: float, msg: Prompt, record: Any, ends: bool) -> None:
+    def _deliver_to_agent(
+        self, t: float, sent: tuple[int, Prompt], record: Any, ends: bool
+    ) -> None:
+        conn, msg = sent
+        if conn != self.conn:
+            return  # lost with the connection it was sent on
         # In order, the message is the head; unordered, any equal copy leads to the same world
         # and the model offers the first.
         i = 0 if self.fifo else self.w.to_agent.index(msg)
@@ -325,7 +343,10 @@ class Engine:
 
     # --- the client and the user ------------------------------------------------------------
 
-    def _deliver_to_client(self, t: float, msg: Any, record: Any, ends: bool) -> None:
+    def _deliver_to_client(self, t: float, sent: tuple[int, Any], record: Any, ends: bool) -> None:
+        conn, msg = sent
+        if conn != self.conn:
+            return  # lost with the connection it was sent on
         if msg is not None:
             i = 0 if self.fifo else self.w.to_client.index(msg)
             self._step(t, _HEAD_TO_CLIENT if i == 0 else Action(NET, TO_CLIENT, i))
@@ -347,6 +368,8 @@ class Engine:
         if self.sent >= self.p.turns:
             self.done = True
             return
+        if self.sent and self.p.reopen and self.d.decide.random() < self.p.reopen:
+            self._reopen(t)
         c = self.w.client
         offered = c.held is not None and c.composer is _EMPTY
         if self.sent:
@@ -364,6 +387,23 @@ class Engine:
         self._observe(t, by_update=False)
         self._push(t + delay, _SEND)
 
+    def _reopen(self, t: float) -> None:
+        """The user reopens the session on a new connection: what was in flight on the old
+        one is lost; the agent reads the load first, replays if asked, then answers."""
+        replay = self.v1 or self.p.resume_replays
+        self.conn += 1
+        self.due_agent = self.due_client = t
+        if self.trace is not None:
+            self.prompt_ids.clear()
+            for record in wire.reopen(self.cfg, self.next_id, replay):
+                self._log(t, record)
+            self.load_id, self.next_id = self.next_id + 1, self.next_id + 2
+        self._user(t, _LOAD if replay else _RESUME_PLAIN)
+        self._sent_since(t, 0)
+        if replay:
+            self._push(t + self.d.replay_duration(), _AGENT, _REPLAY_DONE)
+        self._observe(t, by_update=False)
+
     def _try_send(self, t: float, *unused: Any) -> None:
         if self._enabled(_SEND_ACTION):
             self._send(t, _SEND_ACTION)
@@ -378,15 +418,15 @@ class Engine:
             self.wants_send = None
         record = None
         if self.trace is not None:
-            rid = wire.FIRST_PROMPT_ID + self.sent - 1
-            self.prompt_ids.append(rid)
-            record = wire.prompt(rid)
+            self.prompt_ids.append(self.next_id)
+            record = wire.prompt(self.next_id)
+            self.next_id += 1
         if self.observer == "client":
             self._log(t, record)
         due = t + self.d.to_agent()
         if self.fifo:
             due = self.due_agent = max(due, self.due_agent)
-        self._push(due, _TO_AGENT, self.w.to_agent[-1], record)
+        self._push(due, _TO_AGENT, (self.conn, self.w.to_agent[-1]), record)
         self._observe(t, by_update=False)
 
     def _observe(self, t: float, by_update: bool) -> None:

@@ -47,6 +47,9 @@ DEFAULTS: dict[str, Any] = {
     "foreground": 0.0,  # v2: chance that work without a prompt (compaction) follows a turn
     "foreground_start": {"dist": "uniform", "low": 1.0, "high": 10.0},  # after the turn ends
     "foreground_duration": {"dist": "lognormal", "median": 5.0, "sigma": 0.5},
+    "reopen": 0.0,  # chance that the user reopens the session (a new connection) on coming back
+    "resume_replays": True,  # v2: resume with replayFrom (v1 load always replays)
+    "replay_duration": {"dist": "uniform", "low": 0.1, "high": 0.5},
 }
 _DISTS = (
     "latency",
@@ -59,6 +62,7 @@ _DISTS = (
     "send_after_accept",
     "foreground_start",
     "foreground_duration",
+    "replay_duration",
 )
 
 
@@ -86,6 +90,9 @@ class Point:
     foreground: float
     foreground_start: Draw
     foreground_duration: Draw
+    reopen: float
+    resume_replays: bool
+    replay_duration: Draw
 
 
 def _choice(raw: Mapping[str, Any], key: str, options: list[str]) -> str:
@@ -109,6 +116,13 @@ def _chance(raw: Mapping[str, Any], key: str) -> float:
     return float(value)
 
 
+def _flag(raw: Mapping[str, Any], key: str) -> bool:
+    value = raw[key]
+    if not isinstance(value, bool):
+        raise ScenarioError(key, f"expected true or false, got {value!r}")
+    return value
+
+
 def _seconds(raw: Mapping[str, Any], key: str) -> float:
     value = raw[key]
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1e9:
@@ -128,7 +142,7 @@ def _config(raw: Mapping[str, Any], turns: int) -> Config:
     bounds = Bounds(
         prompts=turns,
         predictions=2 * turns if foreground else turns,
-        loads=0,
+        loads=turns if _chance(raw, "reopen") else 0,
         cancels=0,
         foreground=turns if foreground else 0,
     )
@@ -137,9 +151,7 @@ def _config(raw: Mapping[str, Any], turns: int) -> Config:
         cfg = cfg.with_(agent=AGENT_POLICIES[_choice(raw, "agent", sorted(AGENT_POLICIES))])
     if raw["client"] is not None:
         cfg = cfg.with_(client=CLIENT_POLICIES[_choice(raw, "client", sorted(CLIENT_POLICIES))])
-    if not isinstance(raw["advertise"], bool):
-        raise ScenarioError("advertise", f"expected true or false, got {raw['advertise']!r}")
-    if not raw["advertise"]:
+    if not _flag(raw, "advertise"):
         cfg = cfg.with_(client_caps=ClientSuggestionCaps())
     breaks = raw["break"]
     if not isinstance(breaks, list):
@@ -189,6 +201,9 @@ def compile_point(raw: Mapping[str, Any], label: dict[str, Any], base: Path) -> 
         foreground=_chance(raw, "foreground"),
         foreground_start=dists["foreground_start"],
         foreground_duration=dists["foreground_duration"],
+        reopen=_chance(raw, "reopen"),
+        resume_replays=_flag(raw, "resume_replays"),
+        replay_duration=dists["replay_duration"],
     )
 
 

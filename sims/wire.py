@@ -12,7 +12,7 @@ from model.state import BLANK, UNPARSEABLE, Suggestion, Update
 
 Record = dict[str, Any]
 SESSION = "sim-1"
-FIRST_PROMPT_ID = 2  # after initialize (0) and session/new (1)
+FIRST_ID = 2  # of the client's requests after initialize (0) and session/new (1)
 
 _BLOCKS: dict[str, dict[str, Any]] = {
     TEXT: {"type": "text", "text": "Run the tests again"},
@@ -44,8 +44,8 @@ def _notify(update: dict[str, Any]) -> Record:
     }
 
 
-def header(cfg: Config) -> list[Record]:
-    """`initialize` with both sides' capabilities as configured, and `session/new`."""
+def initialize(cfg: Config, rid: int) -> list[Record]:
+    """`initialize` and its result, with both sides' capabilities as configured."""
     caps = cfg.client_caps
     offer: dict[str, Any] = {}
     for key, on in (("image", caps.image), ("audio", caps.audio)):
@@ -80,12 +80,35 @@ def header(cfg: Config) -> list[Record]:
             if on
         }
         result = {"protocolVersion": 2, "capabilities": {"session": {"prompt": prompt}}}
+    return [_request("client", rid, "initialize", init), _response("agent", rid, result)]
+
+
+def header(cfg: Config) -> list[Record]:
+    """A new connection and a new session."""
     return [
-        _request("client", 0, "initialize", init),
-        _response("agent", 0, result),
+        *initialize(cfg, 0),
         _request("client", 1, "session/new", {"cwd": "/work", "mcpServers": []}),
         _response("agent", 1, {"sessionId": SESSION}),
     ]
+
+
+def reopen(cfg: Config, rid: int, replay: bool) -> list[Record]:
+    """The session reopened on a new connection: `initialize`, then v1 `session/load` or v2
+    `session/resume` (with `replayFrom` when it replays)."""
+    params: dict[str, Any] = {"sessionId": SESSION}
+    if cfg.version == 1:
+        method = "session/load"
+        params |= {"cwd": "/work", "mcpServers": []}
+    else:
+        method = "session/resume"
+        if replay:
+            params["replayFrom"] = {"type": "start"}
+    return [*initialize(cfg, rid), _request("client", rid + 1, method, params)]
+
+
+def load_response(rid: int) -> Record:
+    """The answer to `session/load` or `session/resume`."""
+    return _response("agent", rid, {})
 
 
 def prompt(rid: int) -> Record:

@@ -114,6 +114,21 @@ def test_the_legacy_adapter_keeps_its_list_over_compaction() -> None:
     assert (s.predictions, s.shown, s.discarded, s.offered_at_compose) == (3, 2, 1, 1)
 
 
+def test_reopening_the_session_by_hand() -> None:
+    # At 19.2 the user comes back and reopens the session on a new connection: the client's
+    # list starts empty (RP-2), the agent replays until 19.5 and its answer arrives at 19.6.
+    s = simulate(reopen=1, replay_duration=0.3).session
+    assert (s.turns, s.stale_time, s.offered_at_compose, s.shown, s.events) == (2, 0, 0, 2, 17)
+
+
+def test_suggestions_in_replay_come_back_stale() -> None:
+    # The replay carries the old list (RP-1 broken); it arrives at 19.3 while the user types,
+    # shows once the prompt has gone at 24.2, and nothing withdraws it (the agent's own list
+    # started empty) until the next list at 35.4.
+    s = simulate(reopen=1, replay_duration=0.3, **{"break": ["RP-1"]}).session
+    assert s.stale_time == pytest.approx(11.2) and s.stale_turns == 1
+
+
 def test_percentile_is_nearest_rank() -> None:
     values = [1.0, 2.0, 3.0, 4.0]
     assert [percentile(values, q) for q in (25, 50, 75, 99, 100)] == [1, 2, 3, 4, 4]
@@ -134,6 +149,10 @@ REPLAYED = [
     ({"revision": "legacy-meta", "version": 2}, None),
     ({"version": 2, "foreground": 0.7}, None),
     ({"version": 2, "foreground": 0.7, "break": ["LT-6"]}, "LT-6"),
+    ({"reopen": 0.5}, None),
+    ({"reopen": 0.5, "version": 2, "resume_replays": False, "foreground": 0.5}, None),
+    ({"reopen": 0.5, "break": ["RP-1"]}, "RP-1"),
+    ({"reopen": 0.5, "version": 2, "break": ["RP-2"]}, "RP-2"),
     ({"break": ["LT-5"]}, "LT-5"),
     ({"break": ["LT-4"], "think": 0.2, "typing": 0.2}, "LT-4"),
     ({"break": ["CP-1"]}, "CP-1"),
@@ -187,7 +206,11 @@ def _check(raw: dict[str, Any], observer: str, sessions: int = 30) -> set[tuple[
     return found
 
 
-@pytest.mark.parametrize("raw", [{"version": 1}, {"version": 2}, {**COMPACTING, "turn": 3.0}])
+@pytest.mark.parametrize(
+    "raw",
+    [{"version": 1}, {"version": 2}, {**COMPACTING, "turn": 3.0}, {"reopen": 0.5}],
+    ids=["v1", "v2", "v2-compaction", "v1-reopen"],
+)
 @pytest.mark.parametrize("observer", ["client", "agent"])
 def test_compliant_simulated_traffic_passes_the_checker(raw: dict[str, Any], observer: str) -> None:
     found = _check(raw, observer)
@@ -205,6 +228,7 @@ def test_compliant_simulated_traffic_passes_the_checker(raw: dict[str, Any], obs
         ({"break": ["SC-3"]}, "SC-3"),
         ({"version": 2, "foreground": 1, "break": ["LT-6"]}, "LT-6"),
         ({"version": 2, "foreground": 1, "revision": "legacy-meta"}, "LT-6"),
+        ({"reopen": 0.5, "break": ["RP-1"]}, "RP-1"),
     ],
 )
 def test_broken_simulated_agents_are_caught_by_the_checker(raw: dict[str, Any], rule: str) -> None:
@@ -291,6 +315,7 @@ BAD = [
     ('think = "soon"', "think: expected a number or a table"),
     ("accept = 1.5", "accept: expected a probability"),
     ("foreground = 0.5", "foreground: work without a prompt is a protocol v2 notion"),
+    ('resume_replays = "yes"', "resume_replays: expected true or false"),
     ('agent = "nobody"', "agent: expected one of"),
     ('break = ["XX-1"]', "break[0]: no mutation breaks 'XX-1'"),
     ('break = ["D-4"]', "break[0]: D-4 is a rule of revision 2026-10-15"),
