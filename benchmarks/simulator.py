@@ -23,7 +23,9 @@ import simpy
 
 from model.system import System
 from sims import sweep
-from sims.engine import Draws, Engine, Interned, Run
+from sims.draws import Draws
+from sims.engine import Engine, Run
+from sims.interned import Interned
 from sims.scenario import DEFAULT_SCENARIO, Point, compile_point, load
 
 

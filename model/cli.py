@@ -29,7 +29,8 @@ from sims import report as sim_report
 from sims import scenario as sim_scenario
 from sims import sweep
 from sims.dists import ScenarioError
-from sims.engine import Interned, run_session
+from sims.engine import run_session
+from sims.interned import Interned
 
 err = Console(stderr=True, soft_wrap=True)
 

@@ -1,2 +1,4 @@
-"""Simulation of message races under network delay.  Not written yet: the package holds the
-place the project's layout gives it, and the simulator will drive `model.system` itself."""
+"""Simulation of message races under network delay: sessions run in simulated time by a
+discrete-event engine that takes only actions `model.system` enables (`sims.engine`), over
+scenario files and sweeps (`sims.scenario`, `sims.sweep`), with figures, plots and wire traces
+(`sims.metrics`, `sims.report`, `sims.wire`)."""

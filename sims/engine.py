@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
-from random import Random
 from typing import Any, NamedTuple
 
-import numpy as np
-
 from model.config import Semantics
-from model.state import Composer, Prompt, PromptResponse, Update, World
-from model.system import AGENT, CLIENT, NET, TO_AGENT, TO_CLIENT, USER, Action, System
+from model.state import Composer, Prompt, PromptResponse, Update
+from model.system import AGENT, CLIENT, NET, TO_AGENT, TO_CLIENT, USER, Action
 from sims import wire
-from sims.dists import Stream
+from sims.draws import Draws
+from sims.interned import Interned
 from sims.metrics import Session
 from sims.scenario import Point
 
@@ -43,68 +41,6 @@ class Run(NamedTuple):
     session: Session
     steps: list[tuple[float, Action]] | None
     trace: list[wire.Record] | None
-
-
-class Interned:
-    """The model of one configuration with each distinct world numbered, so that a session
-    in flight is an int and a step it has seen before is one dict lookup.  Shared by every
-    session of a point; each new step is computed by `System.next_state` itself."""
-
-    def __init__(self, system: System) -> None:
-        self.system = system
-        w = system.init_state()
-        self.worlds: list[World] = [w]
-        self._ids: dict[World, int] = {w: 0}
-        self.known: dict[tuple[int, Action], int] = {}  # steps taken before
-        self.enabled_in: dict[int, frozenset[Action]] = {}  # worlds asked about before
-
-    def step(self, sid: int, action: Action) -> int:
-        """The world after `action` (which must be enabled) in world `sid`."""
-        key = (sid, action)
-        nid = self.known.get(key)
-        if nid is None:
-            w = self.system.next_state(self.worlds[sid], action)
-            nid = self._ids.setdefault(w, len(self.worlds))
-            if nid == len(self.worlds):
-                self.worlds.append(w)
-            self.known[key] = nid
-        return nid
-
-    def enabled(self, sid: int, action: Action) -> bool:
-        """Whether the model enables `action` in world `sid`."""
-        actions = self.enabled_in.get(sid)
-        if actions is None:
-            actions = self.enabled_in[sid] = frozenset(self.system.actions(self.worlds[sid]))
-        return action in actions
-
-
-class Draws(NamedTuple):
-    """The randomness of a run of sessions: a Random for the user's and the agent's choices,
-    and a stream of draws per timing, each with its own generator."""
-
-    decide: Random
-    to_agent: Stream
-    to_client: Stream
-    prediction: Stream
-    turn: Stream
-    think: Stream
-    typing: Stream
-    send_after_accept: Stream
-    foreground_start: Stream
-    foreground_duration: Stream
-    replay_duration: Stream
-
-    @classmethod
-    def seeded(cls, point: Point, *key: int) -> Draws:
-        """Draws for `point` seeded from `key` (e.g. seed, point, chunk); string seeds are
-        hashed with SHA-512, so nothing depends on Python's hash seed."""
-        timings = cls._fields[1:]
-        seeds = np.random.SeedSequence(list(key)).spawn(len(timings))
-        streams = (
-            Stream(getattr(point, name), np.random.default_rng(ss))
-            for name, ss in zip(timings, seeds, strict=True)
-        )
-        return cls(Random("/".join(map(str, key))), *streams)
 
 
 class SimulationError(RuntimeError):
@@ -408,7 +344,7 @@ class Engine:
         if self._enabled(_SEND_ACTION):
             self._send(t, _SEND_ACTION)
         else:
-            self.wants_send = t  # a client that waits for a suggestion (TM-3 broken)
+            self.wants_send = t  # a load under way, or a client waiting for a suggestion (TM-3)
 
     def _send(self, t: float, action: Action) -> None:
         self._user(t, action)

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from model.system import System
-from sims.engine import Draws, Interned, run_session
+from sims.draws import Draws
+from sims.engine import run_session
+from sims.interned import Interned
 from sims.metrics import Totals
 from sims.scenario import Point, Scenario
 

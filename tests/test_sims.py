@@ -18,7 +18,9 @@ from model.invariants import INVARIANTS, REACHABLE
 from model.mutations import MUTATIONS_BY_RULE
 from model.system import System
 from sims.dists import ScenarioError
-from sims.engine import Draws, Interned, Run, run_session
+from sims.draws import Draws
+from sims.engine import Run, run_session
+from sims.interned import Interned
 from sims.metrics import percentile
 from sims.scenario import DEFAULT_SCENARIO, compile_point, load, parse
 from tests.test_stateful import expected_to_hold
