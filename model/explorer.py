@@ -16,9 +16,10 @@ from model.config import Config
 from model.invariants import INVARIANTS, REACHABLE, Property
 from model.session import V1, V2
 from model.state import World
-from model.system import Action, System
+from model.system import Action, Packed, System
 
 Path = tuple[tuple[Action, World], ...]
+_PARTS = {"agent": 0, "client": 1, "to_client": 3}  # a part of the world: its place in a Packed
 
 
 @dataclass
@@ -55,56 +56,70 @@ def explore(
     """Explore `config` breadth-first; `keep_graph` also returns the state graph (networkx)."""
     system = System(config)
     init = system.init_state()
-    number: dict[World, int] = {init: 0}
-    worlds: list[World] = [init]
+    start = system.pack(init)
+    number: dict[Packed, int] = {start: 0}
+    states: list[Packed] = [start]
     parent: list[tuple[int, Action] | None] = [None]
     edges: list[tuple[int, int, dict[str, Action]]] = []
     result = Result(config)
     pending_inv, pending_reach = list(invariants), list(reachable)
+    unpack = system.unpack
 
     def path_to(i: int) -> tuple[World, Path]:
         steps: list[tuple[Action, World]] = []
         while (link := parent[i]) is not None:
-            steps.append((link[1], worlds[i]))
+            steps.append((link[1], unpack(states[i])))
             i = link[0]
         return init, tuple(reversed(steps))
 
-    actions, next_state = system.actions, system.next_state
+    # An invariant that reads one part of the world is decided once per distinct part.
+    by_part = {part: [p for p in pending_inv if p.reads == part] for part in _PARTS}
+    whole = [p for p in pending_inv if p.reads not in _PARTS]
+    broken: dict[str, dict[int, list[Property]]] = {part: {} for part in _PARTS}
+    successors = system.successors
     i = 0
-    while i < len(worlds):
-        w = worlds[i]
-        for p in [p for p in pending_inv if not p.holds(config, w)]:
-            result.counterexamples[p.name] = path_to(i)
-            pending_inv.remove(p)
+    while i < len(states):
+        s = states[i]
+        w = unpack(s)
+        failing = [p for p in whole if not p.holds(config, w)]
+        for part, index in _PARTS.items():
+            found = broken[part].get(s[index])
+            if found is None:
+                found = broken[part][s[index]] = [
+                    p for p in by_part[part] if not p.holds(config, w)
+                ]
+            failing += found
+        for p in failing:
+            if p.name not in result.counterexamples:
+                result.counterexamples[p.name] = path_to(i)
         for p in [p for p in pending_reach if p.holds(config, w)]:
             result.reached[p.name] = path_to(i)
             pending_reach.remove(p)
-        enabled = actions(w)
+        enabled = successors(s)
         if not enabled:
             result.terminal += 1
             idle = w.agent.session in (V1.IDLE, V2.IDLE)
             if w.to_agent or w.to_client or not idle or w.agent.pending is not None:
                 result.deadlocks += 1
-        for action in enabled:
-            nxt = next_state(w, action)
+        for action, nxt in enabled:
             j = number.get(nxt)
             if j is None:
-                j = number[nxt] = len(worlds)
-                worlds.append(nxt)
+                j = number[nxt] = len(states)
+                states.append(nxt)
                 parent.append((i, action))
             if keep_graph:
                 edges.append((i, j, {"action": action}))
         result.transitions += len(enabled)
         i += 1
-        if len(worlds) > max_states:
+        if len(states) > max_states:
             result.complete = False
             break
         if progress is not None and i % 50_000 == 0:
             progress(i)
-    result.states = len(worlds)
+    result.states = len(states)
     if keep_graph:
         graph = nx.DiGraph()
-        graph.add_nodes_from(range(len(worlds)))
+        graph.add_nodes_from(range(len(states)))
         graph.add_edges_from(edges)
-        result.graph, result.worlds = graph, worlds
+        result.graph, result.worlds = graph, [unpack(s) for s in states]
     return result

@@ -7,7 +7,7 @@ This is the one model behind the explorer, the Hypothesis machines and the diagr
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from model import actors
 from model import session as sess
@@ -42,6 +42,7 @@ class Action(NamedTuple):
 
 USER, CLIENT, AGENT, NET = "user", "client", "agent", "net"
 TO_AGENT, TO_CLIENT = "deliver_to_agent", "deliver_to_client"
+T = TypeVar("T")
 
 
 def _deliverable(messages: tuple[object, ...], semantics: Semantics) -> list[int]:
@@ -60,40 +61,200 @@ def _deliverable(messages: tuple[object, ...], semantics: Semantics) -> list[int
     return firsts
 
 
+Packed = tuple[int, int, int, int]
+"""A world as the numbers of its agent, client and two channels in the system's tables."""
+
+
+class _Table(Generic[T]):
+    """Values numbered in the order first seen, so a number stands for its value."""
+
+    __slots__ = ("ids", "values")
+
+    def __init__(self) -> None:
+        self.values: list[T] = []
+        self.ids: dict[T, int] = {}
+
+    def number(self, value: T) -> int:
+        i = self.ids.get(value)
+        if i is None:
+            i = self.ids[value] = len(self.values)
+            self.values.append(value)
+        return i
+
+
 class System:
     """The composed system of one configuration, stateright-style.
 
-    Actors are pure, so each local step and each actor's enabled actions are computed once per
-    distinct local state and remembered: the explorer's hot path is mostly dict lookups.
+    A world is packed as four numbers (agent, client, each channel), each the index of its
+    value in a table, so a world hashes as four ints.  Actors are pure, so each local step is
+    computed once per distinct local state and remembered by number: the explorer's hot path
+    (`successors`) is dict lookups on small int tuples.
     """
 
     def __init__(self, config: Config) -> None:
         self.config = config
-        self._client_actions: dict[Client, tuple[Action, ...]] = {}
-        self._agent_actions: dict[Agent, tuple[Action, ...]] = {}
-        self._memo: dict[tuple[object, ...], Any] = {}
+        self._agents: _Table[Agent] = _Table()
+        self._clients: _Table[Client] = _Table()
+        self._channels: _Table[tuple[Any, ...]] = _Table()
+        self._empty = self._channels.number(())
+        # Remembered local steps, by number: what the client, the agent and the network can do.
+        self._by_client: dict[int, tuple[tuple[Action, int, int], ...]] = {}
+        self._by_agent: dict[int, tuple[tuple[Action, int, int], ...]] = {}
+        self._idle: dict[int, bool] = {}
+        self._heads: dict[int, tuple[tuple[int, bool], ...]] = {}  # deliverable, and a load?
+        self._read: dict[tuple[int, int, int], tuple[int, int, int]] = {}
+        self._received: dict[tuple[int, int, int], tuple[int, int]] = {}
+        self._appended: dict[tuple[int, int], int] = {}
+        self._reopened: dict[tuple[int, int, int], tuple[int, int, int]] = {}
 
     def init_state(self) -> World:
         """A new session with nothing in flight."""
         return initial_world(self.config.version)
 
+    # --- packed worlds: the explorer's interface ------------------------------------------
+
+    def pack(self, w: World) -> Packed:
+        """The numbers of a world's parts."""
+        channels = self._channels.number
+        return (
+            self._agents.number(w.agent),
+            self._clients.number(w.client),
+            channels(w.to_agent),
+            channels(w.to_client),
+        )
+
+    def unpack(self, s: Packed) -> World:
+        """The world of four numbers."""
+        channels = self._channels.values
+        return World(
+            self._agents.values[s[0]], self._clients.values[s[1]], channels[s[2]], channels[s[3]]
+        )
+
+    def successors(self, s: Packed) -> list[tuple[Action, Packed]]:
+        """Every enabled action with the world it leads to, in a fixed order: user and
+        client, agent, network."""
+        a, c, ta, tc = s
+        empty, out = self._empty, []
+        by_client = self._by_client.get(c)
+        if by_client is None:
+            by_client = self._client_steps(c)
+        for action, c2, sent in by_client:
+            if c2 < 0:  # a reopen on a new connection involves the agent too
+                a2, c2, replies = self._reopen(action, c, a)
+                out.append((action, (a2, c2, empty, replies)))
+            else:
+                out.append((action, (a, c2, ta if sent == empty else self._append(ta, sent), tc)))
+        by_agent = self._by_agent.get(a)
+        if by_agent is None:
+            by_agent = self._agent_steps(a)
+        for action, a2, sent in by_agent:
+            out.append((action, (a2, c, ta, tc if sent == empty else self._append(tc, sent))))
+        if ta != empty:
+            idle = self._idle[a]
+            for i, load in self._heads.get(ta) or self._deliverable(ta):
+                if load and not idle:
+                    continue  # load and resume are served between turns
+                a2, rest, sent = self._read.get((ta, i, a)) or self._read_step(ta, i, a)
+                tc2 = tc if sent == empty else self._append(tc, sent)
+                out.append((_TO_AGENT_ACTIONS[i], (a2, c, rest, tc2)))
+        if tc != empty:
+            for i, _ in self._heads.get(tc) or self._deliverable(tc):
+                c2, rest = self._received.get((tc, i, c)) or self._receive_step(tc, i, c)
+                out.append((_TO_CLIENT_ACTIONS[i], (a, c2, ta, rest)))
+        return out
+
+    # --- worlds: everyone else's interface ------------------------------------------------
+
     def actions(self, w: World) -> list[Action]:
         """Every action enabled in `w`, in a fixed order: user and client, agent, network."""
-        by_client = self._client_actions.get(w.client)
-        if by_client is None:
-            by_client = self._client_actions[w.client] = tuple(self._enabled_for_client(w.client))
-        by_agent = self._agent_actions.get(w.agent)
-        if by_agent is None:
-            by_agent = self._agent_actions[w.agent] = tuple(self._enabled_for_agent(w.agent))
-        out = [*by_client, *by_agent]
-        semantics = self.config.semantics
-        idle = w.agent.session in (V1.IDLE, V2.IDLE)
-        for i in _deliverable(w.to_agent, semantics):
-            # Load and resume are served between turns; prompts and cancels are read at once.
-            if idle or type(w.to_agent[i]) is not Load:
-                out.append(Action(NET, TO_AGENT, i))
-        out += [Action(NET, TO_CLIENT, i) for i in _deliverable(w.to_client, semantics)]
-        return out
+        return [action for action, _ in self.successors(self.pack(w))]
+
+    def next_state(self, w: World, action: Action) -> World:
+        """The state after `action`, which must be enabled in `w`."""
+        for enabled, nxt in self.successors(self.pack(w)):
+            if enabled == action:
+                return self.unpack(nxt)
+        raise ValueError(f"{action} is not enabled in {w}")
+
+    # --- computing local steps, once each -------------------------------------------------
+
+    def _append(self, channel: int, sent: int) -> int:
+        key = (channel, sent)
+        joined = self._appended.get(key)
+        if joined is None:
+            values = self._channels.values
+            joined = self._appended[key] = self._channels.number(values[channel] + values[sent])
+        return joined
+
+    def _deliverable(self, channel: int) -> tuple[tuple[int, bool], ...]:
+        messages = self._channels.values[channel]
+        heads = self._heads[channel] = tuple(
+            (i, type(messages[i]) is Load) for i in _deliverable(messages, self.config.semantics)
+        )
+        for actions, name in ((_TO_AGENT_ACTIONS, TO_AGENT), (_TO_CLIENT_ACTIONS, TO_CLIENT)):
+            actions.extend(Action(NET, name, i) for i in range(len(actions), heads[-1][0] + 1))
+        return heads
+
+    def _client_steps(self, c: int) -> tuple[tuple[Action, int, int], ...]:
+        cfg, client = self.config, self._clients.values[c]
+        steps = []
+        for action in self._enabled_for_client(client):
+            if action.name in _LOADS and not cfg.load_on_live_connection:
+                steps.append((action, -1, -1))
+                continue
+            if action.name in _LOADS:
+                client2, sent = _load(cfg, client, action.arg)
+            else:
+                client2, sent = _CLIENT_STEPS[action.name](cfg, client)
+            steps.append((action, self._clients.number(client2), self._channels.number(sent)))
+        result = self._by_client[c] = tuple(steps)
+        return result
+
+    def _agent_steps(self, a: int) -> tuple[tuple[Action, int, int], ...]:
+        cfg, agent = self.config, self._agents.values[a]
+        steps = []
+        for action in self._enabled_for_agent(agent):
+            agent2, sent = _AGENT_STEPS[action.name](cfg, agent, action.arg)
+            steps.append((action, self._agents.number(agent2), self._channels.number(sent)))
+        self._idle[a] = agent.session in (V1.IDLE, V2.IDLE)
+        result = self._by_agent[a] = tuple(steps)
+        return result
+
+    def _read_step(self, ta: int, i: int, a: int) -> tuple[int, int, int]:
+        """The agent reads message `i` of its channel: its new number, the rest of the
+        channel and what it sent."""
+        channel = self._channels.values[ta]
+        request = channel[i]
+        agent2, sent = _AGENT_READERS[type(request)](self.config, self._agents.values[a], request)
+        step = self._read[(ta, i, a)] = (
+            self._agents.number(agent2),
+            self._channels.number(channel[:i] + channel[i + 1 :]),
+            self._channels.number(sent),
+        )
+        return step
+
+    def _receive_step(self, tc: int, i: int, c: int) -> tuple[int, int]:
+        channel = self._channels.values[tc]
+        client2 = _receive(self.config, self._clients.values[c], channel[i])
+        step = self._received[(tc, i, c)] = (
+            self._clients.number(client2),
+            self._channels.number(channel[:i] + channel[i + 1 :]),
+        )
+        return step
+
+    def _reopen(self, action: Action, c: int, a: int) -> tuple[int, int, int]:
+        key = (action.arg, c, a)  # the arg tells load (replays) from resume without replay
+        step = self._reopened.get(key)
+        if step is None:
+            agent, client, replies = _reconnect(
+                self.config, self._clients.values[c], self._agents.values[a], action.arg
+            )
+            step = self._reopened[key] = (
+                self._agents.number(agent),
+                self._clients.number(client),
+                self._channels.number(replies),
+            )
+        return step
 
     def _enabled_for_client(self, c: Client) -> list[Action]:
         """What the user (the client's environment) and the client itself may do."""
@@ -138,41 +299,6 @@ class System:
                 out.append(Action(AGENT, "action_resolved"))
         return out
 
-    def _once(self, key: tuple[object, ...], compute: Callable[[], Any]) -> Any:
-        try:
-            return self._memo[key]
-        except KeyError:
-            value = self._memo[key] = compute()
-            return value
-
-    def next_state(self, w: World, action: Action) -> World:
-        """The state after `action`, which must be enabled in `w`."""
-        cfg, i = self.config, action.arg
-        if action.name == TO_CLIENT:
-            msg = w.to_client[i]
-            client = self._once((msg, w.client), lambda: _receive(cfg, w.client, msg))
-            return World(w.agent, client, w.to_agent, w.to_client[:i] + w.to_client[i + 1 :])
-        if action.name == TO_AGENT:
-            request = w.to_agent[i]
-            read = _AGENT_READERS[type(request)]
-            agent, sent = self._once((request, w.agent), lambda: read(cfg, w.agent, request))
-            rest = w.to_agent[:i] + w.to_agent[i + 1 :]
-            return World(agent, w.client, rest, w.to_client + sent)
-        if action.actor == AGENT:
-            act = _AGENT_STEPS[action.name]
-            agent, sent = self._once((action, w.agent), lambda: act(cfg, w.agent, i))
-            return World(agent, w.client, w.to_agent, w.to_client + sent)
-        if action.name in _LOADS:
-            if cfg.load_on_live_connection:
-                client, out = self._once((action, w.client), lambda: _load(cfg, w.client, i))
-                return World(w.agent, client, w.to_agent + out, w.to_client)
-            key = (action, w.client, w.agent)
-            agent, client, replies = self._once(key, lambda: _reconnect(cfg, w.client, w.agent, i))
-            return World(agent, client, (), replies)
-        react = _CLIENT_STEPS[action.name]
-        client, out = self._once((action, w.client), lambda: react(cfg, w.client))
-        return World(w.agent, client, w.to_agent + out, w.to_client)
-
 
 def _predict(cfg: Config, a: Agent, arg: int) -> actors.AgentStep:
     return actors.predict(cfg, a, cfg.predictions[arg])
@@ -203,6 +329,10 @@ _CLIENT_STEPS: dict[str, Callable[[Config, Client], actors.ClientStep]] = {
 }
 
 _LOADS = ("load", "resume_without_replay")
+# Delivery actions by message index, made once (a channel is never this long in practice;
+# `_deliveries` grows them if one is).
+_TO_AGENT_ACTIONS = [Action(NET, TO_AGENT, i) for i in range(32)]
+_TO_CLIENT_ACTIONS = [Action(NET, TO_CLIENT, i) for i in range(32)]
 
 _AGENT_READERS: dict[type, Callable[..., actors.AgentStep]] = {
     Prompt: actors.on_prompt,
