@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 import networkx as nx
 
@@ -19,7 +20,7 @@ from model.state import World
 from model.system import Action, Packed, System
 
 Path = tuple[tuple[Action, World], ...]
-_PARTS = {"agent": 0, "client": 1, "to_client": 3}  # a part of the world: its place in a Packed
+_PARTS = {"agent": 0, "client": 1, "to_agent": 2, "to_client": 3}  # places in a Packed
 
 
 @dataclass
@@ -72,31 +73,37 @@ def explore(
             i = link[0]
         return init, tuple(reversed(steps))
 
-    # An invariant that reads one part of the world is decided once per distinct part.
-    by_part = {part: [p for p in pending_inv if p.reads == part] for part in _PARTS}
-    whole = [p for p in pending_inv if p.reads not in _PARTS]
-    broken: dict[str, dict[int, list[Property]]] = {part: {} for part in _PARTS}
+    # An invariant is decided once per distinct value of the parts of the world it reads.
+    groups: dict[tuple[str, ...], list[Property]] = {}
+    for p in pending_inv:
+        groups.setdefault(p.reads or tuple(_PARTS), []).append(p)
+    checks: list[tuple[Callable[[Packed], object], dict[object, list[Property]], list[Property]]]
+    checks = [
+        (itemgetter(*(_PARTS[part] for part in parts)), {}, props)
+        for parts, props in groups.items()
+    ]
     successors = system.successors
     i = 0
     while i < len(states):
         s = states[i]
-        w = unpack(s)
-        failing = [p for p in whole if not p.holds(config, w)]
-        for part, index in _PARTS.items():
-            found = broken[part].get(s[index])
-            if found is None:
-                found = broken[part][s[index]] = [
-                    p for p in by_part[part] if not p.holds(config, w)
-                ]
-            failing += found
-        for p in failing:
-            if p.name not in result.counterexamples:
-                result.counterexamples[p.name] = path_to(i)
-        for p in [p for p in pending_reach if p.holds(config, w)]:
-            result.reached[p.name] = path_to(i)
-            pending_reach.remove(p)
+        w: World | None = None
+        for part_of, decided, props in checks:
+            key = part_of(s)
+            failing = decided.get(key)
+            if failing is None:
+                w = w or unpack(s)
+                failing = decided[key] = [p for p in props if not p.holds(config, w)]
+            for p in failing:
+                if p.name not in result.counterexamples:
+                    result.counterexamples[p.name] = path_to(i)
+        if pending_reach:
+            w = w or unpack(s)
+            for p in [p for p in pending_reach if p.holds(config, w)]:
+                result.reached[p.name] = path_to(i)
+                pending_reach.remove(p)
         enabled = successors(s)
         if not enabled:
+            w = w or unpack(s)
             result.terminal += 1
             idle = w.agent.session in (V1.IDLE, V2.IDLE)
             if w.to_agent or w.to_client or not idle or w.agent.pending is not None:

@@ -25,7 +25,8 @@ class Property:
     rules: tuple[str, ...]
     holds: Predicate
     kind: str = "always"  # "always": an invariant; "sometimes": must be reachable
-    reads: str = "world"  # the one part of the world it reads (agent, client, to_client), if so
+    reads: tuple[str, ...] = ()  # the parts of the world it reads (of agent, client, to_agent,
+    # to_client), so a checker may decide it once per distinct parts; () for the whole world
 
     @property
     def doc(self) -> str:
@@ -133,41 +134,53 @@ def no_offer_from_before_own_prompt(cfg: Config, w: World) -> bool:
 
 INVARIANTS: tuple[Property, ...] = (
     Property(
-        "capability_respected", ("CAP-2", "D-8", "L-2"), capability_respected, reads="to_client"
+        "capability_respected", ("CAP-2", "D-8", "L-2"), capability_respected, reads=("to_client",)
     ),
-    Property("never_in_transcript", ("CAP-4",), never_in_transcript, reads="client"),
+    Property("never_in_transcript", ("CAP-4",), never_in_transcript, reads=("client",)),
     Property(
-        "content_supported", ("SC-1", "SC-3", "D-1", "L-1"), content_supported, reads="to_client"
+        "content_supported", ("SC-1", "SC-3", "D-1", "L-1"), content_supported, reads=("to_client",)
     ),
-    Property("no_blank_suggestion", ("SC-2", "L-4"), no_blank_suggestion, reads="to_client"),
-    Property("prediction_current", ("LT-3", "LT-4", "L-3"), prediction_current, reads="to_client"),
-    Property("withdrawn_after_prompt", ("LT-5", "L-6"), withdrawn_after_prompt),
-    Property("withdrawn_after_foreground_work", ("LT-6",), withdrawn_after_foreground_work),
+    Property("no_blank_suggestion", ("SC-2", "L-4"), no_blank_suggestion, reads=("to_client",)),
+    Property(
+        "prediction_current", ("LT-3", "LT-4", "L-3"), prediction_current, reads=("to_client",)
+    ),
+    Property(
+        "withdrawn_after_prompt",
+        ("LT-5", "L-6"),
+        withdrawn_after_prompt,
+        reads=("agent", "client", "to_client"),
+    ),
+    Property(
+        "withdrawn_after_foreground_work",
+        ("LT-6",),
+        withdrawn_after_foreground_work,
+        reads=("agent", "client", "to_client"),
+    ),
     Property(
         "user_sends_every_prompt",
         ("CP-1", "CP-3", "D-5", "L-9"),
         user_sends_every_prompt,
-        reads="client",
+        reads=("client",),
     ),
     Property(
         "replay_carries_no_suggestions",
         ("RP-1", "D-6"),
         replay_carries_no_suggestions,
-        reads="to_client",
+        reads=("to_client",),
     ),
-    Property("list_starts_empty", ("LT-1", "RP-2", "L-7"), list_starts_empty, reads="agent"),
+    Property("list_starts_empty", ("LT-1", "RP-2", "L-7"), list_starts_empty, reads=("agent",)),
     Property(
         "client_holds_last_update",
         ("UPD-3", "UPD-6", "LT-2", "SC-4", "SC-5", "SC-6", "D-2"),
         client_holds_last_update,
-        reads="client",
+        reads=("client",),
     ),
-    Property("client_never_waits", ("TM-2", "TM-3", "D-7"), client_never_waits, reads="client"),
+    Property("client_never_waits", ("TM-2", "TM-3", "D-7"), client_never_waits, reads=("client",)),
     Property(
         "no_offer_from_before_own_prompt",
         ("D-4",),
         no_offer_from_before_own_prompt,
-        reads="client",
+        reads=("client",),
     ),
 )
 
