@@ -23,6 +23,15 @@ Path = tuple[tuple[Action, World], ...]
 _PARTS = {"agent": 0, "client": 1, "to_agent": 2, "to_client": 3}  # places in a Packed
 
 
+def _key(parts: tuple[str, ...]) -> Callable[[Packed], object]:
+    """What of a packed world the parts name: numbers at their places, and `drained` for
+    whether the agent's messages have all arrived (the empty channel is numbered 0)."""
+    if "drained" not in parts:
+        return itemgetter(*(_PARTS[part] for part in parts))
+    places = itemgetter(*(_PARTS[part] for part in parts if part != "drained"))
+    return lambda s: (places(s), s[3] == 0)
+
+
 @dataclass
 class Result:
     """What an exploration found.  With `keep_graph`, `graph` has the state numbers as nodes
@@ -45,6 +54,25 @@ class Result:
         return [p.name for p in INVARIANTS if p.name in self.counterexamples]
 
 
+_Check = tuple[
+    Callable[[Packed], object],  # what of a world the properties read
+    dict[object, list[Property]],  # by that: the properties whose verdict is to be recorded
+    list[Property],
+    bool,  # record where a property holds (reachability) or where it fails (invariants)
+    dict[str, tuple[World, Path]],  # where to record the first such state's path
+]
+
+
+def _checks(
+    props: Sequence[Property], found: dict[str, tuple[World, Path]], holding: bool
+) -> list[_Check]:
+    """The properties grouped by what of the world they read."""
+    groups: dict[tuple[str, ...], list[Property]] = {}
+    for p in props:
+        groups.setdefault(p.reads or ("agent", "client", "to_agent", "to_client"), []).append(p)
+    return [(_key(parts), {}, group, holding, found) for parts, group in groups.items()]
+
+
 def explore(
     config: Config,
     invariants: Sequence[Property] = INVARIANTS,
@@ -63,7 +91,6 @@ def explore(
     parent: list[tuple[int, Action] | None] = [None]
     edges: list[tuple[int, int, dict[str, Action]]] = []
     result = Result(config)
-    pending_inv, pending_reach = list(invariants), list(reachable)
     unpack = system.unpack
 
     def path_to(i: int) -> tuple[World, Path]:
@@ -73,34 +100,29 @@ def explore(
             i = link[0]
         return init, tuple(reversed(steps))
 
-    # An invariant is decided once per distinct value of the parts of the world it reads.
-    groups: dict[tuple[str, ...], list[Property]] = {}
-    for p in pending_inv:
-        groups.setdefault(p.reads or tuple(_PARTS), []).append(p)
-    checks: list[tuple[Callable[[Packed], object], dict[object, list[Property]], list[Property]]]
-    checks = [
-        (itemgetter(*(_PARTS[part] for part in parts)), {}, props)
-        for parts, props in groups.items()
-    ]
-    successors = system.successors
-    i = 0
-    while i < len(states):
+    # A property is decided once per distinct value of the parts of the world it reads.
+    checks = _checks(invariants, result.counterexamples, holding=False) + _checks(
+        reachable, result.reached, holding=True
+    )
+    successors, numbered = system.successors, number.setdefault
+    i, n, transitions = 0, 1, 0  # states done, states found, transitions
+    settled = False
+    while i < n:
         s = states[i]
         w: World | None = None
-        for part_of, decided, props in checks:
+        for part_of, decided, props, holding, found in checks:
             key = part_of(s)
-            failing = decided.get(key)
-            if failing is None:
+            shown = decided.get(key)
+            if shown is None:
                 w = w or unpack(s)
-                failing = decided[key] = [p for p in props if not p.holds(config, w)]
-            for p in failing:
-                if p.name not in result.counterexamples:
-                    result.counterexamples[p.name] = path_to(i)
-        if pending_reach:
-            w = w or unpack(s)
-            for p in [p for p in pending_reach if p.holds(config, w)]:
-                result.reached[p.name] = path_to(i)
-                pending_reach.remove(p)
+                shown = decided[key] = [p for p in props if bool(p.holds(config, w)) is holding]
+            for p in shown:
+                if p.name not in found:
+                    found[p.name] = path_to(i)
+                    settled = True
+        if settled:  # a group whose properties are all found needs no more checking
+            checks = [c for c in checks if any(p.name not in c[4] for p in c[2])]
+            settled = False
         enabled = successors(s)
         if not enabled:
             w = w or unpack(s)
@@ -109,21 +131,21 @@ def explore(
             if w.to_agent or w.to_client or not idle or w.agent.pending is not None:
                 result.deadlocks += 1
         for action, nxt in enabled:
-            j = number.get(nxt)
-            if j is None:
-                j = number[nxt] = len(states)
+            j = numbered(nxt, n)
+            if j == n:  # a new state
                 states.append(nxt)
                 parent.append((i, action))
+                n += 1
             if keep_graph:
                 edges.append((i, j, {"action": action}))
-        result.transitions += len(enabled)
+        transitions += len(enabled)
         i += 1
-        if len(states) > max_states:
+        if n > max_states:
             result.complete = False
             break
         if progress is not None and i % 50_000 == 0:
             progress(i)
-    result.states = len(states)
+    result.states, result.transitions = n, transitions
     if keep_graph:
         graph = nx.DiGraph()
         graph.add_nodes_from(range(len(states)))

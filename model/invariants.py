@@ -25,8 +25,9 @@ class Property:
     rules: tuple[str, ...]
     holds: Predicate
     kind: str = "always"  # "always": an invariant; "sometimes": must be reachable
-    reads: tuple[str, ...] = ()  # the parts of the world it reads (of agent, client, to_agent,
-    # to_client), so a checker may decide it once per distinct parts; () for the whole world
+    reads: tuple[str, ...] = ()  # what of the world it reads (agent, client, to_agent,
+    # to_client, or just whether to_client is empty: drained), so a checker may decide it once
+    # per distinct value of those; () for the whole world
 
     @property
     def doc(self) -> str:
@@ -148,13 +149,13 @@ INVARIANTS: tuple[Property, ...] = (
         "withdrawn_after_prompt",
         ("LT-5", "L-6"),
         withdrawn_after_prompt,
-        reads=("agent", "client", "to_client"),
+        reads=("agent", "client", "drained"),
     ),
     Property(
         "withdrawn_after_foreground_work",
         ("LT-6",),
         withdrawn_after_foreground_work,
-        reads=("agent", "client", "to_client"),
+        reads=("agent", "client", "drained"),
     ),
     Property(
         "user_sends_every_prompt",
@@ -221,16 +222,40 @@ def _client_stopped_offering(cfg: Config, w: World) -> bool:
 
 
 REACHABLE: tuple[Property, ...] = (
-    Property("offered_reachable", ("LT-2",), _list_is("agent", ListState.OFFERED), "sometimes"),
-    Property("stale_reachable", ("LT-5",), _list_is("client", ListState.STALE), "sometimes"),
     Property(
-        "withdrawn_reachable", ("UPD-3",), _list_is("agent", ListState.WITHDRAWN), "sometimes"
+        "offered_reachable",
+        ("LT-2",),
+        _list_is("agent", ListState.OFFERED),
+        "sometimes",
+        ("agent",),
     ),
-    Property("client_holds_a_list", ("LT-2",), _suggestion_sent, "sometimes"),
-    Property("list_crosses_prompt", ("LT-7",), _crossing, "sometimes"),
-    Property("update_while_working", ("TM-1",), _update_while_working, "sometimes"),
-    Property("update_after_load", ("RP-3",), _update_after_load, "sometimes"),
-    Property("client_stops_offering", ("LT-7", "D-3"), _client_stopped_offering, "sometimes"),
+    Property(
+        "stale_reachable", ("LT-5",), _list_is("client", ListState.STALE), "sometimes", ("client",)
+    ),
+    Property(
+        "withdrawn_reachable",
+        ("UPD-3",),
+        _list_is("agent", ListState.WITHDRAWN),
+        "sometimes",
+        ("agent",),
+    ),
+    Property("client_holds_a_list", ("LT-2",), _suggestion_sent, "sometimes", ("client",)),
+    Property("list_crosses_prompt", ("LT-7",), _crossing, "sometimes", ("client",)),
+    Property(
+        "update_while_working",
+        ("TM-1",),
+        _update_while_working,
+        "sometimes",
+        ("agent", "to_client"),
+    ),
+    Property("update_after_load", ("RP-3",), _update_after_load, "sometimes", ("client",)),
+    Property(
+        "client_stops_offering",
+        ("LT-7", "D-3"),
+        _client_stopped_offering,
+        "sometimes",
+        ("agent", "client"),
+    ),
 )
 
 PROPERTIES_BY_NAME = {p.name: p for p in INVARIANTS + REACHABLE}

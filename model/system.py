@@ -96,16 +96,19 @@ class System:
         self._agents: _Table[Agent] = _Table()
         self._clients: _Table[Client] = _Table()
         self._channels: _Table[tuple[Any, ...]] = _Table()
-        self._empty = self._channels.number(())
-        # Remembered local steps, by number: what the client, the agent and the network can do.
-        self._by_client: dict[int, tuple[tuple[Action, int, int], ...]] = {}
-        self._by_agent: dict[int, tuple[tuple[Action, int, int], ...]] = {}
+        self._messages: _Table[Any] = _Table()
+        self._empty = self._channels.number(())  # 0: the first number given
+        # Remembered local steps, by number.  The client's own steps: (action, client, sent,
+        # and for a reopen on a new connection the load the agent then reads, else -1).
+        self._by_client: dict[int, tuple[tuple[Action, int, int, int], ...]] = {}
+        self._by_agent: dict[int, tuple[tuple[Action, int, int], ...]] = {}  # action, agent, sent
         self._idle: dict[int, bool] = {}
-        self._heads: dict[int, tuple[tuple[int, bool], ...]] = {}  # deliverable, and a load?
-        self._read: dict[tuple[int, int, int], tuple[int, int, int]] = {}
-        self._received: dict[tuple[int, int, int], tuple[int, int]] = {}
+        # What may be delivered from a channel: (index, a load?, message, rest of the channel).
+        self._heads: dict[int, tuple[tuple[int, bool, int, int], ...]] = {}
+        self._read: dict[tuple[int, int], tuple[int, int]] = {}  # message, agent: agent, sent
+        self._received: dict[tuple[int, int], int] = {}  # message, client: client
         self._appended: dict[tuple[int, int], int] = {}
-        self._reopened: dict[tuple[int, int, int], tuple[int, int, int]] = {}
+        self._reopened: dict[tuple[int, int], tuple[int, int]] = {}  # load, agent: agent, sent
 
     def init_state(self) -> World:
         """A new session with nothing in flight."""
@@ -134,33 +137,42 @@ class System:
         """Every enabled action with the world it leads to, in a fixed order: user and
         client, agent, network."""
         a, c, ta, tc = s
-        empty, out = self._empty, []
+        out: list[tuple[Action, Packed]] = []
+        empty, appended, append = self._empty, self._appended, out.append
         by_client = self._by_client.get(c)
         if by_client is None:
             by_client = self._client_steps(c)
-        for action, c2, sent in by_client:
-            if c2 < 0:  # a reopen on a new connection involves the agent too
-                a2, c2, replies = self._reopen(action, c, a)
-                out.append((action, (a2, c2, empty, replies)))
+        for action, c2, sent, load in by_client:
+            if load >= 0:  # a reopen on a new connection: the agent reads the load there
+                a2, replies = self._reopened.get((load, a)) or self._reopen_step(load, a)
+                append((action, (a2, c2, empty, replies)))
+            elif sent == empty:
+                append((action, (a, c2, ta, tc)))
             else:
-                out.append((action, (a, c2, ta if sent == empty else self._append(ta, sent), tc)))
+                append((action, (a, c2, appended.get((ta, sent)) or self._append(ta, sent), tc)))
         by_agent = self._by_agent.get(a)
         if by_agent is None:
             by_agent = self._agent_steps(a)
         for action, a2, sent in by_agent:
-            out.append((action, (a2, c, ta, tc if sent == empty else self._append(tc, sent))))
+            if sent == empty:
+                append((action, (a2, c, ta, tc)))
+            else:
+                append((action, (a2, c, ta, appended.get((tc, sent)) or self._append(tc, sent))))
         if ta != empty:
             idle = self._idle[a]
-            for i, load in self._heads.get(ta) or self._deliverable(ta):
+            for i, load, m, rest in self._heads.get(ta) or self._deliverable(ta):
                 if load and not idle:
                     continue  # load and resume are served between turns
-                a2, rest, sent = self._read.get((ta, i, a)) or self._read_step(ta, i, a)
-                tc2 = tc if sent == empty else self._append(tc, sent)
-                out.append((_TO_AGENT_ACTIONS[i], (a2, c, rest, tc2)))
+                a2, sent = self._read.get((m, a)) or self._read_step(m, a)
+                tc2 = tc if sent == empty else appended.get((tc, sent)) or self._append(tc, sent)
+                append((_TO_AGENT_ACTIONS[i], (a2, c, rest, tc2)))
         if tc != empty:
-            for i, _ in self._heads.get(tc) or self._deliverable(tc):
-                c2, rest = self._received.get((tc, i, c)) or self._receive_step(tc, i, c)
-                out.append((_TO_CLIENT_ACTIONS[i], (a, c2, ta, rest)))
+            received = self._received
+            for i, _, m, rest in self._heads.get(tc) or self._deliverable(tc):
+                got = received.get((m, c))
+                if got is None:
+                    got = self._receive_step(m, c)
+                append((_TO_CLIENT_ACTIONS[i], (a, got, ta, rest)))
         return out
 
     # --- worlds: everyone else's interface ------------------------------------------------
@@ -186,27 +198,37 @@ class System:
             joined = self._appended[key] = self._channels.number(values[channel] + values[sent])
         return joined
 
-    def _deliverable(self, channel: int) -> tuple[tuple[int, bool], ...]:
+    def _deliverable(self, channel: int) -> tuple[tuple[int, bool, int, int], ...]:
         messages = self._channels.values[channel]
         heads = self._heads[channel] = tuple(
-            (i, type(messages[i]) is Load) for i in _deliverable(messages, self.config.semantics)
+            (
+                i,
+                type(messages[i]) is Load,
+                self._messages.number(messages[i]),
+                self._channels.number(messages[:i] + messages[i + 1 :]),
+            )
+            for i in _deliverable(messages, self.config.semantics)
         )
         for actions, name in ((_TO_AGENT_ACTIONS, TO_AGENT), (_TO_CLIENT_ACTIONS, TO_CLIENT)):
             actions.extend(Action(NET, name, i) for i in range(len(actions), heads[-1][0] + 1))
         return heads
 
-    def _client_steps(self, c: int) -> tuple[tuple[Action, int, int], ...]:
+    def _client_steps(self, c: int) -> tuple[tuple[Action, int, int, int], ...]:
         cfg, client = self.config, self._clients.values[c]
         steps = []
         for action in self._enabled_for_client(client):
-            if action.name in _LOADS and not cfg.load_on_live_connection:
-                steps.append((action, -1, -1))
-                continue
             if action.name in _LOADS:
-                client2, sent = _load(cfg, client, action.arg)
+                client2, sent = actors.user_loads(cfg, client, replay=bool(action.arg))
             else:
                 client2, sent = _CLIENT_STEPS[action.name](cfg, client)
-            steps.append((action, self._clients.number(client2), self._channels.number(sent)))
+            if action.name in _LOADS and not cfg.load_on_live_connection:
+                # Reopened on a new connection: nothing of the old one arrives, and the agent
+                # serves the session there only once it has read the load, its first message.
+                load = self._messages.number(sent[0])
+                steps.append((action, self._clients.number(client2), self._empty, load))
+            else:
+                numbers = (self._clients.number(client2), self._channels.number(sent), -1)
+                steps.append((action, *numbers))
         result = self._by_client[c] = tuple(steps)
         return result
 
@@ -220,40 +242,27 @@ class System:
         result = self._by_agent[a] = tuple(steps)
         return result
 
-    def _read_step(self, ta: int, i: int, a: int) -> tuple[int, int, int]:
-        """The agent reads message `i` of its channel: its new number, the rest of the
-        channel and what it sent."""
-        channel = self._channels.values[ta]
-        request = channel[i]
-        agent2, sent = _AGENT_READERS[type(request)](self.config, self._agents.values[a], request)
-        step = self._read[(ta, i, a)] = (
-            self._agents.number(agent2),
-            self._channels.number(channel[:i] + channel[i + 1 :]),
-            self._channels.number(sent),
+    def _agent_reads(self, agent: Agent, request: Any) -> tuple[int, int]:
+        agent2, sent = _AGENT_READERS[type(request)](self.config, agent, request)
+        return self._agents.number(agent2), self._channels.number(sent)
+
+    def _read_step(self, m: int, a: int) -> tuple[int, int]:
+        """The agent reads message `m`: its new number and what it sent."""
+        step = self._read[(m, a)] = self._agent_reads(
+            self._agents.values[a], self._messages.values[m]
         )
         return step
 
-    def _receive_step(self, tc: int, i: int, c: int) -> tuple[int, int]:
-        channel = self._channels.values[tc]
-        client2 = _receive(self.config, self._clients.values[c], channel[i])
-        step = self._received[(tc, i, c)] = (
-            self._clients.number(client2),
-            self._channels.number(channel[:i] + channel[i + 1 :]),
-        )
-        return step
+    def _receive_step(self, m: int, c: int) -> int:
+        client2 = _receive(self.config, self._clients.values[c], self._messages.values[m])
+        number = self._received[(m, c)] = self._clients.number(client2)
+        return number
 
-    def _reopen(self, action: Action, c: int, a: int) -> tuple[int, int, int]:
-        key = (action.arg, c, a)  # the arg tells load (replays) from resume without replay
-        step = self._reopened.get(key)
-        if step is None:
-            agent, client, replies = _reconnect(
-                self.config, self._clients.values[c], self._agents.values[a], action.arg
-            )
-            step = self._reopened[key] = (
-                self._agents.number(agent),
-                self._clients.number(client),
-                self._channels.number(replies),
-            )
+    def _reopen_step(self, load: int, a: int) -> tuple[int, int]:
+        """The agent on the new connection: the old turn and queued prompts are gone, and it
+        reads the load before anything else."""
+        agent = actors.reconnect(self.config, self._agents.values[a])
+        step = self._reopened[(load, a)] = self._agent_reads(agent, self._messages.values[load])
         return step
 
     def _enabled_for_client(self, c: Client) -> list[Action]:
@@ -339,22 +348,6 @@ _AGENT_READERS: dict[type, Callable[..., actors.AgentStep]] = {
     Cancel: actors.on_cancel,
     Load: actors.on_load,
 }
-
-
-def _load(cfg: Config, c: Client, arg: int) -> actors.ClientStep:
-    """The user reopens the session on the live connection."""
-    return actors.user_loads(cfg, c, replay=bool(arg))
-
-
-def _reconnect(
-    cfg: Config, c: Client, a: Agent, arg: int
-) -> tuple[Agent, Client, tuple[ToClient, ...]]:
-    """The user reopens the session on a new connection: nothing of the old one arrives, and
-    the agent serves the session there only once it has read the load, its first message."""
-    client, (load,) = actors.user_loads(cfg, c, replay=bool(arg))
-    assert isinstance(load, Load)
-    agent, replies = actors.on_load(cfg, actors.reconnect(cfg, a), load)
-    return agent, client, replies
 
 
 def _receive(cfg: Config, c: Client, msg: ToClient) -> Client:
