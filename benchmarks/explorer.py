@@ -54,7 +54,7 @@ def rate(system_cls: type[System], runs: int) -> tuple[int, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5, help="runs per measurement (default 5)")
+    parser.add_argument("--runs", type=int, default=9, help="runs per measurement (default 9)")
     parser.add_argument("--no-review", action="store_true", help="skip the full review timing")
     args = parser.parse_args()
     states, fast = rate(System, args.runs)
