@@ -1,8 +1,9 @@
 """Breadth-first exploration of every reachable state of one configuration.
 
-States are deduplicated by value and numbered in the order found; each invariant is checked in
-every state and the first (hence shortest) path to a violation is kept.  The checker is apart
-from the model: it only calls `System.init_state`, `actions` and `next_state`.
+States are deduplicated by value (as packed worlds) and numbered in the order found; each
+invariant is checked in every state and the first (hence shortest) path to a violation is
+kept.  The checker is apart from the model: it only calls `System.init_state`, `pack`,
+`unpack` and `successors`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from model.config import Config
 from model.invariants import INVARIANTS, REACHABLE, Property
 from model.session import V1, V2
 from model.state import World
-from model.system import Action, Packed, System
+from model.system import EMPTY, Action, Packed, System
 
 Path = tuple[tuple[Action, World], ...]
 P = ParamSpec("P")
@@ -30,11 +31,11 @@ _PARTS = {"agent": 0, "client": 1, "to_agent": 2, "to_client": 3}  # places in a
 
 def _key(parts: tuple[str, ...]) -> Callable[[Packed], object]:
     """What of a packed world the parts name: numbers at their places, and `drained` for
-    whether the agent's messages have all arrived (the empty channel is numbered 0)."""
+    whether the agent's messages have all arrived."""
     if "drained" not in parts:
         return itemgetter(*(_PARTS[part] for part in parts))
     places = itemgetter(*(_PARTS[part] for part in parts if part != "drained"))
-    return lambda s: (places(s), s[3] == 0)
+    return lambda s: (places(s), s[3] == EMPTY)
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """The composed system: initial state, the actions enabled in a state (in a fixed order, so
 paths replay) and the next state.  Delivery is an action, so every race is explored.
 
-This is the one model behind the explorer, the Hypothesis machines and the diagrams.
+This is the one model behind the explorer, the Hypothesis machines, the simulator and the
+diagrams.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ def _deliverable(messages: tuple[object, ...], semantics: Semantics) -> list[int
 
 Packed = tuple[int, int, int, int]
 """A world as the numbers of its agent, client and two channels in the system's tables."""
+EMPTY = 0  # the number of the empty channel in every system, the first it numbers
 
 
 class _Table(Generic[T]):
@@ -97,7 +99,8 @@ class System:
         self._clients: _Table[Client] = _Table()
         self._channels: _Table[tuple[Any, ...]] = _Table()
         self._messages: _Table[Any] = _Table()
-        self._empty = self._channels.number(())  # 0: the first number given
+        self._empty = self._channels.number(())
+        assert self._empty == EMPTY
         # Remembered local steps, by number.  The client's own steps: (action, client, sent,
         # and for a reopen on a new connection the load the agent then reads, else -1).
         self._by_client: dict[int, tuple[tuple[Action, int, int, int], ...]] = {}
