@@ -17,6 +17,7 @@ from sims.scenario import Point, Scenario
 PLOTTED = ("stale_exposure_p50", "stale_exposure_p95", "stale_exposure_p99")
 OVERVIEW = (
     ("stale_turn_share", "turns showing a stale list (share)"),
+    ("outdated_exposure_mean", "outdated list shown, mean (s per session)"),
     ("flicker_per_100_turns", "flicker per 100 turns"),
     ("wasted_share", "predictions never shown while current (share)"),
     ("shown_delay_p50", "turn end to suggestion shown, p50 (s)"),
