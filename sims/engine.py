@@ -158,15 +158,13 @@ class Engine:
 
     def _step(self, t: float, action: Action) -> None:
         model = self.model
-        sid = model.known.get((self.sid, action))  # the common case, inlined
-        self.sid = model.step(self.sid, action) if sid is None else sid
+        self.sid = (model.moves[self.sid] or model.moves_from(self.sid))[action]
         self.w = model.worlds[self.sid]
         if self.steps is not None:
             self.steps.append((t, action))
 
     def _enabled(self, action: Action) -> bool:
-        actions = self.model.enabled_in.get(self.sid)  # the common case, inlined
-        return self.model.enabled(self.sid, action) if actions is None else action in actions
+        return action in (self.model.moves[self.sid] or self.model.moves_from(self.sid))
 
     def _user(self, t: float, action: Action) -> None:
         if not self._enabled(action):

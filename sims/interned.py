@@ -1,39 +1,35 @@
-"""The model of one configuration with its worlds numbered, shared by the sessions of a point."""
+"""The model of one configuration as the sessions of a point walk it, shared by them all."""
 
 from __future__ import annotations
 
 from model.state import World
-from model.system import Action, System
+from model.system import Action, Packed, System
 
 
 class Interned:
-    """The model of one configuration with each distinct world numbered, so that a session
-    in flight is an int and a step it has seen before is one dict lookup.  Shared by every
-    session of a point; each new step is computed by `System.next_state` itself."""
+    """Each world the sessions reach, numbered, with the moves out of it (from
+    `System.successors`, so every step is the model's own), so that a session in flight is an
+    int and a step taken before is a list index and a dict lookup."""
 
     def __init__(self, system: System) -> None:
         self.system = system
-        w = system.init_state()
-        self.worlds: list[World] = [w]
-        self._ids: dict[World, int] = {w: 0}
-        self.known: dict[tuple[int, Action], int] = {}  # steps taken before
-        self.enabled_in: dict[int, frozenset[Action]] = {}  # worlds asked about before
+        start = system.pack(system.init_state())
+        self._packed: list[Packed] = [start]
+        self._ids: dict[Packed, int] = {start: 0}
+        self.worlds: list[World] = [system.unpack(start)]
+        self.moves: list[dict[Action, int] | None] = [None]  # by world, once visited
 
-    def step(self, sid: int, action: Action) -> int:
-        """The world after `action` (which must be enabled) in world `sid`."""
-        key = (sid, action)
-        nid = self.known.get(key)
-        if nid is None:
-            w = self.system.next_state(self.worlds[sid], action)
-            nid = self._ids.setdefault(w, len(self.worlds))
-            if nid == len(self.worlds):
-                self.worlds.append(w)
-            self.known[key] = nid
-        return nid
-
-    def enabled(self, sid: int, action: Action) -> bool:
-        """Whether the model enables `action` in world `sid`."""
-        actions = self.enabled_in.get(sid)
-        if actions is None:
-            actions = self.enabled_in[sid] = frozenset(self.system.actions(self.worlds[sid]))
-        return action in actions
+    def moves_from(self, sid: int) -> dict[Action, int]:
+        """The actions enabled in world `sid`, each with the world it leads to."""
+        moves = self.moves[sid]
+        if moves is None:
+            moves = self.moves[sid] = {}
+            for action, nxt in self.system.successors(self._packed[sid]):
+                nid = self._ids.get(nxt)
+                if nid is None:
+                    nid = self._ids[nxt] = len(self._packed)
+                    self._packed.append(nxt)
+                    self.worlds.append(self.system.unpack(nxt))
+                    self.moves.append(None)
+                moves[action] = nid
+        return moves
