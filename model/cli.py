@@ -286,7 +286,7 @@ def _simulate(args: argparse.Namespace) -> int:
         "wasted",
         "flicker/100",
     )
-    for row in sim_report.rows(scenario, points, totals):
+    for row in sim_report.rows(points, totals):
         table.add_row(
             str(row["point"]),
             *(str(row[k]) for k in scenario.sweep),
@@ -484,6 +484,10 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.run(args))
     except UsageError as exc:
         err.print(f"acp-suggestions: error: {exc}", highlight=False)
+        return 2
+    except OSError as exc:  # an output folder that cannot be written, a full disk...
+        where = f" ({exc.filename})" if exc.filename else ""
+        err.print(f"acp-suggestions: error: {exc.strerror or exc}{where}", highlight=False)
         return 2
     except KeyboardInterrupt:
         return 130

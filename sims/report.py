@@ -31,7 +31,7 @@ def cell(value: object) -> str:
     return str(value)
 
 
-def rows(scenario: Scenario, points: list[Point], totals: list[Totals]) -> list[dict[str, Any]]:
+def rows(points: list[Point], totals: list[Totals]) -> list[dict[str, Any]]:
     """One row per point: its index, the swept values, then every figure."""
     out = []
     for i, (p, t) in enumerate(zip(points, totals, strict=True)):
@@ -44,7 +44,7 @@ def write(
 ) -> list[Path]:
     """Write results.csv, results.json, scenario.toml and the plots; return the paths.
     `rerun` is the command that repeats the run from the output folder."""
-    table = rows(scenario, points, totals)
+    table = rows(points, totals)
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(table[0]), lineterminator="\n")
     writer.writeheader()

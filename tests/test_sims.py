@@ -367,3 +367,13 @@ def test_a_sweep_grid_is_the_product_in_file_order() -> None:
         {"latency.median": 0.01, "client": "drop-on-send"},
     ]
     assert len(labels) == 4
+
+
+def test_an_unwritable_output_folder_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    code = main(["simulate", "--sessions", "3", "--jobs", "1", "--out", str(blocker / "x")])
+    assert code == 2
+    assert "error: Not a directory" in capsys.readouterr().err
