@@ -99,8 +99,7 @@ class System:
         self._clients: _Table[Client] = _Table()
         self._channels: _Table[tuple[Any, ...]] = _Table()
         self._messages: _Table[Any] = _Table()
-        self._empty = self._channels.number(())
-        assert self._empty == EMPTY
+        assert self._channels.number(()) == EMPTY
         # Remembered local steps, by number.  The client's own steps: (action, client, sent,
         # and for a reopen on a new connection the load the agent then reads, else -1).
         self._by_client: dict[int, tuple[tuple[Action, int, int, int], ...]] = {}
@@ -141,7 +140,7 @@ class System:
         client, agent, network."""
         a, c, ta, tc = s
         out: list[tuple[Action, Packed]] = []
-        empty, appended, append = self._empty, self._appended, out.append
+        empty, appended, append = EMPTY, self._appended, out.append
         by_client = self._by_client.get(c)
         if by_client is None:
             by_client = self._client_steps(c)
@@ -228,7 +227,7 @@ class System:
                 # Reopened on a new connection: nothing of the old one arrives, and the agent
                 # serves the session there only once it has read the load, its first message.
                 load = self._messages.number(sent[0])
-                steps.append((action, self._clients.number(client2), self._empty, load))
+                steps.append((action, self._clients.number(client2), EMPTY, load))
             else:
                 numbers = (self._clients.number(client2), self._channels.number(sent), -1)
                 steps.append((action, *numbers))

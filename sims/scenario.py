@@ -130,19 +130,18 @@ def _seconds(raw: Mapping[str, Any], key: str) -> float:
     return float(value)
 
 
-def _config(raw: Mapping[str, Any], turns: int) -> Config:
+def _config(raw: Mapping[str, Any], turns: int, foreground: float, reopen: float) -> Config:
     """The model configuration: the revision's compliant peers, the chosen policies, then each
     broken rule's mutation."""
     version = _count(raw, "version", 1, 2)
     revision = Revision(_choice(raw, "revision", [r.value for r in Revision]))
     semantics = Semantics(_choice(raw, "semantics", [s.value for s in Semantics]))
-    foreground = _chance(raw, "foreground")
     if foreground and version == 1:
         raise ScenarioError("foreground", "work without a prompt is a protocol v2 notion")
     bounds = Bounds(
         prompts=turns,
         predictions=2 * turns if foreground else turns,
-        loads=turns if _chance(raw, "reopen") else 0,
+        loads=turns if reopen else 0,
         cancels=0,
         foreground=turns if foreground else 0,
     )
@@ -180,11 +179,12 @@ def compile_point(raw: Mapping[str, Any], label: dict[str, Any], base: Path) -> 
     if not isinstance(raw["name"], str):
         raise ScenarioError("name", f"expected a string, got {raw['name']!r}")
     turns = _count(raw, "turns", 1, 1000)
+    foreground, reopen = _chance(raw, "foreground"), _chance(raw, "reopen")
     dists = {key: compile_dist(raw[key], key, base) for key in _DISTS if raw[key] is not None}
     return Point(
         label=label,
         params=raw,
-        config=_config(raw, turns),
+        config=_config(raw, turns, foreground, reopen),
         sessions=_count(raw, "sessions", 1, 100_000_000),
         turns=turns,
         no_prediction=_chance(raw, "no_prediction"),
@@ -198,10 +198,10 @@ def compile_point(raw: Mapping[str, Any], label: dict[str, Any], base: Path) -> 
         think=dists["think"],
         typing=dists["typing"],
         send_after_accept=dists["send_after_accept"],
-        foreground=_chance(raw, "foreground"),
+        foreground=foreground,
         foreground_start=dists["foreground_start"],
         foreground_duration=dists["foreground_duration"],
-        reopen=_chance(raw, "reopen"),
+        reopen=reopen,
         resume_replays=_flag(raw, "resume_replays"),
         replay_duration=dists["replay_duration"],
     )
