@@ -1,8 +1,8 @@
 """Benchmark of the explorer, the review's hot path.
 
-Prints distinct states per second (median of several runs) for the memoized System and, side by
-side in the same process, for a System that recomputes every local step; then the wall time of
-the full default review.  Run: .venv/bin/python benchmarks/explorer.py [--runs N] [--no-review]
+Prints distinct states per second (median of several runs) for the memoized packed system and,
+side by side in the same process, for one that recomputes every local step; then the wall time
+of the full default review.  Run: .venv/bin/python benchmarks/explorer.py [--runs N] [--no-review]
 """
 
 from __future__ import annotations
@@ -11,14 +11,15 @@ import argparse
 import statistics
 import time
 
-from model import explorer, review
-from model.config import Semantics
-from model.mutations import baseline
+from model.check import explorer, review
+from model.check.packed import Packed, PackedSystem
+from model.config import baseline
+from model.network import Semantics
 from model.rules import Revision
-from model.system import Action, Packed, System
+from model.system import Action
 
 
-class Recomputing(System):
+class Recomputing(PackedSystem):
     """The same system remembering no local step (the baseline): each state's steps are
     computed afresh; only the numbering of values is kept, which the packed worlds need."""
 
@@ -36,11 +37,11 @@ class Recomputing(System):
         return super().successors(s)
 
 
-def rate(system_cls: type[System], runs: int) -> tuple[int, float]:
+def rate(system_cls: type[PackedSystem], runs: int) -> tuple[int, float]:
     """States and the median states per second of exploring the largest compliant baseline."""
     cfg = baseline(Revision.CURRENT, 2, semantics=Semantics.UNORDERED)
-    original = explorer.System
-    explorer.System = system_cls  # type: ignore[misc]
+    original = explorer.PackedSystem
+    explorer.PackedSystem = system_cls  # type: ignore[misc]
     try:
         times, states = [], 0
         for _ in range(runs):
@@ -48,7 +49,7 @@ def rate(system_cls: type[System], runs: int) -> tuple[int, float]:
             states = explorer.explore(cfg).states
             times.append(time.perf_counter() - started)
     finally:
-        explorer.System = original  # type: ignore[misc]
+        explorer.PackedSystem = original  # type: ignore[misc]
     return states, states / statistics.median(times)
 
 
@@ -57,11 +58,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=9, help="runs per measurement (default 9)")
     parser.add_argument("--no-review", action="store_true", help="skip the full review timing")
     args = parser.parse_args()
-    states, fast = rate(System, args.runs)
+    states, fast = rate(PackedSystem, args.runs)
     _, slow = rate(Recomputing, args.runs)
     print(f"explorer, v2 unordered baseline ({states:,} states), median of {args.runs}:")
-    print(f"  memoized System     {fast:>10,.0f} states/s")
-    print(f"  recomputing System  {slow:>10,.0f} states/s   (ratio {fast / slow:.2f}x)")
+    print(f"  memoized           {fast:>10,.0f} states/s")
+    print(f"  recomputing        {slow:>10,.0f} states/s   (ratio {fast / slow:.2f}x)")
     if not args.no_review:
         todo = review.jobs()
         started = time.perf_counter()

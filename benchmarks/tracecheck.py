@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from model.tracecheck import check_lines
+from model.wire.tracecheck import check_lines
 
 TEXT = [{"type": "text", "text": "Run the tests and fix what breaks"}]
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from model import lifecycle
 from model import session as sess
-from model.config import Config, Semantics
+from model.config import Config
 from model.lifecycle import ListState, ListTrigger
 from model.messages import allowed_kinds
+from model.network import Semantics
+from model.rules import Revision
 from model.session import V1, V2, SessionTrigger
 from model.state import (
     BLANK,
@@ -97,12 +99,12 @@ def on_load(cfg: Config, a: Agent, msg: Load) -> AgentStep:
     replay the history is sent before the response, without it the response goes at once."""
     trigger = SessionTrigger.LOAD if cfg.version == 1 else SessionTrigger.RESUME
     history = a.last_sent
-    if cfg.agent.keeps("RP-2"):  # RP-2, LT-1: a loaded or resumed session starts empty
+    if cfg.agent.keeps("RP-2"):  # RP-2, LT-1, L-7: a loaded or resumed session starts empty
         a = a._replace(list_state=lifecycle.step(a.list_state, ListTrigger.LOAD_OR_RESUME))
     if not msg.replay:
         return a, (LoadResponse(),)
     a = a._replace(session=sess.step(cfg.version, a.session, trigger))
-    if history and not cfg.agent.keeps("RP-1"):  # RP-1: replay carries no suggestions
+    if history and not cfg.agent.keeps("RP-1"):  # RP-1, D-6: replay carries no suggestions
         return a, (Update(history, a.epoch, a.epoch, a.accepted, True),)
     return a, _NOTHING
 
@@ -151,17 +153,37 @@ def action_resolved(cfg: Config, a: Agent) -> AgentStep:
     return a._replace(session=sess.step(2, a.session, SessionTrigger.ACTION_RESOLVED)), _NOTHING
 
 
+def gate_open(cfg: Config) -> bool:
+    """Whether the revision lets the agent send updates to this client (CAP-2, D-8, L-2): the
+    capability in both versions (in v2 for the reasons of CAP-4), none in the draft's v2 (D-9)."""
+    caps = cfg.client_caps
+    if cfg.revision is Revision.LEGACY:
+        return caps.legacy_allowlisted
+    if cfg.revision is Revision.DRAFT and cfg.version == 2:
+        return True  # D-9: v2 relies on the unknown-update fallback
+    return caps.advertised
+
+
+def client_understands(cfg: Config) -> bool:
+    """Whether the client knows the update's form: the variant (RFD, draft) or the legacy
+    `_meta` key; a client that advertises support knows what it advertised."""
+    if cfg.revision is Revision.LEGACY:
+        return cfg.client_caps.legacy_allowlisted
+    return cfg.client_caps.advertised
+
+
 def may_predict(cfg: Config, a: Agent) -> bool:
     """Whether the agent starts a prediction: it skips the model call for a client that cannot
     receive the result (CAP-2), and never while replaying."""
     caps = cfg.client_caps
-    gate = caps.legacy_allowlisted if cfg.agent.legacy_gate else cfg.gate_open  # CAP-2, D-8, L-2
-    gate = gate or not cfg.agent.keeps("CAP-2")
+    gate = caps.legacy_allowlisted if cfg.agent.legacy_gate else gate_open(cfg)  # CAP-2, D-8, L-2
+    v2_without = cfg.version == 2 and not cfg.agent.keeps("CAP-4")  # CAP-4: v2 needs it too
+    gate = gate or v2_without or not cfg.agent.keeps("CAP-2")
     return (
         gate
         and a.pending is None
         and a.predictions < cfg.bounds.predictions
-        and a.session not in _REPLAYING
+        and a.session not in _REPLAYING  # RP-1; once the load completes it may (RP-3)
     )
 
 
@@ -182,8 +204,9 @@ def _usable(cfg: Config, s: tuple[str, ...]) -> bool:
 
 
 def may_publish(cfg: Config, a: Agent) -> bool:
-    """A finished prediction waits while history replays (RP-1)."""
-    return a.pending is not None and a.session not in _REPLAYING
+    """A finished prediction waits while history replays (RP-1); otherwise the agent may send
+    it in any session state, working or not (TM-1)."""
+    return a.pending is not None and a.session not in _REPLAYING  # RP-1, TM-1
 
 
 def publish(cfg: Config, a: Agent) -> AgentStep:
@@ -259,7 +282,7 @@ def on_update(cfg: Config, c: Client, u: Update) -> Client:
         return c
     if u.suggestions and not kept and not cfg.client.keeps("SC-6"):  # SC-6: still replaces
         return c
-    if not u.suggestions and not cfg.client.keeps("UPD-3"):  # UPD-3: empty withdraws
+    if not u.suggestions and not cfg.client.keeps("UPD-3"):  # UPD-3, D-2: empty withdraws
         return c
     if c.held is not None and kept and not cfg.client.keeps("UPD-6"):  # UPD-6: no append
         kept = c.held.suggestions + kept
@@ -291,7 +314,7 @@ def _send_prompt(cfg: Config, c: Client, by_user: bool) -> ClientStep:
         waiting=not cfg.client.keeps("TM-3"),
         unprompted=c.unprompted or not by_user,
     )
-    if cfg.client.drop_on_send:  # LT-7, D-4: this client drops the list when it sends
+    if cfg.client.drop_on_send and cfg.client.keeps("D-4"):  # LT-7, D-4: drop it on send
         c = _stop_offering(c)
     return c, (Prompt(c.sent, by_user),)
 
@@ -311,7 +334,7 @@ def user_accepts(cfg: Config, c: Client) -> ClientStep:
 
 
 def user_dismisses(cfg: Config, c: Client) -> ClientStep:
-    """Escape: the client stops offering the list (LT-7)."""
+    """Escape: the client stops offering the list (LT-7, D-3)."""
     return _stop_offering(c), ()
 
 

@@ -4,19 +4,11 @@ semantics, capabilities, actor policies (with the rule each mutation breaks) and
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
 
 from model.messages import IMAGE, RESOURCE_LINK, TEXT, AgentPromptCaps, ClientSuggestionCaps
+from model.network import Semantics
 from model.rules import Revision
 from model.state import BLANK, UNPARSEABLE, SuggestionList
-
-
-class Semantics(StrEnum):
-    """How the network delivers each direction."""
-
-    FIFO = "fifo"  # stdio: each direction in order, the two directions cross
-    UNORDERED = "unordered"  # concurrent dispatch (SDK tasks, v2 batches): any order
-    DROP_UNKNOWN = "drop-unknown"  # fifo, and a client that does not know the update drops it
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,22 +101,25 @@ class Config:
         """A copy with `changes` applied."""
         return replace(self, **changes)  # type: ignore[arg-type]
 
-    @property
-    def client_understands(self) -> bool:
-        """Whether the client knows the update's form: the variant (RFD, draft) or the legacy
-        `_meta` key; a client that advertises support knows what it advertised."""
-        if self.revision is Revision.LEGACY:
-            return self.client_caps.legacy_allowlisted
-        return self.client_caps.advertised
 
-    @property
-    def gate_open(self) -> bool:
-        """Whether the revision lets the agent send updates to this client (CAP-2, D-8, L-2)."""
-        if self.revision is Revision.LEGACY:
-            return self.client_caps.legacy_allowlisted
-        if self.revision is Revision.DRAFT and self.version == 2:
-            return True  # D-9: v2 relies on the unknown-update fallback
-        return self.client_caps.advertised
+def baseline(revision: Revision, version: int, **changes: object) -> Config:
+    """The configuration in which both peers keep every rule of `revision`."""
+    if revision is Revision.DRAFT:
+        cfg = Config(
+            version=version, revision=revision, agent=DRAFT_AGENT, client=DROP_ON_SEND_CLIENT
+        )
+    elif revision is Revision.LEGACY:
+        caps = ClientSuggestionCaps(legacy_allowlisted=True)
+        cfg = Config(
+            version=version,
+            revision=revision,
+            agent=CLAUDE_AGENT_ACP,
+            client=JETBRAINS_AIR,
+            client_caps=caps,
+        )
+    else:
+        cfg = Config(version=version, revision=revision)
+    return cfg.with_(**changes)
 
 
 # What a model call may return, for the mutations that need it: as few outputs as show the

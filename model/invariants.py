@@ -10,7 +10,7 @@ from model import actors, lifecycle
 from model.config import Config
 from model.lifecycle import ListState
 from model.messages import allowed_kinds
-from model.rules import RULES_BY_ID
+from model.rules import in_force
 from model.session import V1, V2
 from model.state import BLANK, UNPARSEABLE, Composer, Update, World, content_types
 
@@ -35,11 +35,8 @@ class Property:
         return " ".join((self.holds.__doc__ or "").split())
 
     def in_force(self, cfg: Config) -> bool:
-        """Whether a rule of this property belongs to the configuration's revision and version."""
-        return any(
-            cfg.revision in RULES_BY_ID[r].revisions and cfg.version in RULES_BY_ID[r].versions
-            for r in self.rules
-        )
+        """Whether a rule of this property is in force in the configuration."""
+        return in_force(self.rules, cfg.revision, cfg.version)
 
 
 def _updates(w: World) -> list[Update]:
@@ -48,7 +45,7 @@ def _updates(w: World) -> list[Update]:
 
 def capability_respected(cfg: Config, w: World) -> bool:
     """No suggestions update is sent to a client that did not advertise support."""
-    return cfg.gate_open or not any(_updates(w))
+    return actors.gate_open(cfg) or not any(_updates(w))
 
 
 def content_supported(cfg: Config, w: World) -> bool:

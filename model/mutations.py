@@ -8,40 +8,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from model.config import (
-    CLAUDE_AGENT_ACP,
-    DRAFT_AGENT,
-    DROP_ON_SEND_CLIENT,
-    JETBRAINS_AIR,
     PREDICT_ALL_UNUSABLE,
     PREDICT_BLANK,
     PREDICT_IMAGE,
     PREDICT_ONE_UNUSABLE,
     PREDICT_TRIMMABLE,
-    RFD_CLIENT,
     Config,
 )
 from model.messages import ClientSuggestionCaps
 from model.rules import Revision
-
-
-def baseline(revision: Revision, version: int, **changes: object) -> Config:
-    """The configuration in which both peers keep every rule of `revision`."""
-    if revision is Revision.DRAFT:
-        cfg = Config(
-            version=version, revision=revision, agent=DRAFT_AGENT, client=DROP_ON_SEND_CLIENT
-        )
-    elif revision is Revision.LEGACY:
-        caps = ClientSuggestionCaps(legacy_allowlisted=True)
-        cfg = Config(
-            version=version,
-            revision=revision,
-            agent=CLAUDE_AGENT_ACP,
-            client=JETBRAINS_AIR,
-            client_caps=caps,
-        )
-    else:
-        cfg = Config(version=version, revision=revision)
-    return cfg.with_(**changes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,10 +47,6 @@ def _client_breaks(rule: str, **env: object) -> Callable[[Config], Config]:
     return apply
 
 
-def _keeps_list_on_send(cfg: Config) -> Config:
-    return cfg.with_(client=replace(RFD_CLIENT, name="keeps-list-on-send"))
-
-
 _NOT_ADVERTISED = ClientSuggestionCaps()
 
 MUTATIONS: tuple[Mutation, ...] = (
@@ -88,7 +59,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "CAP-4",
         "sends a v2 update to a client without the capability, which shows it generically",
-        _agent_breaks("CAP-2", client_caps=_NOT_ADVERTISED),
+        _agent_breaks("CAP-4", client_caps=_NOT_ADVERTISED),
         "never_in_transcript",
         versions=(2,),
     ),
@@ -174,7 +145,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "D-4",
         "keeps offering its list after it sends a prompt",
-        _keeps_list_on_send,
+        _client_breaks("D-4"),
         "no_offer_from_before_own_prompt",
         revision=Revision.DRAFT,
     ),

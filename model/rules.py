@@ -525,6 +525,15 @@ RULES: tuple[Rule, ...] = (
 RULES_BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}
 
 
+def in_force(rule_ids: tuple[str, ...], revision: Revision, version: int) -> bool:
+    """Whether a property standing for `rule_ids` is in force: one of its rules belongs to
+    `revision` and applies to protocol `version`.  The one definition the tools use."""
+    return any(
+        revision in RULES_BY_ID[r].revisions and version in RULES_BY_ID[r].versions
+        for r in rule_ids
+    )
+
+
 def counts_by_section_and_level() -> list[tuple[str, str, str, int]]:
     """Rule counts per (revision, section, level), in catalogue order, for the README."""
     counts = Counter((r.revisions[0].value, r.section, r.level.value) for r in RULES)

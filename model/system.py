@@ -1,18 +1,22 @@
-"""The composed system: initial state, the actions enabled in a state (in a fixed order, so
-paths replay) and the next state.  Delivery is an action, so every race is explored.
+"""The composed system as Init and Next: the initial world, and every action with its guard and
+its effect, in a fixed order so that paths replay.  Delivery is an action, so every race is
+explored.
 
-This is the one model behind the explorer, the Hypothesis machines, the simulator and the
-diagrams.
+Each actor's actions read and change only its own local state and send messages; the network
+actions move one message from a channel to its receiver.  The checking package runs the same
+definitions over packed worlds (`model.check.packed`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Generic, NamedTuple, TypeVar
+from dataclasses import dataclass
+from typing import Generic, Literal, NamedTuple, TypeVar
 
 from model import actors
 from model import session as sess
-from model.config import Config, Semantics
+from model.config import Config
+from model.network import deliverable
 from model.session import V1, V2, SessionTrigger
 from model.state import (
     Agent,
@@ -23,17 +27,25 @@ from model.state import (
     LoadResponse,
     Prompt,
     PromptResponse,
+    ToAgent,
     ToClient,
     Update,
     World,
     initial_world,
 )
 
+Actor = Literal["user", "client", "agent", "net"]
+USER: Actor = "user"
+CLIENT: Actor = "client"
+AGENT: Actor = "agent"
+NET: Actor = "net"
+TO_AGENT, TO_CLIENT = "deliver_to_agent", "deliver_to_client"
+
 
 class Action(NamedTuple):
     """One step: who acts, what it does, and an argument (a message index or a choice)."""
 
-    actor: str
+    actor: Actor
     name: str
     arg: int = 0
 
@@ -41,324 +53,210 @@ class Action(NamedTuple):
         return f"{self.actor}.{self.name}" + (f"[{self.arg}]" if self.arg else "")
 
 
-USER, CLIENT, AGENT, NET = "user", "client", "agent", "net"
-TO_AGENT, TO_CLIENT = "deliver_to_agent", "deliver_to_client"
-T = TypeVar("T")
+S = TypeVar("S", Agent, Client)
+M = TypeVar("M", ToAgent, ToClient)
 
 
-def _deliverable(messages: tuple[object, ...], semantics: Semantics) -> list[int]:
-    """Indices that may be delivered next: the head in order, or the first copy of each
-    distinct message when unordered (equal messages lead to equal states)."""
-    if not messages:
-        return []
-    if semantics is not Semantics.UNORDERED:
-        return [0]
-    seen: set[object] = set()
-    firsts = []
-    for i, m in enumerate(messages):
-        if m not in seen:
-            seen.add(m)
-            firsts.append(i)
-    return firsts
+@dataclass(frozen=True, slots=True)
+class LocalAction(Generic[S, M]):
+    """An action of one actor: when it is enabled in the actor's state, and what it does."""
+
+    action: Action
+    enabled: Callable[[Config, S], bool]
+    effect: Callable[[Config, S], tuple[S, tuple[M, ...]]]
 
 
-Packed = tuple[int, int, int, int]
-"""A world as the numbers of its agent, client and two channels in the system's tables."""
-EMPTY = 0  # the number of the empty channel in every system, the first it numbers
+# ------------------------------------------------------------ the user and the client --------
+
+_composing: Callable[[Config, Client], bool] = lambda cfg, c: c.composer is Composer.EMPTY  # noqa: E731
+
+USER_AND_CLIENT: tuple[LocalAction[Client, ToAgent], ...] = (
+    LocalAction(Action(USER, "type"), _composing, actors.user_types),
+    LocalAction(
+        Action(USER, "accept"),
+        lambda cfg, c: _composing(cfg, c) and actors.offering(c),
+        actors.user_accepts,
+    ),
+    LocalAction(
+        Action(USER, "dismiss"),
+        lambda cfg, c: _composing(cfg, c) and actors.offering(c),
+        actors.user_dismisses,
+    ),
+    LocalAction(
+        Action(USER, "send"),
+        lambda cfg, c: c.sent < cfg.bounds.prompts and actors.may_send(cfg, c),
+        actors.user_sends,
+    ),
+    LocalAction(
+        Action(USER, "cancel"),
+        lambda cfg, c: cfg.version == 1 and c.outstanding and c.cancels < cfg.bounds.cancels,
+        actors.user_cancels,
+    ),
+    LocalAction(
+        Action(USER, "load", 1),
+        lambda cfg, c: c.loads < cfg.bounds.loads and actors.may_load(cfg, c),
+        lambda cfg, c: actors.user_loads(cfg, c, replay=True),
+    ),
+    LocalAction(
+        Action(USER, "resume_without_replay"),
+        lambda cfg, c: cfg.version == 2 and c.loads < cfg.bounds.loads and actors.may_load(cfg, c),
+        lambda cfg, c: actors.user_loads(cfg, c, replay=False),
+    ),
+    LocalAction(
+        Action(CLIENT, "auto_send"),
+        lambda cfg, c: c.sent < cfg.bounds.prompts and actors.may_auto_send(cfg, c),
+        actors.client_auto_sends,
+    ),
+)
+REOPENS = frozenset(("load", "resume_without_replay"))
+"""The user's actions that reopen the session (v1 `session/load`, v2 `session/resume`)."""
+
+# ------------------------------------------------------------ the agent ----------------------
 
 
-class _Table(Generic[T]):
-    """Values numbered in the order first seen, so a number stands for its value."""
+def _session_can(trigger: SessionTrigger) -> Callable[[Config, Agent], bool]:
+    return lambda cfg, a: sess.can(cfg.version, a.session, trigger)
 
-    __slots__ = ("ids", "values")
 
-    def __init__(self) -> None:
-        self.values: list[T] = []
-        self.ids: dict[T, int] = {}
+AGENT_ACTIONS: tuple[LocalAction[Agent, ToClient], ...] = (
+    LocalAction(Action(AGENT, "publish"), actors.may_publish, actors.publish),
+    LocalAction(Action(AGENT, "end_turn"), _session_can(SessionTrigger.END_TURN), actors.end_turn),
+    LocalAction(
+        Action(AGENT, "replay_done"), _session_can(SessionTrigger.REPLAY_DONE), actors.replay_done
+    ),
+    LocalAction(
+        Action(AGENT, "accept_prompt"),
+        lambda cfg, a: (
+            cfg.version == 2
+            and a.queued > 0
+            and sess.can(2, a.session, SessionTrigger.ACCEPT_PROMPT)
+        ),
+        actors.accept_prompt,
+    ),
+    LocalAction(
+        Action(AGENT, "foreground_work"),
+        lambda cfg, a: (
+            cfg.version == 2 and a.session is V2.IDLE and a.foreground < cfg.bounds.foreground
+        ),
+        actors.foreground_work,
+    ),
+    LocalAction(
+        Action(AGENT, "need_action"),
+        lambda cfg, a: (
+            cfg.version == 2 and a.session is V2.RUNNING and a.blocked < cfg.bounds.blocked
+        ),
+        actors.need_action,
+    ),
+    LocalAction(
+        Action(AGENT, "action_resolved"),
+        lambda cfg, a: cfg.version == 2 and a.session is V2.REQUIRES_ACTION,
+        actors.action_resolved,
+    ),
+)
 
-    def number(self, value: T) -> int:
-        i = self.ids.get(value)
-        if i is None:
-            i = self.ids[value] = len(self.values)
-            self.values.append(value)
-        return i
+ClientMove = tuple[Action, Client, tuple[ToAgent, ...]]
+AgentMove = tuple[Action, Agent, tuple[ToClient, ...]]
+
+
+def client_moves(cfg: Config, c: Client) -> list[ClientMove]:
+    """What the user and the client may do in `c`: each enabled action with its effect."""
+    return [(x.action, *x.effect(cfg, c)) for x in USER_AND_CLIENT if x.enabled(cfg, c)]
+
+
+def agent_moves(cfg: Config, a: Agent) -> list[AgentMove]:
+    """What the agent may do on its own in `a`: start a prediction (one action per output its
+    model call may return), then each other enabled action, with its effect."""
+    moves: list[AgentMove] = []
+    if actors.may_predict(cfg, a):
+        for i, output in enumerate(cfg.predictions):
+            moves.append((Action(AGENT, "predict", i), *actors.predict(cfg, a, output)))
+    return moves + [(x.action, *x.effect(cfg, a)) for x in AGENT_ACTIONS if x.enabled(cfg, a)]
+
+
+# ------------------------------------------------------------ delivery -----------------------
+
+
+def serves_load(a: Agent) -> bool:
+    """The agent serves `session/load` or `session/resume` between turns only."""
+    return a.session in (V1.IDLE, V2.IDLE)
+
+
+def agent_reads(cfg: Config, a: Agent, msg: ToAgent) -> actors.AgentStep:
+    """The agent reads a message from the client."""
+    if type(msg) is Prompt:
+        return actors.on_prompt(cfg, a, msg)
+    if type(msg) is Cancel:
+        return actors.on_cancel(cfg, a, msg)
+    assert type(msg) is Load
+    return actors.on_load(cfg, a, msg)
+
+
+def reopened(cfg: Config, a: Agent, load: Load) -> actors.AgentStep:
+    """The agent on the new connection a reopen opens: the old connection's turn and queued
+    prompts are gone, and the load is the first message it reads there."""
+    return agent_reads(cfg, actors.reconnect(cfg, a), load)
+
+
+def client_receives(cfg: Config, c: Client, msg: ToClient) -> Client:
+    """The client after it receives a message (the ghost `last` is the network's record)."""
+    if type(msg) is Update:
+        if not actors.client_understands(cfg):
+            return actors.on_unknown_update(cfg, c, msg)
+        return actors.on_update(cfg, c._replace(last=msg), msg)
+    if type(msg) is PromptResponse:
+        return actors.on_prompt_response(cfg, c, msg)
+    assert type(msg) is LoadResponse
+    return actors.on_load_response(cfg, c, msg)
+
+
+# ------------------------------------------------------------ Init and Next ------------------
 
 
 class System:
-    """The composed system of one configuration, stateright-style.
-
-    A world is packed as four numbers (agent, client, each channel), each the index of its
-    value in a table, so a world hashes as four ints.  Actors are pure, so each local step is
-    computed once per distinct local state and remembered by number: the explorer's hot path
-    (`successors`) is dict lookups on small int tuples.
-    """
+    """The composed system of one configuration: `init`, and `successors` as Next."""
 
     def __init__(self, config: Config) -> None:
         self.config = config
-        self._agents: _Table[Agent] = _Table()
-        self._clients: _Table[Client] = _Table()
-        self._channels: _Table[tuple[Any, ...]] = _Table()
-        self._messages: _Table[Any] = _Table()
-        assert self._channels.number(()) == EMPTY
-        # Remembered local steps, by number.  The client's own steps: (action, client, sent,
-        # and for a reopen on a new connection the load the agent then reads, else -1).
-        self._by_client: dict[int, tuple[tuple[Action, int, int, int], ...]] = {}
-        self._by_agent: dict[int, tuple[tuple[Action, int, int], ...]] = {}  # action, agent, sent
-        self._idle: dict[int, bool] = {}
-        # What may be delivered from a channel: (index, a load?, message, rest of the channel).
-        self._heads: dict[int, tuple[tuple[int, bool, int, int], ...]] = {}
-        self._read: dict[tuple[int, int], tuple[int, int]] = {}  # message, agent: agent, sent
-        self._received: dict[tuple[int, int], int] = {}  # message, client: client
-        self._appended: dict[tuple[int, int], int] = {}
-        self._reopened: dict[tuple[int, int], tuple[int, int]] = {}  # load, agent: agent, sent
 
     def init_state(self) -> World:
         """A new session with nothing in flight."""
         return initial_world(self.config.version)
 
-    # --- packed worlds: the explorer's interface ------------------------------------------
-
-    def pack(self, w: World) -> Packed:
-        """The numbers of a world's parts."""
-        channels = self._channels.number
-        return (
-            self._agents.number(w.agent),
-            self._clients.number(w.client),
-            channels(w.to_agent),
-            channels(w.to_client),
-        )
-
-    def unpack(self, s: Packed) -> World:
-        """The world of four numbers."""
-        channels = self._channels.values
-        return World(
-            self._agents.values[s[0]], self._clients.values[s[1]], channels[s[2]], channels[s[3]]
-        )
-
-    def successors(self, s: Packed) -> list[tuple[Action, Packed]]:
+    def successors(self, w: World) -> list[tuple[Action, World]]:
         """Every enabled action with the world it leads to, in a fixed order: user and
-        client, agent, network."""
-        a, c, ta, tc = s
-        out: list[tuple[Action, Packed]] = []
-        empty, appended, append = EMPTY, self._appended, out.append
-        by_client = self._by_client.get(c)
-        if by_client is None:
-            by_client = self._client_steps(c)
-        for action, c2, sent, load in by_client:
-            if load >= 0:  # a reopen on a new connection: the agent reads the load there
-                a2, replies = self._reopened.get((load, a)) or self._reopen_step(load, a)
-                append((action, (a2, c2, empty, replies)))
-            elif sent == empty:
-                append((action, (a, c2, ta, tc)))
+        client, agent, delivery to the agent, delivery to the client."""
+        cfg, out = self.config, []
+        for action, client, sent in client_moves(cfg, w.client):
+            if action.name in REOPENS and not cfg.load_on_live_connection:
+                # A new connection: nothing of the old one arrives on either side.
+                (load,) = sent
+                agent, replies = reopened(cfg, w.agent, load)  # type: ignore[arg-type]
+                out.append((action, World(agent, client, (), replies)))
             else:
-                append((action, (a, c2, appended.get((ta, sent)) or self._append(ta, sent), tc)))
-        by_agent = self._by_agent.get(a)
-        if by_agent is None:
-            by_agent = self._agent_steps(a)
-        for action, a2, sent in by_agent:
-            if sent == empty:
-                append((action, (a2, c, ta, tc)))
-            else:
-                append((action, (a2, c, ta, appended.get((tc, sent)) or self._append(tc, sent))))
-        if ta != empty:
-            idle = self._idle[a]
-            for i, load, m, rest in self._heads.get(ta) or self._deliverable(ta):
-                if load and not idle:
-                    continue  # load and resume are served between turns
-                a2, sent = self._read.get((m, a)) or self._read_step(m, a)
-                tc2 = tc if sent == empty else appended.get((tc, sent)) or self._append(tc, sent)
-                append((_TO_AGENT_ACTIONS[i], (a2, c, rest, tc2)))
-        if tc != empty:
-            received = self._received
-            for i, _, m, rest in self._heads.get(tc) or self._deliverable(tc):
-                got = received.get((m, c))
-                if got is None:
-                    got = self._receive_step(m, c)
-                append((_TO_CLIENT_ACTIONS[i], (a, got, ta, rest)))
+                out.append((action, w._replace(client=client, to_agent=w.to_agent + sent)))
+        for action, agent, replies in agent_moves(cfg, w.agent):
+            out.append((action, w._replace(agent=agent, to_client=w.to_client + replies)))
+        for i in deliverable(w.to_agent, cfg.semantics):
+            msg, rest = w.to_agent[i], w.to_agent[:i] + w.to_agent[i + 1 :]
+            if type(msg) is Load and not serves_load(w.agent):
+                continue
+            agent, replies = agent_reads(cfg, w.agent, msg)
+            out.append(
+                (Action(NET, TO_AGENT, i), World(agent, w.client, rest, w.to_client + replies))
+            )
+        for i in deliverable(w.to_client, cfg.semantics):
+            got, left = w.to_client[i], w.to_client[:i] + w.to_client[i + 1 :]
+            client = client_receives(cfg, w.client, got)
+            out.append((Action(NET, TO_CLIENT, i), w._replace(client=client, to_client=left)))
         return out
-
-    # --- worlds: everyone else's interface ------------------------------------------------
 
     def actions(self, w: World) -> list[Action]:
-        """Every action enabled in `w`, in a fixed order: user and client, agent, network."""
-        return [action for action, _ in self.successors(self.pack(w))]
+        """Every action enabled in `w`, in Next's order."""
+        return [action for action, _ in self.successors(w)]
 
     def next_state(self, w: World, action: Action) -> World:
-        """The state after `action`, which must be enabled in `w`."""
-        for enabled, nxt in self.successors(self.pack(w)):
+        """The world after `action`, which must be enabled in `w`."""
+        for enabled, after in self.successors(w):
             if enabled == action:
-                return self.unpack(nxt)
+                return after
         raise ValueError(f"{action} is not enabled in {w}")
-
-    # --- computing local steps, once each -------------------------------------------------
-
-    def _append(self, channel: int, sent: int) -> int:
-        key = (channel, sent)
-        joined = self._appended.get(key)
-        if joined is None:
-            values = self._channels.values
-            joined = self._appended[key] = self._channels.number(values[channel] + values[sent])
-        return joined
-
-    def _deliverable(self, channel: int) -> tuple[tuple[int, bool, int, int], ...]:
-        messages = self._channels.values[channel]
-        heads = self._heads[channel] = tuple(
-            (
-                i,
-                type(messages[i]) is Load,
-                self._messages.number(messages[i]),
-                self._channels.number(messages[:i] + messages[i + 1 :]),
-            )
-            for i in _deliverable(messages, self.config.semantics)
-        )
-        for actions, name in ((_TO_AGENT_ACTIONS, TO_AGENT), (_TO_CLIENT_ACTIONS, TO_CLIENT)):
-            actions.extend(Action(NET, name, i) for i in range(len(actions), heads[-1][0] + 1))
-        return heads
-
-    def _client_steps(self, c: int) -> tuple[tuple[Action, int, int, int], ...]:
-        cfg, client = self.config, self._clients.values[c]
-        steps = []
-        for action in self._enabled_for_client(client):
-            if action.name in _LOADS:
-                client2, sent = actors.user_loads(cfg, client, replay=bool(action.arg))
-            else:
-                client2, sent = _CLIENT_STEPS[action.name](cfg, client)
-            if action.name in _LOADS and not cfg.load_on_live_connection:
-                # Reopened on a new connection: nothing of the old one arrives, and the agent
-                # serves the session there only once it has read the load, its first message.
-                load = self._messages.number(sent[0])
-                steps.append((action, self._clients.number(client2), EMPTY, load))
-            else:
-                numbers = (self._clients.number(client2), self._channels.number(sent), -1)
-                steps.append((action, *numbers))
-        result = self._by_client[c] = tuple(steps)
-        return result
-
-    def _agent_steps(self, a: int) -> tuple[tuple[Action, int, int], ...]:
-        cfg, agent = self.config, self._agents.values[a]
-        steps = []
-        for action in self._enabled_for_agent(agent):
-            agent2, sent = _AGENT_STEPS[action.name](cfg, agent, action.arg)
-            steps.append((action, self._agents.number(agent2), self._channels.number(sent)))
-        self._idle[a] = agent.session in (V1.IDLE, V2.IDLE)
-        result = self._by_agent[a] = tuple(steps)
-        return result
-
-    def _agent_reads(self, agent: Agent, request: Any) -> tuple[int, int]:
-        agent2, sent = _AGENT_READERS[type(request)](self.config, agent, request)
-        return self._agents.number(agent2), self._channels.number(sent)
-
-    def _read_step(self, m: int, a: int) -> tuple[int, int]:
-        """The agent reads message `m`: its new number and what it sent."""
-        step = self._read[(m, a)] = self._agent_reads(
-            self._agents.values[a], self._messages.values[m]
-        )
-        return step
-
-    def _receive_step(self, m: int, c: int) -> int:
-        client2 = _receive(self.config, self._clients.values[c], self._messages.values[m])
-        number = self._received[(m, c)] = self._clients.number(client2)
-        return number
-
-    def _reopen_step(self, load: int, a: int) -> tuple[int, int]:
-        """The agent on the new connection: the old turn and queued prompts are gone, and it
-        reads the load before anything else."""
-        agent = actors.reconnect(self.config, self._agents.values[a])
-        step = self._reopened[(load, a)] = self._agent_reads(agent, self._messages.values[load])
-        return step
-
-    def _enabled_for_client(self, c: Client) -> list[Action]:
-        """What the user (the client's environment) and the client itself may do."""
-        cfg, b = self.config, self.config.bounds
-        out: list[Action] = []
-        if c.composer is Composer.EMPTY:
-            out.append(Action(USER, "type"))
-            if actors.offering(c):
-                out += [Action(USER, "accept"), Action(USER, "dismiss")]
-        if c.sent < b.prompts and actors.may_send(cfg, c):
-            out.append(Action(USER, "send"))
-        if cfg.version == 1 and c.outstanding and c.cancels < b.cancels:
-            out.append(Action(USER, "cancel"))
-        if c.loads < b.loads and actors.may_load(cfg, c):
-            out.append(Action(USER, "load", 1))
-            if cfg.version == 2:
-                out.append(Action(USER, "resume_without_replay"))
-        if c.sent < b.prompts and actors.may_auto_send(cfg, c):
-            out.append(Action(CLIENT, "auto_send"))
-        return out
-
-    def _enabled_for_agent(self, a: Agent) -> list[Action]:
-        """What the agent may do on its own."""
-        cfg, b, v = self.config, self.config.bounds, self.config.version
-        out: list[Action] = []
-        if actors.may_predict(cfg, a):
-            out += [Action(AGENT, "predict", i) for i in range(len(cfg.predictions))]
-        if actors.may_publish(cfg, a):
-            out.append(Action(AGENT, "publish"))
-        if sess.can(v, a.session, SessionTrigger.END_TURN):
-            out.append(Action(AGENT, "end_turn"))
-        if sess.can(v, a.session, SessionTrigger.REPLAY_DONE):
-            out.append(Action(AGENT, "replay_done"))
-        if v == 2:
-            if a.queued and sess.can(v, a.session, SessionTrigger.ACCEPT_PROMPT):
-                out.append(Action(AGENT, "accept_prompt"))
-            if a.session is V2.IDLE and a.foreground < b.foreground:
-                out.append(Action(AGENT, "foreground_work"))
-            if a.session is V2.RUNNING and a.blocked < b.blocked:
-                out.append(Action(AGENT, "need_action"))
-            if a.session is V2.REQUIRES_ACTION:
-                out.append(Action(AGENT, "action_resolved"))
-        return out
-
-
-def _predict(cfg: Config, a: Agent, arg: int) -> actors.AgentStep:
-    return actors.predict(cfg, a, cfg.predictions[arg])
-
-
-def _agent(fn: Callable[[Config, Agent], actors.AgentStep]) -> Callable[..., actors.AgentStep]:
-    return lambda cfg, a, arg: fn(cfg, a)
-
-
-_AGENT_STEPS: dict[str, Callable[[Config, Agent, int], actors.AgentStep]] = {
-    "predict": _predict,
-    "publish": _agent(actors.publish),
-    "end_turn": _agent(actors.end_turn),
-    "replay_done": _agent(actors.replay_done),
-    "accept_prompt": _agent(actors.accept_prompt),
-    "foreground_work": _agent(actors.foreground_work),
-    "need_action": _agent(actors.need_action),
-    "action_resolved": _agent(actors.action_resolved),
-}
-
-_CLIENT_STEPS: dict[str, Callable[[Config, Client], actors.ClientStep]] = {
-    "type": actors.user_types,
-    "accept": actors.user_accepts,
-    "dismiss": actors.user_dismisses,
-    "send": actors.user_sends,
-    "cancel": actors.user_cancels,
-    "auto_send": actors.client_auto_sends,
-}
-
-_LOADS = ("load", "resume_without_replay")
-# Delivery actions by message index, made once (a channel is never this long in practice;
-# `_deliveries` grows them if one is).
-_TO_AGENT_ACTIONS = [Action(NET, TO_AGENT, i) for i in range(32)]
-_TO_CLIENT_ACTIONS = [Action(NET, TO_CLIENT, i) for i in range(32)]
-
-_AGENT_READERS: dict[type, Callable[..., actors.AgentStep]] = {
-    Prompt: actors.on_prompt,
-    Cancel: actors.on_cancel,
-    Load: actors.on_load,
-}
-
-
-def _receive(cfg: Config, c: Client, msg: ToClient) -> Client:
-    """The client after it receives `msg` (the ghost `last` is the network's record)."""
-    if isinstance(msg, Update):
-        if not cfg.client_understands:
-            return actors.on_unknown_update(cfg, c, msg)
-        return actors.on_update(cfg, c._replace(last=msg), msg)
-    if isinstance(msg, PromptResponse):
-        return actors.on_prompt_response(cfg, c, msg)
-    assert isinstance(msg, LoadResponse)
-    return actors.on_load_response(cfg, c, msg)

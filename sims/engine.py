@@ -13,7 +13,7 @@ import heapq
 from collections import deque
 from typing import Any, NamedTuple
 
-from model.config import Semantics
+from model.network import Semantics
 from model.state import Composer, Prompt, PromptResponse, Update
 from model.system import AGENT, CLIENT, NET, TO_AGENT, TO_CLIENT, USER, Action
 from sims import wire

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from model.check.packed import Packed, PackedSystem
 from model.state import World
-from model.system import Action, Packed, System
+from model.system import Action
 
 
 class Interned:
     """Each world the sessions reach, numbered, with the moves out of it (from
-    `System.successors`, so every step is the model's own), so that a session in flight is an
+    `PackedSystem.successors`, so every step is the model's own), so that a session in flight is an
     int and a step taken before is a list index and a dict lookup."""
 
-    def __init__(self, system: System) -> None:
+    def __init__(self, system: PackedSystem) -> None:
         self.system = system
         start = system.pack(system.init_state())
         self._packed: list[Packed] = [start]

@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from model.atomic import write_atomic
+from model.render.atomic import write_atomic
 from sims.metrics import Totals
 from sims.scenario import Point, Scenario
 

@@ -15,9 +15,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from model.config import AGENT_POLICIES, CLIENT_POLICIES, Bounds, Config, Semantics
+from model.config import AGENT_POLICIES, CLIENT_POLICIES, Bounds, Config, baseline
 from model.messages import ClientSuggestionCaps
-from model.mutations import MUTATIONS_BY_RULE, baseline
+from model.mutations import MUTATIONS_BY_RULE
+from model.network import Semantics
 from model.rules import Revision
 from sims.dists import Draw, ScenarioError, compile_dist
 

@@ -8,7 +8,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
 
-from model.system import System
+from model.check.packed import PackedSystem
 from sims.draws import Draws
 from sims.engine import run_session
 from sims.interned import Interned
@@ -53,7 +53,7 @@ def _run(task: Task, seed: int) -> tuple[Task, Totals]:
     point = _worker["points"][task.point]
     system = _worker["systems"].get(task.point)
     if system is None:
-        system = _worker["systems"][task.point] = Interned(System(point.config))
+        system = _worker["systems"][task.point] = Interned(PackedSystem(point.config))
     draws = chunk_draws(point, seed, task)
     totals = Totals()
     totals.add(run_session(point, system, draws).session for _ in range(task.sessions))

@@ -6,8 +6,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from model.config import Config, Semantics
-from model.mutations import baseline
+from model.config import Config, baseline
+from model.network import Semantics
 from model.rules import Revision
 
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()

@@ -3,15 +3,13 @@ lower-case keywords flagged."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from model.audit import audit
-from model.cli import main
+from model.check.audit import audit
+from model.cli.main import main
 from model.rules import Revision
-
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "rfd"
 
 # A made-up text in the shape of an RFD, to test the mapping without quoting the real one.
 TEXT = """Lifetime
@@ -40,18 +38,16 @@ def test_mapping_by_section_level_and_order() -> None:
     assert data["sentences_without_rule"] == [9] and data["lower_case_keywords"] == [3]
 
 
-@pytest.mark.skipif(not SHARED.exists(), reason="the RFD texts are not beside this clone")
-def test_current_rfd_maps_every_keyword_rule() -> None:
-    text = (SHARED / "prompt-suggestions-rfd-2026-11-14.txt").read_text()
+def test_current_rfd_maps_every_keyword_rule(shared_text: Callable[[str], str]) -> None:
+    text = shared_text("rfd/prompt-suggestions-rfd-2026-11-14.txt")
     result = audit(text, Revision.CURRENT)
     assert result.rules_without_sentence == []
     rp3 = [s for s in result.sentences if s.rule == "RP-3"]
     assert len(rp3) == 1 and rp3[0].lower_case  # the RFD writes this MAY in lower case
 
 
-@pytest.mark.skipif(not SHARED.exists(), reason="the RFD texts are not beside this clone")
-def test_draft_keywords_are_all_lower_case() -> None:
-    text = (SHARED / "prompt-suggestions-draft-2026-10-15.txt").read_text()
+def test_draft_keywords_are_all_lower_case(shared_text: Callable[[str], str]) -> None:
+    text = shared_text("rfd/prompt-suggestions-draft-2026-10-15.txt")
     result = audit(text, Revision.DRAFT)
     assert result.rules_without_sentence == []
     assert all(s.lower_case for s in result.sentences)

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model import diagrams
-from model.diagrams import dot_string, mermaid_text
+from model.render import diagrams
+from model.render.diagrams import dot_string, mermaid_text
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = 'Fix "it" [now] <script>alert(1)</script> & \\ back\nslash --> x; y: z #1'

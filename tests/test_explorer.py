@@ -7,14 +7,16 @@ from dataclasses import replace
 
 import pytest
 
-from model.config import Bounds, Config, Semantics
-from model.explorer import explore
+from model.check.explorer import explore
+from model.check.packed import PackedSystem
+from model.config import Bounds, Config, baseline
 from model.invariants import INVARIANTS
-from model.mutations import MUTATIONS_BY_RULE, baseline
+from model.mutations import MUTATIONS_BY_RULE
+from model.network import Semantics
 from model.rules import Revision
 from model.state import Cancel, LoadResponse, PromptResponse, World, initial_world
 from model.system import System
-from tests.test_stateful import KNOWN_GAPS
+from tests.helpers import KNOWN_GAPS
 
 SMALL = Bounds(prompts=1, predictions=1, loads=1, cancels=0, foreground=1, blocked=0)
 
@@ -37,7 +39,8 @@ def test_pinned_state_counts(version: int, semantics: Semantics) -> None:
 
 
 def _dfs_count(cfg: Config) -> int:
-    """Count reachable states depth-first, with an explicit stack: a second algorithm."""
+    """Count reachable states depth-first over the readable system (`model.system`), with an
+    explicit stack: a second algorithm over a second implementation of Next."""
     system = System(cfg)
     seen: set[World] = set()
     stack = [system.init_state()]
@@ -58,6 +61,36 @@ def test_state_count_matches_an_independent_count(version: int, semantics: Seman
     assert result.graph is not None
     assert result.states == _dfs_count(cfg) == result.graph.number_of_nodes()
     assert result.transitions >= result.graph.number_of_edges() > 0
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("semantics", [Semantics.FIFO, Semantics.UNORDERED])
+@pytest.mark.parametrize("live_load", [False, True])
+def test_packed_system_agrees_with_the_readable_one(
+    version: int, semantics: Semantics, live_load: bool
+) -> None:
+    """In every reachable world both systems enable the same actions, in the same order,
+    leading to the same worlds."""
+    bounds = replace(SMALL, cancels=1, blocked=1)
+    cfg = Config(
+        version=version, semantics=semantics, bounds=bounds, load_on_live_connection=live_load
+    )
+    readable, packed = System(cfg), PackedSystem(cfg)
+    start = readable.init_state()
+    seen, stack = {start}, [start]
+    names: set[str] = set()
+    while stack:
+        w = stack.pop()
+        steps = readable.successors(w)
+        assert steps == [(a, packed.unpack(s)) for a, s in packed.successors(packed.pack(w))]
+        for action, after in steps:
+            names.add(action.name)
+            if after not in seen:
+                seen.add(after)
+                stack.append(after)
+    assert {"load", "publish", "deliver_to_agent", "deliver_to_client"} <= names
+    assert ("cancel" if version == 1 else "need_action") in names
+    assert len(seen) == explore(cfg).states
 
 
 def _shortest_by_brute_force(cfg: Config, name: str, limit: int) -> int | None:

@@ -6,10 +6,12 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
-from model.config import Config, Semantics
-from model.explorer import Result, explore
-from model.liveness import LIVENESS, Lasso, check, lasso_steps, leads_to
-from model.mutations import MUTATIONS_BY_RULE, baseline
+from model.check.explorer import Result, explore
+from model.check.leadsto import Lasso, check, lasso_steps, leads_to
+from model.config import Config, baseline
+from model.liveness import LIVENESS
+from model.mutations import MUTATIONS_BY_RULE
+from model.network import Semantics
 from model.rules import Revision
 from model.system import Action
 

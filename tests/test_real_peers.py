@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from model.tracecheck import check_lines, verdict
+from model.wire.tracecheck import check_lines, verdict
 from tests.peers.client import record
 
 ADVERTISES = {"session": {"promptSuggestions": {}}}

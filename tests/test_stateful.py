@@ -12,32 +12,16 @@ from collections import Counter
 import pytest
 from hypothesis.stateful import run_state_machine_as_test
 
-from model.config import Bounds, Config, Semantics
+from model.config import Bounds, Config, baseline
 from model.invariants import INVARIANTS
-from model.mutations import MUTATIONS, Mutation, baseline
+from model.mutations import MUTATIONS, Mutation
+from model.network import Semantics
 from model.rules import Revision
+from tests.helpers import expected_to_hold
 from tests.stateful import FIND, SETTINGS, machine_for
 from tests.strategies import describe
 
 WIDE = Bounds(prompts=4, predictions=5, loads=2, cancels=2, foreground=2, blocked=2)
-
-# Invariants in force that compliant peers still break, by (revision, semantics): the
-# review reports each with its counterexample.  Checked exhaustively in test_explorer.
-KNOWN_GAPS: dict[tuple[Revision, Semantics], frozenset[str]] = {
-    (Revision.CURRENT, Semantics.UNORDERED): frozenset(
-        {"withdrawn_after_prompt", "withdrawn_after_foreground_work"}
-    ),
-    (Revision.DRAFT, Semantics.FIFO): frozenset({"no_offer_from_before_own_prompt"}),
-    (Revision.DRAFT, Semantics.UNORDERED): frozenset({"no_offer_from_before_own_prompt"}),
-    (Revision.DRAFT, Semantics.DROP_UNKNOWN): frozenset({"no_offer_from_before_own_prompt"}),
-    (Revision.LEGACY, Semantics.UNORDERED): frozenset({"withdrawn_after_prompt"}),
-}
-
-
-def expected_to_hold(cfg: Config) -> list:
-    gaps = KNOWN_GAPS.get((cfg.revision, cfg.semantics), frozenset())
-    return [p for p in INVARIANTS if p.in_force(cfg) and p.name not in gaps]
-
 
 COMPLIANT = [
     baseline(rev, v, semantics=sem, bounds=WIDE)

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from model.cli import main
-from model.tracecheck import TraceError, check_lines, notes, verdict
+from model.cli.main import main
+from model.wire.tracecheck import TraceError, check_lines, notes, verdict
 
 CAPS = {"session": {"promptSuggestions": {}}}
 TEXT = [{"type": "text", "text": "Run the tests"}]

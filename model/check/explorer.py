@@ -17,11 +17,12 @@ from typing import ParamSpec, TypeVar
 
 import networkx as nx
 
+from model.check.packed import EMPTY, Packed, PackedSystem
 from model.config import Config
 from model.invariants import INVARIANTS, REACHABLE, Property
 from model.session import V1, V2
 from model.state import World
-from model.system import EMPTY, Action, Packed, System
+from model.system import Action
 
 Path = tuple[tuple[Action, World], ...]
 P = ParamSpec("P")
@@ -108,7 +109,7 @@ def explore(
     progress: Callable[[int], None] | None = None,
 ) -> Result:
     """Explore `config` breadth-first; `keep_graph` also returns the state graph (networkx)."""
-    system = System(config)
+    system = PackedSystem(config)
     init = system.init_state()
     start = system.pack(init)
     number: dict[Packed, int] = {start: 0}

@@ -1,12 +1,11 @@
-"""The `acp-suggestions` command: the rule catalogue, one exhaustive check, the spec review,
-the trace checker, the diagrams and the simulator."""
+"""The `acp-suggestions` command, the one entry point to the tools: the rule catalogue, one
+exhaustive check, the spec review, the trace checker, the diagrams and the simulator."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
@@ -14,17 +13,21 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from model import diagrams, liveness, report, review, tracecheck
-from model.atomic import write_atomic
-from model.audit import audit
-from model.config import AGENT_POLICIES, CLIENT_POLICIES, Bounds, Config, Semantics
-from model.explorer import explore
+from model.check import leadsto, review
+from model.check.audit import audit
+from model.check.explorer import explore
+from model.check.packed import PackedSystem
+from model.config import AGENT_POLICIES, CLIENT_POLICIES, Bounds, Config, baseline
 from model.invariants import INVARIANTS
+from model.liveness import LIVENESS
 from model.messages import ClientSuggestionCaps
-from model.mutations import MUTATIONS_BY_RULE, baseline
+from model.mutations import MUTATIONS_BY_RULE
+from model.network import Semantics
+from model.render import diagrams, report
+from model.render.atomic import write_atomic
+from model.render.narrate import sequence
 from model.rules import Revision
-from model.system import System
-from model.trace import sequence
+from model.wire import tracecheck
 from sims import report as sim_report
 from sims import scenario as sim_scenario
 from sims import sweep
@@ -88,7 +91,7 @@ def _check(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     result = explore(cfg, max_states=args.max_states, keep_graph=not args.safety_only)
     graph = result.graph
-    lassos = liveness.check(cfg, graph, result.worlds) if graph is not None else {}
+    lassos = leadsto.check(cfg, graph, result.worlds) if graph is not None else {}
     seconds = time.perf_counter() - started
     in_force = [p for p in INVARIANTS if p.in_force(cfg)]
     broken = [p.name for p in in_force if p.name in result.counterexamples]
@@ -123,7 +126,7 @@ def _check(args: argparse.Namespace) -> int:
                     console.print("   " + line, markup=False)
             else:
                 console.print(f"[green]holds[/]    {p.name} ({state})")
-        for lt in liveness.LIVENESS:
+        for lt in LIVENESS:
             lasso = lassos.get(lt.name)
             if lt.name not in lassos:
                 continue
@@ -133,7 +136,7 @@ def _check(args: argparse.Namespace) -> int:
             assert graph is not None
             console.print(f"[red]VIOLATED[/] {lt.name} ({', '.join(lt.rules)}; leads-to): {lt.doc}")
             walk = lasso.prefix + lasso.cycle[1:]
-            steps = tuple(liveness.lasso_steps(graph, result.worlds, walk))
+            steps = tuple(leadsto.lasso_steps(graph, result.worlds, walk))
             for line in sequence(result.worlds[0], steps, cfg.version):
                 console.print("   " + line, markup=False)
             tail = (
@@ -169,30 +172,27 @@ def _review(args: argparse.Namespace) -> int:
         outcomes = review.run_all(todo, args.jobs, lambda o: bar.advance(task))
     summary = review.summarize(outcomes)
     if rfd_text is not None:
-        summary["audit"] = {
-            "file": Path(args.rfd).name,
-            "revision": args.rfd_revision,
-            **audit(rfd_text, Revision(args.rfd_revision)).as_dict(),
-        }
+        found = audit(rfd_text, Revision(args.rfd_revision))
+        summary.audit = review.AuditOfFile(Path(args.rfd).name, args.rfd_revision, found)
     paths = report.write(Path(args.out), summary, outcomes)
     seconds = time.perf_counter() - started
     table = Table("rule", "level", "load-bearing", "breaks", "shortest")
-    for rid, r in summary["rules"].items():
+    for rid, r in summary.rules.items():
         table.add_row(
             rid,
-            r["level"],
+            r.level,
             report.load_bearing(r).replace("**", ""),
-            ", ".join(r["breaks"]) or "-",
-            str(r["shortest"] or "-"),
+            ", ".join(r.breaks) or "-",
+            str(r.shortest or "-"),
         )
     Console().print(table)
     err.print(
-        f"{len(todo)} explorations, {summary['states_explored']:,} states, "
+        f"{len(todo)} explorations, {summary.states_explored:,} states, "
         f"{seconds:.1f}s; wrote {len(paths)} files under {args.out}"
     )
-    for failure in summary["failures"]:
+    for failure in summary.failures:
         err.print(f"[red]expected property does not hold:[/] {failure}")
-    return 1 if summary["failures"] else 0
+    return 1 if summary.failures else 0
 
 
 def _diagrams(args: argparse.Namespace) -> int:
@@ -270,7 +270,7 @@ def _simulate(args: argparse.Namespace) -> int:
     paths = sim_report.write(out, scenario, rerun, points, totals)
     for i, p in enumerate(points):
         draws = sweep.chunk_draws(p, args.seed, sweep.Task(i, 0, 0))
-        model = Interned(System(p.config))
+        model = Interned(PackedSystem(p.config))
         for j in range(min(args.traces, p.sessions)):
             run = run_session(p, model, draws, observer=args.observer)
             assert run.trace is not None
@@ -491,7 +491,3 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())

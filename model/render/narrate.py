@@ -1,10 +1,7 @@
-"""Counterexamples for people and tools: a numbered message sequence in the RFD's words, and
-the ITF JSON trace format (Apalache, Quint) so existing viewers read them."""
+"""Counterexamples for people: each step of a path as a sentence in the RFD's words, naming the
+messages sent and delivered."""
 
 from __future__ import annotations
-
-from enum import Enum
-from typing import Any
 
 from model.state import Cancel, Load, LoadResponse, Prompt, PromptResponse, Update, World
 from model.system import Action
@@ -89,40 +86,3 @@ def sequence(init: World, steps: Steps, version: int) -> list[str]:
         lines.append(f"{i}. {describe(action, prev, world, version)}")
         prev = world
     return lines
-
-
-_MESSAGES = (Prompt, Cancel, Load, Update, PromptResponse, LoadResponse)
-
-
-def _itf(value: object) -> Any:
-    """Encode a model value in ITF: records for named tuples, lists for tuples, tagged None."""
-    if value is None:
-        return {"tag": "None", "value": {"#tup": []}}
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, bool | str):
-        return value
-    if isinstance(value, int):
-        return {"#bigint": str(value)}
-    if hasattr(value, "_asdict"):
-        record = {k: _itf(v) for k, v in value._asdict().items()}
-        if isinstance(value, _MESSAGES):  # a message is a variant: tag and record
-            return {"tag": type(value).__name__, "value": record or {"#tup": []}}
-        return record
-    if isinstance(value, tuple):
-        return [_itf(v) for v in value]
-    raise TypeError(f"no ITF encoding for {type(value).__name__}")
-
-
-def to_itf(init: World, steps: Steps, description: str) -> dict[str, Any]:
-    """A path as an ITF trace: one state per step, with the action that led to it."""
-    worlds = [init, *(w for _, w in steps)]
-    actions = ["init", *(str(a) for a, _ in steps)]
-    return {
-        "#meta": {"format": "ITF", "source": "acp-suggestions", "description": description},
-        "vars": list(World._fields),
-        "states": [
-            {"#meta": {"index": i, "action": act}, **_itf(w)}
-            for i, (act, w) in enumerate(zip(actions, worlds, strict=True))
-        ],
-    }

@@ -12,15 +12,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from model import lifecycle, session
-from model.atomic import write_atomic
-from model.config import Bounds, Config, Semantics
-from model.explorer import explore
+from model.check.explorer import explore
+from model.config import Bounds, Config, baseline
 from model.invariants import INVARIANTS
-from model.mutations import MUTATIONS, baseline
+from model.mutations import MUTATIONS
+from model.network import Semantics
+from model.render.atomic import write_atomic
+from model.render.narrate import describe
 from model.rules import Revision
 from model.state import World
 from model.system import Action
-from model.trace import describe
 
 # --- escaping ----------------------------------------------------------------------------
 

@@ -6,13 +6,16 @@ from __future__ import annotations
 import html
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from model.atomic import write_atomic
+from model.check.review import AuditOfFile, Outcome, RuleVerdict, Summary, counterexamples
 from model.invariants import PROPERTIES_BY_NAME
 from model.liveness import LIVENESS
-from model.review import Outcome, counterexamples
+from model.render.atomic import write_atomic
+from model.render.diagrams import sequence_chart
+from model.render.itf import to_itf
+from model.render.narrate import sequence
 from model.rules import RULES, RULES_BY_ID, counts_by_section_and_level
 
 
@@ -20,26 +23,26 @@ def _cell(value: object) -> str:
     return str(value).replace("|", "\\|")
 
 
-def _table(header: list[str], rows: list[list[object]]) -> list[str]:
+def _table(header: list[str], rows: Sequence[Sequence[object]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
     return lines
 
 
-def load_bearing(rule_result: dict[str, Any]) -> str:
+def load_bearing(verdict: RuleVerdict) -> str:
     """yes, no, or why the question does not apply."""
-    if rule_result["load_bearing"]:
+    if verdict.load_bearing:
         return "yes"
-    if rule_result["compliant_peers_already_break"]:
+    if verdict.compliant_peers_already_break:
         return "n/a: compliant peers already break it"
     return "**no**"
 
 
-def markdown(summary: dict[str, Any], outcomes: list[Outcome]) -> str:
+def markdown(summary: Summary, outcomes: list[Outcome]) -> str:
     """The review as Markdown: summary table first, then findings, then every counterexample."""
     out = ["# Spec review: prompt suggestions", ""]
     out += [
-        f"{summary['explorations']} explorations, {summary['states_explored']:,} states in all. "
+        f"{summary.explorations} explorations, {summary.states_explored:,} states in all. "
         "Each rule with a mutation is broken alone, in protocol v1 and v2 and under every "
         "network semantics; 'breaks' lists the invariants in force that fail beyond what "
         "compliant peers already fail in the same setting.",
@@ -50,13 +53,13 @@ def markdown(summary: dict[str, Any], outcomes: list[Outcome]) -> str:
     rows = [
         [
             rid,
-            r["level"],
-            r["section"],
+            r.level,
+            r.section,
             load_bearing(r),
-            ", ".join(r["breaks"]) or "-",
-            r["shortest"] if r["shortest"] is not None else "-",
+            ", ".join(r.breaks) or "-",
+            r.shortest if r.shortest is not None else "-",
         ]
-        for rid, r in summary["rules"].items()
+        for rid, r in summary.rules.items()
     ]
     out += _table(
         [
@@ -72,14 +75,14 @@ def markdown(summary: dict[str, Any], outcomes: list[Outcome]) -> str:
     out += ["", "## Compliant peers", ""]
     rows = [
         [
-            b["revision"],
-            f"v{b['version']}",
-            b["semantics"],
-            f"{b['states']:,}",
-            ", ".join(b["violated_in_force"]) or "none",
-            ", ".join(b["violated_other"]) or "-",
+            b.revision,
+            f"v{b.version}",
+            b.semantics,
+            f"{b.states:,}",
+            ", ".join(b.violated_in_force) or "none",
+            ", ".join(b.violated_other) or "-",
         ]
-        for b in summary["baselines"].values()
+        for b in summary.baselines.values()
     ]
     out += _table(
         [
@@ -93,15 +96,15 @@ def markdown(summary: dict[str, Any], outcomes: list[Outcome]) -> str:
         rows,
     )
     out += ["", "## Environment changes", ""]
-    for key, env in summary["environments"].items():
+    for key, env in summary.environments.items():
         out.append(
-            f"- `{key}`: {env['states']:,} states; breaks {', '.join(env['violated']) or 'nothing'}"
+            f"- `{key}`: {env.states:,} states; breaks {', '.join(env.violated) or 'nothing'}"
         )
-    if summary["failures"]:
+    if summary.failures:
         out += ["", "## Expected properties that do not hold", ""]
-        out += [f"- {f}" for f in summary["failures"]]
+        out += [f"- {f}" for f in summary.failures]
     out += ["", "## Rules without a mutation", ""]
-    for rid in summary["unmutated_rules"]:
+    for rid in summary.unmutated_rules:
         rule = RULES_BY_ID[rid]
         why = f" ({rule.why_unobservable})" if rule.why_unobservable else ""
         out.append(f"- {rid} ({rule.level.value}, {rule.section}): {rule.check.value}{why}")
@@ -110,33 +113,34 @@ def markdown(summary: dict[str, Any], outcomes: list[Outcome]) -> str:
         out.append(f"- `{name}` ({p.kind}; {', '.join(p.rules)}): {p.doc}")
     for lt in LIVENESS:
         out.append(f"- `{lt.name}` (leads-to, weak fairness; {', '.join(lt.rules)}): {lt.doc}")
-    if "audit" in summary:
-        out += _audit_section(summary["audit"])
+    if summary.audit is not None:
+        out += _audit_section(summary.audit)
     out += ["", "## Counterexamples", ""]
-    for key, name, cex in counterexamples(outcomes):
-        out += [f"### {key}: {name}", ""]
-        out += cex["steps"] + [""]
+    for job, name, cex in counterexamples(outcomes):
+        out += [f"### {job.key}: {name}", ""]
+        out += [*sequence(cex.start, cex.steps, job.config.version), ""]
     return "\n".join(out).rstrip() + "\n"
 
 
-def _audit_section(audit: dict[str, Any]) -> list[str]:
-    out = ["", f"## RFC 2119 audit of {audit['file']} ({audit['revision']})", ""]
+def _audit_section(of: AuditOfFile) -> list[str]:
+    out = ["", f"## RFC 2119 audit of {of.file} ({of.revision})", ""]
     rows = [
         [
-            s["line"],
-            s["section"],
-            s["keyword"] + (" (lower case)" if s["lower_case"] else ""),
-            s["rule"] or "**none**",
+            s.line,
+            s.section,
+            s.keyword + (" (lower case)" if s.lower_case else ""),
+            s.rule or "**none**",
         ]
-        for s in audit["sentences"]
+        for s in of.audit.sentences
     ]
     out += _table(["line", "section", "keyword", "rule"], rows)
-    missing = ", ".join(audit["rules_without_sentence"]) or "none"
+    missing = ", ".join(of.audit.rules_without_sentence) or "none"
+    unmapped = [s.line for s in of.audit.sentences if s.rule is None]
     out += [
         "",
         f"Rules with a keyword but no sentence found: {missing}.",
-        f"Sentences with no rule: lines {', '.join(map(str, audit['sentences_without_rule']))}."
-        if audit["sentences_without_rule"]
+        f"Sentences with no rule: lines {', '.join(map(str, unmapped))}."
+        if unmapped
         else "Every keyword sentence maps to a rule.",
         "Lower-case keywords are not normative under RFC 8174: each listed one should be "
         "capitalised or reworded.",
@@ -193,19 +197,22 @@ def html_page(markdown_text: str) -> str:
     )
 
 
-def write(out_dir: Path, summary: dict[str, Any], outcomes: list[Outcome]) -> list[Path]:
+def write(out_dir: Path, summary: Summary, outcomes: list[Outcome]) -> list[Path]:
     """Write every output of the review under `out_dir`; returns the paths written."""
     text = markdown(summary, outcomes)
     files = {
         out_dir / "report.md": text,
         out_dir / "report.html": html_page(text),
-        out_dir / "review.json": json.dumps(summary, indent=2, sort_keys=True) + "\n",
+        out_dir / "review.json": json.dumps(summary.as_json(), indent=2, sort_keys=True) + "\n",
     }
-    for key, name, cex in counterexamples(outcomes):
-        files[out_dir / "itf" / f"{key}.{name}.itf.json"] = (
-            json.dumps(cex["itf"], indent=1, sort_keys=True) + "\n"
+    for job, name, cex in counterexamples(outcomes):
+        title = f"{job.key}: {name} violated"
+        itf = to_itf(cex.start, cex.steps, title)
+        files[out_dir / "itf" / f"{job.key}.{name}.itf.json"] = (
+            json.dumps(itf, indent=1, sort_keys=True) + "\n"
         )
-        files[out_dir / "msc" / f"{key}.{name}.mmd"] = cex["mermaid"]
+        chart = sequence_chart(title, title, job.config, cex.start, cex.steps)
+        files[out_dir / "msc" / f"{job.key}.{name}.mmd"] = chart.mermaid
     for path, content in files.items():
         write_atomic(path, content)
     return list(files)

@@ -1,0 +1,212 @@
+"""The composed system over packed worlds, for the explorer and the simulator: the same actions
+as `model.system`, each local step computed once per distinct local state and remembered.
+
+A world is packed as four numbers (agent, client, each channel), each the index of its value in
+a table, so a world hashes as four ints and the hot path (`successors`) is dict lookups on
+small int tuples.  The tests compare its reachable graph with that of `model.system.System`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, TypeVar
+
+from model.config import Config
+from model.network import deliverable
+from model.state import Agent, Client, Load, World, initial_world
+from model.system import (
+    NET,
+    REOPENS,
+    TO_AGENT,
+    TO_CLIENT,
+    Action,
+    agent_moves,
+    agent_reads,
+    client_moves,
+    client_receives,
+    reopened,
+    serves_load,
+)
+
+T = TypeVar("T")
+Packed = tuple[int, int, int, int]
+"""A world as the numbers of its agent, client and two channels in the system's tables."""
+EMPTY = 0  # the number of the empty channel in every packed system, the first it numbers
+
+
+class _Table(Generic[T]):
+    """Values numbered in the order first seen, so a number stands for its value."""
+
+    __slots__ = ("ids", "values")
+
+    def __init__(self) -> None:
+        self.values: list[T] = []
+        self.ids: dict[T, int] = {}
+
+    def number(self, value: T) -> int:
+        i = self.ids.get(value)
+        if i is None:
+            i = self.ids[value] = len(self.values)
+            self.values.append(value)
+        return i
+
+
+class PackedSystem:
+    """The composed system of one configuration over packed worlds (stateright-style)."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self._agents: _Table[Agent] = _Table()
+        self._clients: _Table[Client] = _Table()
+        self._channels: _Table[tuple[Any, ...]] = _Table()
+        self._messages: _Table[Any] = _Table()
+        assert self._channels.number(()) == EMPTY
+        # Remembered local steps, by number.  The client's own steps: (action, client, sent,
+        # and for a reopen on a new connection the load the agent then reads, else -1).
+        self._by_client: dict[int, tuple[tuple[Action, int, int, int], ...]] = {}
+        self._by_agent: dict[int, tuple[tuple[Action, int, int], ...]] = {}  # action, agent, sent
+        self._serves_load: dict[int, bool] = {}
+        # What may be delivered from a channel: (index, a load?, message, rest of the channel).
+        self._heads: dict[int, tuple[tuple[int, bool, int, int], ...]] = {}
+        self._read: dict[tuple[int, int], tuple[int, int]] = {}  # message, agent: agent, sent
+        self._received: dict[tuple[int, int], int] = {}  # message, client: client
+        self._appended: dict[tuple[int, int], int] = {}
+        self._reopened: dict[tuple[int, int], tuple[int, int]] = {}  # load, agent: agent, sent
+        # Delivery actions by message index, made once each.
+        self._to_agent: list[Action] = []
+        self._to_client: list[Action] = []
+
+    def init_state(self) -> World:
+        """A new session with nothing in flight."""
+        return initial_world(self.config.version)
+
+    def pack(self, w: World) -> Packed:
+        """The numbers of a world's parts."""
+        channels = self._channels.number
+        return (
+            self._agents.number(w.agent),
+            self._clients.number(w.client),
+            channels(w.to_agent),
+            channels(w.to_client),
+        )
+
+    def unpack(self, s: Packed) -> World:
+        """The world of four numbers."""
+        channels = self._channels.values
+        return World(
+            self._agents.values[s[0]], self._clients.values[s[1]], channels[s[2]], channels[s[3]]
+        )
+
+    def successors(self, s: Packed) -> list[tuple[Action, Packed]]:
+        """Every enabled action with the world it leads to, in `System.successors`' order."""
+        a, c, ta, tc = s
+        out: list[tuple[Action, Packed]] = []
+        empty, appended, append = EMPTY, self._appended, out.append
+        by_client = self._by_client.get(c)
+        if by_client is None:
+            by_client = self._client_steps(c)
+        for action, c2, sent, load in by_client:
+            if load >= 0:  # a reopen on a new connection: the agent reads the load there
+                a2, replies = self._reopened.get((load, a)) or self._reopen_step(load, a)
+                append((action, (a2, c2, empty, replies)))
+            elif sent == empty:
+                append((action, (a, c2, ta, tc)))
+            else:
+                append((action, (a, c2, appended.get((ta, sent)) or self._append(ta, sent), tc)))
+        by_agent = self._by_agent.get(a)
+        if by_agent is None:
+            by_agent = self._agent_steps(a)
+        for action, a2, sent in by_agent:
+            if sent == empty:
+                append((action, (a2, c, ta, tc)))
+            else:
+                append((action, (a2, c, ta, appended.get((tc, sent)) or self._append(tc, sent))))
+        if ta != empty:
+            serves = self._serves_load[a]
+            for i, load, m, rest in self._heads.get(ta) or self._deliverable(ta):
+                if load and not serves:
+                    continue
+                a2, sent = self._read.get((m, a)) or self._read_step(m, a)
+                tc2 = tc if sent == empty else appended.get((tc, sent)) or self._append(tc, sent)
+                append((self._to_agent[i], (a2, c, rest, tc2)))
+        if tc != empty:
+            received = self._received
+            for i, _, m, rest in self._heads.get(tc) or self._deliverable(tc):
+                got = received.get((m, c))
+                if got is None:
+                    got = self._receive_step(m, c)
+                append((self._to_client[i], (a, got, ta, rest)))
+        return out
+
+    def actions(self, w: World) -> list[Action]:
+        """Every action enabled in `w`, in a fixed order."""
+        return [action for action, _ in self.successors(self.pack(w))]
+
+    def next_state(self, w: World, action: Action) -> World:
+        """The world after `action`, which must be enabled in `w`."""
+        for enabled, nxt in self.successors(self.pack(w)):
+            if enabled == action:
+                return self.unpack(nxt)
+        raise ValueError(f"{action} is not enabled in {w}")
+
+    # --- computing local steps, once each -------------------------------------------------
+
+    def _append(self, channel: int, sent: int) -> int:
+        key = (channel, sent)
+        joined = self._appended.get(key)
+        if joined is None:
+            values = self._channels.values
+            joined = self._appended[key] = self._channels.number(values[channel] + values[sent])
+        return joined
+
+    def _deliverable(self, channel: int) -> tuple[tuple[int, bool, int, int], ...]:
+        messages = self._channels.values[channel]
+        heads = self._heads[channel] = tuple(
+            (
+                i,
+                type(messages[i]) is Load,
+                self._messages.number(messages[i]),
+                self._channels.number(messages[:i] + messages[i + 1 :]),
+            )
+            for i in deliverable(messages, self.config.semantics)
+        )
+        for actions, name in ((self._to_agent, TO_AGENT), (self._to_client, TO_CLIENT)):
+            actions.extend(Action(NET, name, i) for i in range(len(actions), heads[-1][0] + 1))
+        return heads
+
+    def _client_steps(self, c: int) -> tuple[tuple[Action, int, int, int], ...]:
+        cfg = self.config
+        steps = []
+        for action, client, sent in client_moves(cfg, self._clients.values[c]):
+            if action.name in REOPENS and not cfg.load_on_live_connection:
+                load = self._messages.number(sent[0])
+                steps.append((action, self._clients.number(client), EMPTY, load))
+            else:
+                numbers = (self._clients.number(client), self._channels.number(sent), -1)
+                steps.append((action, *numbers))
+        result = self._by_client[c] = tuple(steps)
+        return result
+
+    def _agent_steps(self, a: int) -> tuple[tuple[Action, int, int], ...]:
+        agent = self._agents.values[a]
+        result = self._by_agent[a] = tuple(
+            (action, self._agents.number(agent2), self._channels.number(sent))
+            for action, agent2, sent in agent_moves(self.config, agent)
+        )
+        self._serves_load[a] = serves_load(agent)
+        return result
+
+    def _read_step(self, m: int, a: int) -> tuple[int, int]:
+        """The agent reads message `m`: its new number and what it sent."""
+        agent, sent = agent_reads(self.config, self._agents.values[a], self._messages.values[m])
+        step = self._read[(m, a)] = (self._agents.number(agent), self._channels.number(sent))
+        return step
+
+    def _receive_step(self, m: int, c: int) -> int:
+        client = client_receives(self.config, self._clients.values[c], self._messages.values[m])
+        number = self._received[(m, c)] = self._clients.number(client)
+        return number
+
+    def _reopen_step(self, load: int, a: int) -> tuple[int, int]:
+        agent, sent = reopened(self.config, self._agents.values[a], self._messages.values[load])
+        step = self._reopened[(load, a)] = (self._agents.number(agent), self._channels.number(sent))
+        return step

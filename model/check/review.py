@@ -1,0 +1,338 @@
+"""The spec review: explore the compliant system of each revision, then each rule broken alone,
+in both protocol versions and every network semantics, and say what each rule carries."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from model import actors
+from model.check import leadsto
+from model.check.audit import Audit
+from model.check.explorer import explore
+from model.config import Config, baseline
+from model.invariants import INVARIANTS
+from model.liveness import LIVENESS
+from model.mutations import MUTATIONS, MUTATIONS_BY_RULE
+from model.network import Semantics
+from model.rules import RULES, RULES_BY_ID, Revision
+from model.state import World
+from model.system import Action
+
+VERSIONS = (1, 2)
+PROPERTY_ORDER = [p.name for p in INVARIANTS] + [p.name for p in LIVENESS]
+# Liveness needs the whole graph, which costs time: it is decided for the compliant peers and
+# for the mutations of the rules a leads-to property names.
+_LIVENESS_RULES = frozenset(r for p in LIVENESS for r in p.rules)
+Steps = tuple[tuple[Action, World], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One exploration of the review."""
+
+    kind: str  # "baseline", "mutation" or "environment"
+    name: str  # the revision, the broken rule, or the environment change
+    config: Config
+
+    @property
+    def key(self) -> str:
+        """A stable identifier, used for ordering and file names."""
+        c = self.config
+        return f"{self.kind}.{self.name}.v{c.version}.{c.semantics.value}"
+
+
+@dataclass(frozen=True, slots=True)
+class Counterexample:
+    """A path from the initial world to a violation (for a leads-to property, its lasso
+    walked once)."""
+
+    start: World
+    steps: Steps
+
+
+@dataclass
+class Outcome:
+    """What one exploration found."""
+
+    job: Job
+    states: int
+    transitions: int
+    complete: bool
+    violated: list[str]
+    counterexamples: dict[str, Counterexample] = field(default_factory=dict)
+
+
+def _distinct(cfg: Config) -> bool:
+    """drop-unknown differs from fifo only for a client that does not know the update; where
+    it knows it the two explore the very same graph, so only fifo is run."""
+    return cfg.semantics is not Semantics.DROP_UNKNOWN or not actors.client_understands(cfg)
+
+
+def jobs() -> list[Job]:
+    """Every exploration of the default review, in a fixed order."""
+    out = [
+        Job("baseline", rev.value, cfg)
+        for rev in Revision
+        for v in VERSIONS
+        for sem in Semantics
+        if _distinct(cfg := baseline(rev, v, semantics=sem))
+    ]
+    for m in MUTATIONS:
+        out += [
+            Job("mutation", m.rule, cfg)
+            for v in m.versions
+            for sem in Semantics
+            if _distinct(cfg := m.apply(baseline(m.revision, v, semantics=sem)))
+        ]
+    out += [
+        Job(
+            "environment",
+            "load-on-live-connection",
+            baseline(Revision.CURRENT, v, load_on_live_connection=True),
+        )
+        for v in VERSIONS
+    ]
+    return out
+
+
+def run(job: Job) -> Outcome:
+    """Explore one job and decide liveness on its graph."""
+    cfg = job.config
+    live = job.kind != "mutation" or job.name in _LIVENESS_RULES
+    result = explore(cfg, keep_graph=live)
+    graph, worlds = result.graph, result.worlds
+    paths = {name: Counterexample(*path) for name, path in result.counterexamples.items()}
+    found = leadsto.check(cfg, graph, worlds) if graph is not None else {}
+    for name, lasso in found.items():
+        if lasso is not None and graph is not None:
+            walk = lasso.prefix + lasso.cycle[1:]
+            paths[name] = Counterexample(worlds[0], tuple(leadsto.lasso_steps(graph, worlds, walk)))
+    violated = [p for p in PROPERTY_ORDER if p in paths]
+    return Outcome(job, result.states, result.transitions, result.complete, violated, paths)
+
+
+def run_all(
+    todo: list[Job], workers: int, on_done: Callable[[Outcome], None] | None = None
+) -> list[Outcome]:
+    """Run the jobs on `workers` processes (independent configurations in parallel), the
+    costliest first so the workers finish together; outcomes come back in `todo`'s order."""
+    if workers <= 1:
+        done = []
+        for outcome in map(run, todo):
+            done.append(outcome)
+            if on_done:
+                on_done(outcome)
+        return done
+    order = sorted(range(len(todo)), key=lambda i: _cost(todo[i]), reverse=True)
+    by_index: dict[int, Outcome] = {}
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = {pool.submit(run, todo[i]): i for i in order}
+        for future in as_completed(futures):
+            by_index[futures[future]] = outcome = future.result()
+            if on_done:
+                on_done(outcome)
+    return [by_index[i] for i in range(len(todo))]
+
+
+def _cost(job: Job) -> int:
+    """A rough rank of a job's cost: v2, unordered delivery, more model outputs and a kept
+    graph each multiply it."""
+    c = job.config
+    live = job.kind != "mutation" or job.name in _LIVENESS_RULES
+    return (
+        (8 if c.version == 2 else 1)
+        * (3 if c.semantics is Semantics.UNORDERED else 1)
+        * len(c.predictions)
+        * (2 if live else 1)
+    )
+
+
+def _in_force(job: Job) -> list[str]:
+    cfg = job.config
+    names = [p.name for p in INVARIANTS if p.in_force(cfg)]
+    return names + [p.name for p in LIVENESS if p.in_force(cfg)]
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One setting a rule was broken in, and what broke there."""
+
+    version: int
+    semantics: str
+    states: int
+    breaks: list[str]  # invariants in force that fail beyond the compliant peers' failures
+    shortest: int | None
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class RuleVerdict:
+    """What breaking one rule alone does, over every setting it was broken in."""
+
+    level: str
+    section: str
+    mutation: str
+    expected: str
+    load_bearing: bool
+    caught_as_expected: bool
+    compliant_peers_already_break: bool
+    breaks: list[str]
+    shortest: int | None
+    environments: list[Setting]
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineVerdict:
+    """What the compliant peers of a revision break in one setting."""
+
+    revision: str
+    version: int
+    semantics: str
+    states: int
+    violated_in_force: list[str]
+    violated_other: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class EnvironmentVerdict:
+    """What a change of environment breaks for compliant peers."""
+
+    violated: list[str]
+    states: int
+
+
+@dataclass(frozen=True, slots=True)
+class AuditOfFile:
+    """The RFC 2119 audit of one RFD file."""
+
+    file: str
+    revision: str
+    audit: Audit
+
+
+@dataclass
+class Summary:
+    """The review: per rule, per revision, per environment; read by the reports and the CLI."""
+
+    rules: dict[str, RuleVerdict]
+    baselines: dict[str, BaselineVerdict]
+    environments: dict[str, EnvironmentVerdict]
+    unmutated_rules: list[str]
+    failures: list[str]
+    states_explored: int
+    explorations: int
+    audit: AuditOfFile | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """Plain data for review.json."""
+        out = {
+            "rules": {k: asdict(v) for k, v in self.rules.items()},
+            "baselines": {k: asdict(v) for k, v in self.baselines.items()},
+            "environments": {k: asdict(v) for k, v in self.environments.items()},
+            "unmutated_rules": self.unmutated_rules,
+            "failures": self.failures,
+            "states_explored": self.states_explored,
+            "explorations": self.explorations,
+        }
+        if self.audit is not None:
+            out["audit"] = {
+                "file": self.audit.file,
+                "revision": self.audit.revision,
+                **self.audit.audit.as_dict(),
+            }
+        return out
+
+
+def summarize(outcomes: list[Outcome]) -> Summary:
+    """Turn the outcomes into the review: per rule, per revision, per environment."""
+    by_key = {o.job.key: o for o in outcomes}
+
+    def base_of(job: Job) -> Outcome:
+        c = job.config
+        rev = MUTATIONS_BY_RULE[job.name].revision if job.kind == "mutation" else c.revision
+        key = f"baseline.{rev.value}.v{c.version}.{c.semantics.value}"
+        # A baseline under drop-unknown is the fifo one (its client knows the update).
+        return by_key.get(key) or by_key[f"baseline.{rev.value}.v{c.version}.fifo"]
+
+    rules: dict[str, RuleVerdict] = {}
+    mutated = {o.job.name for o in outcomes if o.job.kind == "mutation"}
+    for m in (m for m in MUTATIONS if m.rule in mutated):
+        envs: list[Setting] = []
+        already: list[bool] = []  # the compliant peers already break the expected invariant
+        for o in (o for o in outcomes if o.job.kind == "mutation" and o.job.name == m.rule):
+            base = base_of(o.job)
+            in_force = _in_force(o.job)
+            new = [n for n in o.violated if n in in_force and n not in base.violated]
+            already.append(m.expect in base.violated)
+            envs.append(
+                Setting(
+                    version=o.job.config.version,
+                    semantics=o.job.config.semantics.value,
+                    states=o.states,
+                    breaks=new,
+                    shortest=min((len(o.counterexamples[n].steps) for n in new), default=None),
+                    key=o.job.key,
+                )
+            )
+        broken = sorted({n for e in envs for n in e.breaks}, key=PROPERTY_ORDER.index)
+        lengths = [e.shortest for e in envs if e.shortest is not None]
+        rules[m.rule] = RuleVerdict(
+            level=RULES_BY_ID[m.rule].level.value,
+            section=RULES_BY_ID[m.rule].section,
+            mutation=m.summary,
+            expected=m.expect,
+            load_bearing=bool(broken),
+            caught_as_expected=m.expect in broken or all(already),
+            compliant_peers_already_break=all(already),
+            breaks=broken,
+            shortest=min(lengths, default=None),
+            environments=envs,
+        )
+    baselines = {
+        o.job.key: BaselineVerdict(
+            revision=o.job.config.revision.value,
+            version=o.job.config.version,
+            semantics=o.job.config.semantics.value,
+            states=o.states,
+            violated_in_force=[n for n in o.violated if n in _in_force(o.job)],
+            violated_other=[n for n in o.violated if n not in _in_force(o.job)],
+        )
+        for o in outcomes
+        if o.job.kind == "baseline"
+    }
+    environments = {
+        o.job.key: EnvironmentVerdict(violated=o.violated, states=o.states)
+        for o in outcomes
+        if o.job.kind == "environment"
+    }
+    failures = [
+        f"mutation of {r} is not caught by {v.expected}"
+        for r, v in rules.items()
+        if not v.caught_as_expected
+    ]
+    failures += [
+        f"{k}: compliant peers break {', '.join(b.violated_in_force)}"
+        for k, b in baselines.items()
+        if b.revision == Revision.CURRENT.value
+        and b.semantics == Semantics.FIFO.value
+        and b.violated_in_force
+    ]
+    return Summary(
+        rules=rules,
+        baselines=baselines,
+        environments=environments,
+        unmutated_rules=[r.id for r in RULES if r.id not in MUTATIONS_BY_RULE],
+        failures=failures,
+        states_explored=sum(o.states for o in outcomes),
+        explorations=len(outcomes),
+    )
+
+
+def counterexamples(outcomes: list[Outcome]) -> Iterator[tuple[Job, str, Counterexample]]:
+    """Every counterexample, by job and property, in a stable order."""
+    for o in sorted(outcomes, key=lambda o: o.job.key):
+        for name in o.violated:
+            yield o.job, name, o.counterexamples[name]

@@ -1,0 +1,29 @@
+"""Fixtures shared by the tests: the RFD texts and ACP notes beside the clone."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+@pytest.fixture
+def shared_text() -> Callable[[str], str]:
+    """Read a file of `../shared` (e.g. `rfd/prompt-suggestions-rfd-2026-11-14.txt`).  Where
+    it is missing the test is skipped, except under CI (`CI=true`), where it fails: CI always
+    has the texts beside the clone, so a missing one means the tests would check nothing."""
+
+    def read(relative: str) -> str:
+        path = SHARED / relative
+        if not path.exists():
+            message = f"{path} is not beside this clone"
+            if os.environ.get("CI") == "true":
+                pytest.fail(message + " (CI=true: the texts must be there)")
+            pytest.skip(message)
+        return path.read_text(encoding="utf-8")
+
+    return read
