@@ -27,11 +27,13 @@ class Recomputing(PackedSystem):
         for memo in (
             self._by_client,
             self._by_agent,
-            self._heads,
+            self._to_agent_heads,
+            self._to_client_heads,
             self._read,
             self._received,
             self._appended,
             self._reopened,
+            self._losing,
         ):
             memo.clear()
         return super().successors(s)

@@ -13,7 +13,6 @@ from model import session as sess
 from model.config import Config
 from model.lifecycle import ListState, ListTrigger
 from model.messages import allowed_kinds
-from model.network import Semantics
 from model.rules import Revision
 from model.session import V1, V2, SessionTrigger
 from model.state import (
@@ -64,7 +63,9 @@ def _withdraw_if_stale(a: Agent, obliged: bool) -> AgentStep:
 
 
 def accept_prompt(cfg: Config, a: Agent) -> AgentStep:
-    """Accept a prompt (v1: read while idle; v2: the user message is inserted)."""
+    """Accept a prompt (v1: read while idle; v2: the user message is inserted, and the
+    client learns it from the `session/prompt` response or the `user_message` update, which
+    the model folds into one message: the first of them to arrive)."""
     a = a._replace(
         session=sess.step(cfg.version, a.session, SessionTrigger.ACCEPT_PROMPT),
         list_state=lifecycle.step(a.list_state, ListTrigger.PROMPT_ACCEPTED),
@@ -73,7 +74,10 @@ def accept_prompt(cfg: Config, a: Agent) -> AgentStep:
         queued=a.queued - 1 if cfg.version == 2 else a.queued,
     )
     obliged = cfg.agent.withdraws_on_accept and cfg.agent.keeps("LT-5")  # LT-5 (L-6)
-    return _withdraw_if_stale(a, obliged)
+    a, sent = _withdraw_if_stale(a, obliged)
+    if cfg.version == 2:  # the session/prompt response, with the new user message's id
+        return a, (PromptResponse(), *sent)
+    return a, sent
 
 
 def on_prompt(cfg: Config, a: Agent, msg: Prompt) -> AgentStep:
@@ -85,8 +89,9 @@ def on_prompt(cfg: Config, a: Agent, msg: Prompt) -> AgentStep:
 
 
 def on_cancel(cfg: Config, a: Agent, msg: Cancel) -> AgentStep:
-    """Read `session/cancel`: a turn in flight ends as cancelled.  A cancel that crossed the
-    turn's response finds the session idle (or already cancelling) and has nothing to stop."""
+    """Read `session/cancel`: a turn in flight ends as cancelled (v1: with the prompt's
+    response; v2: the session goes idle).  A cancel that crossed the turn's end finds the
+    session idle (or already cancelling) and has nothing to stop."""
     if sess.can(cfg.version, a.session, SessionTrigger.CANCEL):
         return a._replace(
             session=sess.step(cfg.version, a.session, SessionTrigger.CANCEL)
@@ -155,7 +160,7 @@ def action_resolved(cfg: Config, a: Agent) -> AgentStep:
 
 def gate_open(cfg: Config) -> bool:
     """Whether the revision lets the agent send updates to this client (CAP-2, D-8, L-2): the
-    capability in both versions (in v2 for the reasons of CAP-4), none in the draft's v2 (D-9)."""
+    capability in both versions (CAP-4 gives the reasons for v2), none in the draft's v2 (D-9)."""
     caps = cfg.client_caps
     if cfg.revision is Revision.LEGACY:
         return caps.legacy_allowlisted
@@ -177,8 +182,7 @@ def may_predict(cfg: Config, a: Agent) -> bool:
     receive the result (CAP-2), and never while replaying."""
     caps = cfg.client_caps
     gate = caps.legacy_allowlisted if cfg.agent.legacy_gate else gate_open(cfg)  # CAP-2, D-8, L-2
-    v2_without = cfg.version == 2 and not cfg.agent.keeps("CAP-4")  # CAP-4: v2 needs it too
-    gate = gate or v2_without or not cfg.agent.keeps("CAP-2")
+    gate = gate or not cfg.agent.keeps("CAP-2")
     return (
         gate
         and a.pending is None
@@ -242,7 +246,7 @@ def offering(c: Client) -> bool:
 def protocol_allows_send(cfg: Config, c: Client) -> bool:
     """Whether the protocol lets the client send a prompt now: not during load/resume, and in
     v1 not while a turn is in flight (a second v1 prompt has no defined meaning)."""
-    return not c.loading and not (cfg.version == 1 and c.outstanding)
+    return not c.loading and not (cfg.version == 1 and c.outstanding > 0)
 
 
 def may_send(cfg: Config, c: Client) -> bool:
@@ -266,10 +270,10 @@ def _kept(cfg: Config, u: Update) -> SuggestionList:
 
 
 def on_unknown_update(cfg: Config, c: Client, u: Update) -> Client:
-    """Receive an update the client does not know: v1's closed union rejects it, and so does a
-    drop-unknown client; v2's open union lets a client display it generically, in the
-    transcript, where it reads as conversation (CAP-4)."""
-    if cfg.version == 1 or cfg.semantics is Semantics.DROP_UNKNOWN:
+    """Receive an update the client does not know: v1's closed union rejects it; v2's open
+    union lets a client preserve or ignore it, or display it generically, in the transcript,
+    where a prediction reads as conversation (CAP-4)."""
+    if cfg.version == 1 or not cfg.client.shows_unknown:
         return c
     return c._replace(in_transcript=True)
 
@@ -289,13 +293,22 @@ def on_update(cfg: Config, c: Client, u: Update) -> Client:
     c = c._replace(waiting=False)
     if kept:
         trigger, held = ListTrigger.NON_EMPTY_UPDATE, u._replace(suggestions=kept)
-        return c._replace(list_state=lifecycle.step(c.list_state, trigger), held=held)
-    return c._replace(list_state=lifecycle.step(c.list_state, ListTrigger.EMPTY_UPDATE), held=None)
+        c = c._replace(list_state=lifecycle.step(c.list_state, trigger), held=held)
+    else:
+        c = c._replace(list_state=lifecycle.step(c.list_state, ListTrigger.EMPTY_UPDATE), held=None)
+    return _stop_offering(c) if fenced(cfg, c) else c
+
+
+def fenced(cfg: Config, c: Client) -> bool:
+    """Whether the client's strategy has it stop offering any list that arrives now: while a
+    prompt of its own is unanswered, or until a load or resume completes (LT-7)."""
+    return (cfg.client.fence_prompt and c.outstanding > 0) or (cfg.client.fence_load and c.loading)
 
 
 def on_prompt_response(cfg: Config, c: Client, msg: PromptResponse) -> Client:
-    """The v1 turn is over; the next prompt may go."""
-    return c._replace(outstanding=False)
+    """A prompt is answered: v1, the turn is over and the next prompt may go; v2, the prompt
+    was accepted."""
+    return c._replace(outstanding=c.outstanding - 1)
 
 
 def on_load_response(cfg: Config, c: Client, msg: LoadResponse) -> Client:
@@ -309,12 +322,12 @@ def _send_prompt(cfg: Config, c: Client, by_user: bool) -> ClientStep:
     c = c._replace(
         composer=Composer.EMPTY,
         sent=c.sent + 1,
-        outstanding=cfg.version == 1,
+        outstanding=c.outstanding + 1,
         list_state=lifecycle.step(c.list_state, ListTrigger.PROMPT_ACCEPTED),
         waiting=not cfg.client.keeps("TM-3"),
         unprompted=c.unprompted or not by_user,
     )
-    if cfg.client.drop_on_send and cfg.client.keeps("D-4"):  # LT-7, D-4: drop it on send
+    if cfg.client.stop_on_send and cfg.client.keeps("D-4"):  # LT-7, D-4: drop it on send
         c = _stop_offering(c)
     return c, (Prompt(c.sent, by_user),)
 
@@ -325,7 +338,7 @@ def _send_prompt(cfg: Config, c: Client, by_user: bool) -> ClientStep:
 def user_types(cfg: Config, c: Client) -> ClientStep:
     """The user types in the empty composer; a list is not shown over text."""
     c = c._replace(composer=Composer.TYPED)
-    return (_stop_offering(c) if cfg.client.drop_on_typing else c), ()
+    return (_stop_offering(c) if cfg.client.stop_on_typing else c), ()
 
 
 def user_accepts(cfg: Config, c: Client) -> ClientStep:
@@ -344,7 +357,8 @@ def user_sends(cfg: Config, c: Client) -> ClientStep:
 
 
 def user_cancels(cfg: Config, c: Client) -> ClientStep:
-    """v1: the user cancels the turn in flight."""
+    """The user cancels the turn in flight (v2: whatever runs; the agent ignores a cancel
+    with nothing to stop)."""
     return c._replace(cancels=c.cancels + 1), (Cancel(),)
 
 
@@ -352,18 +366,20 @@ def may_load(cfg: Config, c: Client) -> bool:
     """The user may reopen the session unless a load is under way; on a live v1 connection
     only between turns."""
     return not c.loading and not (
-        cfg.load_on_live_connection and cfg.version == 1 and c.outstanding
+        cfg.load_on_live_connection and cfg.version == 1 and c.outstanding > 0
     )
 
 
 def user_loads(cfg: Config, c: Client, replay: bool) -> ClientStep:
     """The user reopens the session (v1 load, v2 resume): the client's list starts empty (RP-2)."""
+    if cfg.client.keeps("RP-2"):  # RP-2: the client's half
+        c = c._replace(
+            list_state=lifecycle.step(c.list_state, ListTrigger.LOAD_OR_RESUME), held=None
+        )
     c = c._replace(
-        list_state=lifecycle.step(c.list_state, ListTrigger.LOAD_OR_RESUME),
-        held=None,
         last=None,
         loading=True,
-        outstanding=c.outstanding and cfg.load_on_live_connection,
+        outstanding=c.outstanding if cfg.load_on_live_connection else 0,
         waiting=False,
         loads=c.loads + 1,
     )

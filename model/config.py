@@ -17,6 +17,9 @@ class AgentPolicy:
 
     name: str = "rfd"
     breaks: frozenset[str] = frozenset()
+    # Rules the agent is not bound by: at each step it may keep or break each of them (the
+    # duty placement's agents; `breaks` are broken at every step).
+    optional: frozenset[str] = frozenset()
     legacy_gate: bool = False  # reads the _meta allowlist instead of the capability (L-2)
     blank_as_clear: bool = False  # publishes whitespace-only text as a clear (L-4)
     no_repeat: bool = False  # does not resend the list it holds; no clear before any list (L-5)
@@ -30,12 +33,16 @@ class AgentPolicy:
 
 @dataclass(frozen=True, slots=True)
 class ClientPolicy:
-    """How the client behaves; every choice the RFD leaves to the client (LT-7) is a flag."""
+    """How the client behaves: every choice the RFD leaves to the client is a flag, and the
+    flags combine freely (`client_policy` reads a combination from its name)."""
 
     name: str = "rfd-minimal"
     breaks: frozenset[str] = frozenset()
-    drop_on_send: bool = False
-    drop_on_typing: bool = False
+    stop_on_send: bool = False  # stops offering its list when it sends a prompt (LT-7)
+    stop_on_typing: bool = False  # stops offering its list when the user types (LT-7)
+    fence_prompt: bool = False  # ignores updates while a prompt of its own is unanswered
+    fence_load: bool = False  # ignores updates until a load or resume completes
+    shows_unknown: bool = True  # v2: shows an update it does not know generically
 
     def keeps(self, rule_id: str) -> bool:
         """Whether the policy obeys `rule_id`."""
@@ -54,9 +61,43 @@ DRAFT_AGENT = AgentPolicy(name="draft", withdraws_on_accept=False, withdraws_on_
 AGENT_POLICIES = {p.name: p for p in (RFD_AGENT, DRAFT_AGENT, CLAUDE_AGENT_ACP)}
 
 RFD_CLIENT = ClientPolicy()
-DROP_ON_SEND_CLIENT = ClientPolicy(name="drop-on-send", drop_on_send=True, drop_on_typing=True)
-JETBRAINS_AIR = ClientPolicy(name="jetbrains-air", drop_on_typing=True)
+DROP_ON_SEND_CLIENT = ClientPolicy(name="drop-on-send", stop_on_send=True, stop_on_typing=True)
+JETBRAINS_AIR = ClientPolicy(name="jetbrains-air", stop_on_typing=True)
 CLIENT_POLICIES = {p.name: p for p in (RFD_CLIENT, DROP_ON_SEND_CLIENT, JETBRAINS_AIR)}
+# A client's strategy flags by name, each setting one field of ClientPolicy.
+CLIENT_FLAGS: dict[str, tuple[str, bool]] = {
+    "stop-on-send": ("stop_on_send", True),
+    "stop-on-typing": ("stop_on_typing", True),
+    "fence-prompt": ("fence_prompt", True),
+    "fence-load": ("fence_load", True),
+    "ignore-unknown": ("shows_unknown", False),
+}
+
+
+def client_policy(spec: str) -> ClientPolicy:
+    """The client named by `spec`: presets and flags, comma-separated, whose choices add up
+    in any order (`drop-on-send,fence-prompt` is the preset with the prompt fence)."""
+    words = [w.strip() for w in spec.split(",") if w.strip()]
+    if not words:
+        raise ValueError("name a client preset or strategy")
+    changes: dict[str, bool] = {}
+    for word in words:
+        if word in CLIENT_POLICIES:
+            preset = CLIENT_POLICIES[word]
+            changes |= {
+                f: getattr(preset, f)
+                for f, value in CLIENT_FLAGS.values()
+                if getattr(preset, f) == value
+            }
+        elif word in CLIENT_FLAGS:
+            field_name, value = CLIENT_FLAGS[word]
+            changes[field_name] = value
+        else:
+            known = ", ".join([*CLIENT_POLICIES, *CLIENT_FLAGS])
+            raise ValueError(f"unknown client preset or strategy {word!r}; choose from {known}")
+    if len(words) == 1 and words[0] in CLIENT_POLICIES:
+        return CLIENT_POLICIES[words[0]]
+    return replace(RFD_CLIENT, name=",".join(words), **changes)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,15 @@ from model.lifecycle import ListState
 from model.messages import allowed_kinds
 from model.rules import in_force
 from model.session import V1, V2
-from model.state import BLANK, UNPARSEABLE, Composer, Update, World, content_types
+from model.state import (
+    BLANK,
+    UNPARSEABLE,
+    Composer,
+    SuggestionList,
+    Update,
+    World,
+    content_types,
+)
 
 Predicate = Callable[[Config, World], bool]
 
@@ -68,6 +76,19 @@ def _drained_and_held(w: World) -> Update | None:
     return None if w.to_client else w.client.held
 
 
+def usable(suggestions: SuggestionList) -> SuggestionList:
+    """The suggestions of a list that a client can use (it skips the others whole, SC-4)."""
+    return tuple(s for s in suggestions if UNPARSEABLE not in s)
+
+
+def client_holds_latest(cfg: Config, w: World) -> bool:
+    """Once the agent's messages have drained, the client holds nothing or the agent's most
+    recent list (less what it cannot use): no update, however delivered, left it holding an
+    older one."""
+    held = _drained_and_held(w)
+    return held is None or held.suggestions == usable(w.agent.last_sent)
+
+
 def withdrawn_after_prompt(cfg: Config, w: World) -> bool:
     """Once the agent's messages have drained, the client holds no list predicted before a
     prompt the agent has accepted."""
@@ -100,9 +121,11 @@ def replay_carries_no_suggestions(cfg: Config, w: World) -> bool:
 
 
 def list_starts_empty(cfg: Config, w: World) -> bool:
-    """While a load or resume replays history, the agent's current list is empty."""
+    """A loaded or resumed session starts with an empty list: the agent's is empty while it
+    replays history, and the client holds no list it received before the load."""
     replaying = w.agent.session in (V1.LOADING, V2.RESUMING)
-    return not replaying or w.agent.list_state is ListState.EMPTY
+    agent_empty = not replaying or w.agent.list_state is ListState.EMPTY
+    return agent_empty and (w.client.held is None or w.client.last is not None)
 
 
 def client_holds_last_update(cfg: Config, w: World) -> bool:
@@ -111,10 +134,9 @@ def client_holds_last_update(cfg: Config, w: World) -> bool:
     c = w.client
     if c.last is None:
         return c.held is None
-    usable = tuple(s for s in c.last.suggestions if UNPARSEABLE not in s)
     if c.held is None:
         return True  # it stopped offering, or the update withdrew the list
-    return c.held.suggestions == usable and lifecycle.is_non_empty(c.list_state)
+    return c.held.suggestions == usable(c.last.suggestions) and lifecycle.is_non_empty(c.list_state)
 
 
 def client_never_waits(cfg: Config, w: World) -> bool:
@@ -125,16 +147,17 @@ def client_never_waits(cfg: Config, w: World) -> bool:
 
 
 def no_offer_from_before_own_prompt(cfg: Config, w: World) -> bool:
-    """The client never offers a suggestion predicted before the most recent prompt it sent."""
+    """The client never offers a suggestion predicted before the most recent prompt it sent
+    (a prompt a reopen lost before the agent accepted it never entered the conversation)."""
     c = w.client
-    return not actors.offering(c) or c.held is None or c.held.prompts_seen >= c.sent
+    return not actors.offering(c) or c.held is None or c.held.prompts_seen >= c.sent - c.lost
 
 
 INVARIANTS: tuple[Property, ...] = (
     Property(
         "capability_respected", ("CAP-2", "D-8", "L-2"), capability_respected, reads=("to_client",)
     ),
-    Property("never_in_transcript", ("CAP-4",), never_in_transcript, reads=("client",)),
+    Property("never_in_transcript", ("CAP-2",), never_in_transcript, reads=("client",)),
     Property(
         "content_supported", ("SC-1", "SC-3", "D-1", "L-1"), content_supported, reads=("to_client",)
     ),
@@ -166,12 +189,23 @@ INVARIANTS: tuple[Property, ...] = (
         replay_carries_no_suggestions,
         reads=("to_client",),
     ),
-    Property("list_starts_empty", ("LT-1", "RP-2", "L-7"), list_starts_empty, reads=("agent",)),
+    Property(
+        "list_starts_empty",
+        ("LT-1", "RP-2", "L-7"),
+        list_starts_empty,
+        reads=("agent", "client"),
+    ),
     Property(
         "client_holds_last_update",
         ("UPD-3", "UPD-6", "LT-2", "SC-4", "SC-5", "SC-6", "D-2"),
         client_holds_last_update,
         reads=("client",),
+    ),
+    Property(
+        "client_holds_latest",
+        ("LT-2", "UPD-6", "D-1"),
+        client_holds_latest,
+        reads=("agent", "client", "drained"),
     ),
     Property("client_never_waits", ("TM-2", "TM-3", "D-7"), client_never_waits, reads=("client",)),
     Property(

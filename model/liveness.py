@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 from model import actors
 from model.config import Config
+from model.invariants import usable
+from model.lifecycle import ListState
 from model.rules import in_force
 from model.state import Composer, World
 from model.system import AGENT, NET, Action
@@ -35,7 +37,8 @@ class LeadsTo:
     doc: str
 
     def in_force(self, cfg: Config) -> bool:
-        """Whether a rule of this property is in force in the configuration."""
+        """Whether a rule of this property is in force in the configuration (a goal of the
+        feature, with no rule behind it, never is)."""
         return in_force(self.rules, cfg.revision, cfg.version)
 
 
@@ -51,6 +54,25 @@ def _wants_to_send(cfg: Config, w: World) -> bool:
 
 def _can_send(cfg: Config, w: World) -> bool:
     return actors.may_send(cfg, w.client)
+
+
+def _fresh_list(cfg: Config, w: World) -> bool:
+    a = w.agent
+    return a.list_state is ListState.OFFERED and bool(usable(a.last_sent))
+
+
+def _fresh_list_unseen(cfg: Config, w: World) -> bool:
+    """The agent's list is fresh and has not reached the client yet (once it has, the client
+    either offered it then, or chose not to)."""
+    a, last = w.agent, w.client.last
+    seen = last is not None and last.suggestions == a.last_sent and last.sent_epoch == a.epoch
+    return _fresh_list(cfg, w) and not seen
+
+
+def _offered_or_moot(cfg: Config, w: World) -> bool:
+    c, latest = w.client, usable(w.agent.last_sent)
+    offered = actors.offering(c) and c.held is not None and c.held.suggestions == latest
+    return offered or not _fresh_list(cfg, w) or c.composer is not Composer.EMPTY
 
 
 LIVENESS: tuple[LeadsTo, ...] = (
@@ -69,5 +91,14 @@ LIVENESS: tuple[LeadsTo, ...] = (
         _can_send,
         "A user with a prompt in the composer can eventually send it, whether or not a "
         "suggestion ever comes.",
+    ),
+    LeadsTo(
+        "fresh_list_eventually_offered",
+        (),
+        _fresh_list_unseen,
+        _offered_or_moot,
+        "A goal of the feature, not a rule (a client may show nothing): a list the agent "
+        "sends for the conversation as it stands is eventually offered in the empty "
+        "composer, unless a prompt or new work supersedes it or the user starts typing.",
     ),
 )

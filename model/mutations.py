@@ -30,11 +30,29 @@ class Mutation:
     versions: tuple[int, ...] = (1, 2)
     revision: Revision = Revision.CURRENT
 
+    def fits(self, revision: Revision, version: int) -> bool:
+        """Whether the rule is one of `revision`'s and applies to protocol `version`."""
+        return revision is self.revision and version in self.versions
+
+    @property
+    def setting(self) -> str:
+        """Where the rule applies, in words."""
+        return f"revision {self.revision.value}, protocol v{'/v'.join(map(str, self.versions))}"
+
 
 def _agent_breaks(rule: str, **env: object) -> Callable[[Config], Config]:
     def apply(cfg: Config) -> Config:
         agent = replace(cfg.agent, breaks=cfg.agent.breaks | {rule})
         return cfg.with_(agent=agent, **env)
+
+    return apply
+
+
+def _both_break(rule: str) -> Callable[[Config], Config]:
+    def apply(cfg: Config) -> Config:
+        agent = replace(cfg.agent, breaks=cfg.agent.breaks | {rule})
+        client = replace(cfg.client, breaks=cfg.client.breaks | {rule})
+        return cfg.with_(agent=agent, client=client)
 
     return apply
 
@@ -55,13 +73,6 @@ MUTATIONS: tuple[Mutation, ...] = (
         "sends updates to a client that did not advertise promptSuggestions",
         _agent_breaks("CAP-2", client_caps=_NOT_ADVERTISED),
         "capability_respected",
-    ),
-    Mutation(
-        "CAP-4",
-        "sends a v2 update to a client without the capability, which shows it generically",
-        _agent_breaks("CAP-4", client_caps=_NOT_ADVERTISED),
-        "never_in_transcript",
-        versions=(2,),
     ),
     Mutation(
         "SC-3",
@@ -101,7 +112,10 @@ MUTATIONS: tuple[Mutation, ...] = (
         "replay_carries_no_suggestions",
     ),
     Mutation(
-        "RP-2", "keeps its list across load/resume", _agent_breaks("RP-2"), "list_starts_empty"
+        "RP-2",
+        "keeps its list across load/resume (the agent its current list, the client what it held)",
+        _both_break("RP-2"),
+        "list_starts_empty",
     ),
     Mutation(
         "CP-1",

@@ -1,29 +1,47 @@
 """The network between the two peers: each direction is a sequence of messages in flight, and
-the semantics decide which of them may be delivered next."""
+the transport's semantics decide which of them may be delivered next."""
 
 from __future__ import annotations
 
 from enum import StrEnum
 
+from model.state import LoadResponse, PromptResponse
+
 
 class Semantics(StrEnum):
-    """How the network delivers each direction."""
+    """How a transport delivers what the agent sends (the client's messages arrive in order,
+    except under `unordered`)."""
 
-    FIFO = "fifo"  # stdio: each direction in order, the two directions cross
-    UNORDERED = "unordered"  # concurrent dispatch (SDK tasks, v2 batches): any order
-    DROP_UNKNOWN = "drop-unknown"  # fifo, and a client that does not know the update drops it
+    FIFO = "fifo"  # stdio: each direction in order; the two directions cross
+    # The ACP Python SDK: every notification is handled as its own task, so updates finish in
+    # any order, but a response is handled only after the session's earlier updates, and
+    # nothing sent after a response is handled before it.
+    SDK = "sdk"
+    UNORDERED = "unordered"  # anything may overtake anything, in both directions
+
+    @property
+    def toward_agent(self) -> Semantics:
+        """The semantics of the client-to-agent direction: the SDK's reordering is of what a
+        client receives; its requests reach the agent in order."""
+        return Semantics.FIFO if self is Semantics.SDK else self
+
+
+_RESPONSES = (PromptResponse, LoadResponse)
 
 
 def deliverable(messages: tuple[object, ...], semantics: Semantics) -> list[int]:
-    """Indices that may be delivered next: the head in order, or the first copy of each
-    distinct message when unordered (equal messages lead to equal states)."""
+    """Indices that may be delivered next: the head in order; under `sdk` any update before
+    the first response, or that response once it is the head; under `unordered` any message.
+    Of equal messages only the first is offered (they lead to equal states)."""
     if not messages:
         return []
-    if semantics is not Semantics.UNORDERED:
+    if semantics is Semantics.FIFO:
         return [0]
     seen: set[object] = set()
-    firsts = []
+    firsts: list[int] = []
     for i, m in enumerate(messages):
+        if semantics is Semantics.SDK and type(m) in _RESPONSES:
+            return [0] if i == 0 else firsts
         if m not in seen:
             seen.add(m)
             firsts.append(i)

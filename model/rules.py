@@ -345,8 +345,10 @@ RULES: tuple[Rule, ...] = (
         B,
         "v2: without the capability a client may display the update generically, where a "
         "prediction reads as conversation; the capability keeps it from such clients",
-        INV,
+        NO,
         versions=(2,),
+        why="rationale for CAP-2 in v2, not a requirement of its own: the review shows it as "
+        "what breaking CAP-2 does to a v2 client that displays unknown updates",
     ),
     _r(
         "CT-1",

@@ -46,7 +46,7 @@ class SessionTrigger(StrEnum):
     FOREGROUND_WORK = "foreground_work"  # v2: work started without a prompt
     NEED_ACTION = "need_action"  # v2: blocked, e.g. on a permission request
     ACTION_RESOLVED = "action_resolved"
-    CANCEL = "cancel"  # v1 session/cancel read during a turn
+    CANCEL = "cancel"  # session/cancel read during a turn
     END_TURN = "end_turn"  # v1 prompt response; v2 state_update idle
 
 
@@ -73,6 +73,7 @@ def _v2_transitions() -> list[dict[str, object]]:
         {"trigger": _T.NEED_ACTION.value, "source": V2.RUNNING, "dest": V2.REQUIRES_ACTION},
         {"trigger": _T.ACTION_RESOLVED.value, "source": V2.REQUIRES_ACTION, "dest": V2.RUNNING},
         {"trigger": _T.END_TURN.value, "source": V2.RUNNING, "dest": V2.IDLE},
+        {"trigger": _T.CANCEL.value, "source": [V2.RUNNING, V2.REQUIRES_ACTION], "dest": V2.IDLE},
     ]
 
 

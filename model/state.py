@@ -124,7 +124,7 @@ class Client(NamedTuple):
     list_state: ListState
     held: Update | None  # the list it holds, as it keeps it after skipping
     composer: Composer
-    outstanding: bool  # v1: a prompt awaits its response
+    outstanding: int  # prompts awaiting their response (v1: the turn's end; v2: acceptance)
     loading: bool  # a load/resume awaits its response
     waiting: bool  # only a client that waits for a suggestion (TM-3 broken) sets this
     sent: int  # prompts sent
@@ -133,6 +133,7 @@ class Client(NamedTuple):
     last: Update | None  # ghost: the last update delivered since the last load
     unprompted: bool  # ghost: a prompt went out without a user action
     in_transcript: bool  # ghost: a suggestion was displayed generically, as conversation
+    lost: int  # ghost: prompts it sent that a reopen lost before the agent accepted them
 
 
 class World(NamedTuple):
@@ -149,6 +150,6 @@ def initial_world(version: int) -> World:
     session: SessionState = V1.IDLE if version == 1 else V2.IDLE
     agent = Agent(session, ListState.EMPTY, (), 0, 0, 0, None, 0, 0, 0)
     client = Client(
-        ListState.EMPTY, None, Composer.EMPTY, False, False, False, 0, 0, 0, None, False, False
+        ListState.EMPTY, None, Composer.EMPTY, 0, False, False, 0, 0, 0, None, False, False, 0
     )
     return World(agent, client, (), ())

@@ -9,8 +9,10 @@ definitions over packed worlds (`model.check.packed`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import functools
+import itertools
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from typing import Generic, Literal, NamedTuple, TypeVar
 
 from model import actors
@@ -53,6 +55,7 @@ class Action(NamedTuple):
         return f"{self.actor}.{self.name}" + (f"[{self.arg}]" if self.arg else "")
 
 
+T = TypeVar("T")
 S = TypeVar("S", Agent, Client)
 M = TypeVar("M", ToAgent, ToClient)
 
@@ -89,7 +92,10 @@ USER_AND_CLIENT: tuple[LocalAction[Client, ToAgent], ...] = (
     ),
     LocalAction(
         Action(USER, "cancel"),
-        lambda cfg, c: cfg.version == 1 and c.outstanding and c.cancels < cfg.bounds.cancels,
+        lambda cfg, c: (
+            c.cancels < cfg.bounds.cancels
+            and (c.outstanding > 0 if cfg.version == 1 else c.sent > 0)
+        ),
         actors.user_cancels,
     ),
     LocalAction(
@@ -163,14 +169,35 @@ def client_moves(cfg: Config, c: Client) -> list[ClientMove]:
     return [(x.action, *x.effect(cfg, c)) for x in USER_AND_CLIENT if x.enabled(cfg, c)]
 
 
+@functools.cache
+def choices(cfg: Config) -> tuple[Config, ...]:
+    """The configurations an agent step may follow: `cfg` itself, or for an agent with
+    optional rules one per subset of them that it breaks in that step."""
+    optional = sorted(cfg.agent.optional)
+    subsets = itertools.chain.from_iterable(
+        itertools.combinations(optional, n) for n in range(len(optional) + 1)
+    )
+    return tuple(
+        cfg.with_(agent=replace(cfg.agent, breaks=cfg.agent.breaks | set(s), optional=frozenset()))
+        for s in subsets
+    )
+
+
+def _distinct(steps: Iterable[T]) -> list[T]:
+    """The steps without repeats, in their first order."""
+    return list(dict.fromkeys(steps))
+
+
 def agent_moves(cfg: Config, a: Agent) -> list[AgentMove]:
     """What the agent may do on its own in `a`: start a prediction (one action per output its
     model call may return), then each other enabled action, with its effect."""
     moves: list[AgentMove] = []
-    if actors.may_predict(cfg, a):
-        for i, output in enumerate(cfg.predictions):
-            moves.append((Action(AGENT, "predict", i), *actors.predict(cfg, a, output)))
-    return moves + [(x.action, *x.effect(cfg, a)) for x in AGENT_ACTIONS if x.enabled(cfg, a)]
+    for c in choices(cfg):
+        if actors.may_predict(c, a):
+            for i, output in enumerate(c.predictions):
+                moves.append((Action(AGENT, "predict", i), *actors.predict(c, a, output)))
+        moves += [(x.action, *x.effect(c, a)) for x in AGENT_ACTIONS if x.enabled(c, a)]
+    return _distinct(moves) if len(choices(cfg)) > 1 else moves
 
 
 # ------------------------------------------------------------ delivery -----------------------
@@ -181,8 +208,13 @@ def serves_load(a: Agent) -> bool:
     return a.session in (V1.IDLE, V2.IDLE)
 
 
-def agent_reads(cfg: Config, a: Agent, msg: ToAgent) -> actors.AgentStep:
-    """The agent reads a message from the client."""
+def agent_reads(cfg: Config, a: Agent, msg: ToAgent) -> list[actors.AgentStep]:
+    """What the agent may do when it reads a message from the client (one step, unless it
+    has optional rules)."""
+    return _distinct(_read(c, a, msg) for c in choices(cfg))
+
+
+def _read(cfg: Config, a: Agent, msg: ToAgent) -> actors.AgentStep:
     if type(msg) is Prompt:
         return actors.on_prompt(cfg, a, msg)
     if type(msg) is Cancel:
@@ -191,7 +223,12 @@ def agent_reads(cfg: Config, a: Agent, msg: ToAgent) -> actors.AgentStep:
     return actors.on_load(cfg, a, msg)
 
 
-def reopened(cfg: Config, a: Agent, load: Load) -> actors.AgentStep:
+def lost_prompts(to_agent: tuple[ToAgent, ...], a: Agent) -> int:
+    """Prompts a reopen on a new connection loses: in flight, or read and not yet accepted."""
+    return sum(type(m) is Prompt for m in to_agent) + a.queued
+
+
+def reopened(cfg: Config, a: Agent, load: Load) -> list[actors.AgentStep]:
     """The agent on the new connection a reopen opens: the old connection's turn and queued
     prompts are gone, and the load is the first message it reads there."""
     return agent_reads(cfg, actors.reconnect(cfg, a), load)
@@ -230,20 +267,20 @@ class System:
             if action.name in REOPENS and not cfg.load_on_live_connection:
                 # A new connection: nothing of the old one arrives on either side.
                 (load,) = sent
-                agent, replies = reopened(cfg, w.agent, load)  # type: ignore[arg-type]
-                out.append((action, World(agent, client, (), replies)))
+                client = client._replace(lost=client.lost + lost_prompts(w.to_agent, w.agent))
+                for agent, replies in reopened(cfg, w.agent, load):  # type: ignore[arg-type]
+                    out.append((action, World(agent, client, (), replies)))
             else:
                 out.append((action, w._replace(client=client, to_agent=w.to_agent + sent)))
         for action, agent, replies in agent_moves(cfg, w.agent):
             out.append((action, w._replace(agent=agent, to_client=w.to_client + replies)))
-        for i in deliverable(w.to_agent, cfg.semantics):
+        for i in deliverable(w.to_agent, cfg.semantics.toward_agent):
             msg, rest = w.to_agent[i], w.to_agent[:i] + w.to_agent[i + 1 :]
             if type(msg) is Load and not serves_load(w.agent):
                 continue
-            agent, replies = agent_reads(cfg, w.agent, msg)
-            out.append(
-                (Action(NET, TO_AGENT, i), World(agent, w.client, rest, w.to_client + replies))
-            )
+            for agent, replies in agent_reads(cfg, w.agent, msg):
+                after = World(agent, w.client, rest, w.to_client + replies)
+                out.append((Action(NET, TO_AGENT, i), after))
         for i in deliverable(w.to_client, cfg.semantics):
             got, left = w.to_client[i], w.to_client[:i] + w.to_client[i + 1 :]
             client = client_receives(cfg, w.client, got)

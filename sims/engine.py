@@ -14,7 +14,7 @@ from collections import deque
 from typing import Any, NamedTuple
 
 from model.network import Semantics
-from model.state import Composer, Prompt, PromptResponse, Update
+from model.state import Composer, LoadResponse, Prompt, PromptResponse, Update
 from model.system import AGENT, CLIENT, NET, TO_AGENT, TO_CLIENT, USER, Action
 from sims import wire
 from sims.draws import Draws
@@ -53,6 +53,7 @@ class Engine:
     __slots__ = (
         "auto",
         "auto_sent",
+        "barrier",
         "busy",
         "cfg",
         "composes",
@@ -64,6 +65,7 @@ class Engine:
         "due_agent",
         "due_client",
         "fifo",
+        "fifo_to_agent",
         "flicker",
         "handlers",
         "heap",
@@ -79,6 +81,7 @@ class Engine:
         "predicts",
         "prompt_ids",
         "prompted",
+        "sdk",
         "send_wait",
         "sent",
         "seq",
@@ -105,7 +108,9 @@ class Engine:
         self.p, self.model, self.d = point, model, draws
         self.cfg = point.config
         self.v1 = self.cfg.version == 1
-        self.fifo = self.cfg.semantics is not Semantics.UNORDERED
+        self.fifo = self.cfg.semantics is Semantics.FIFO  # what the agent sends
+        self.fifo_to_agent = self.cfg.semantics.toward_agent is Semantics.FIFO
+        self.sdk = self.cfg.semantics is Semantics.SDK
         self.auto = self.cfg.auto_send_setting or not self.cfg.client.keeps("CP-1")
         self.predicts = [Action(AGENT, "predict", i) for i in range(len(self.cfg.predictions))]
         self.sid = 0
@@ -113,6 +118,7 @@ class Engine:
         self.heap: list[tuple[float, int, int, Any, Any, bool]] = []
         self.seq = 0
         self.due_agent = self.due_client = 0.0  # last delivery time per direction (fifo)
+        self.barrier = 0.0  # sdk: the last response's delivery, which nothing overtakes
         self.steps: list[tuple[float, Action]] | None = [] if record else None
         self.observer = observer
         self.trace: list[wire.Record] | None = None
@@ -178,24 +184,32 @@ class Engine:
     def _to_client(self, t: float, msg: Any, record: Any, ends: bool = False) -> None:
         """Put an agent message on the wire: `msg` is the model's (None for wire-only ones)."""
         due = t + self.d.to_client()
-        if self.fifo and due < self.due_client:
-            due = self.due_client
-        self.due_client = due
+        if self.fifo:
+            due = max(due, self.due_client)
+        elif self.sdk and _is_response(msg):  # it waits for every earlier message
+            due = self.barrier = max(due, self.due_client)
+        elif self.sdk:  # an update may overtake other updates, never a response
+            due = max(due, self.barrier)
+        self.due_client = max(due, self.due_client)
         self._push(due, _TO_CLIENT, (self.conn, msg), record, ends)
         if self.observer == "agent":
             self._log(t, record)
 
     def _sent_since(self, t: float, before: int) -> None:
-        """Send what the model's agent step put on the wire."""
+        """Send what the model's agent step put on the wire (a v1 prompt response ends the
+        turn; in v2 the response is the prompt's acceptance)."""
         for msg in self.w.to_client[before:]:
-            record = None if self.trace is None else self._record(msg)
-            self._to_client(t, msg, record, type(msg) is PromptResponse)
+            self._send_model(t, msg)
+
+    def _send_model(self, t: float, msg: Any) -> None:
+        record = None if self.trace is None else self._record(msg)
+        self._to_client(t, msg, record, self.v1 and type(msg) is PromptResponse)
 
     def _record(self, msg: Any) -> wire.Record:
         if type(msg) is Update:
             return wire.update(self.cfg, msg)
         if type(msg) is PromptResponse:
-            return wire.prompt_response(1, self.prompt_ids.popleft())
+            return wire.prompt_response(self.cfg.version, self.prompt_ids.popleft())
         return wire.load_response(self.load_id)
 
     # --- the agent --------------------------------------------------------------------------
@@ -212,12 +226,10 @@ class Engine:
                 self.discarded += 1
             else:
                 self._sent_since(t, before)
-        elif action is _ACCEPT_PROMPT:  # v2: the prompt's response, then the state change
-            tracing = self.trace is not None
-            response = wire.prompt_response(2, self.prompt_ids.popleft()) if tracing else None
-            self._to_client(t, None, response)
-            self._to_client(t, None, wire.state("running") if tracing else None)
-            self._sent_since(t, before)
+        elif action is _ACCEPT_PROMPT:  # v2: the prompt's response, the state change, updates
+            self._send_model(t, self.w.to_client[before])
+            self._to_client(t, None, wire.state("running") if self.trace is not None else None)
+            self._sent_since(t, before + 1)
             self._start_work(t, self.d.turn(), prompted=True)
         elif action is _FOREGROUND:  # v2: work without a prompt, e.g. compaction
             self._to_client(t, None, wire.state("running") if self.trace is not None else None)
@@ -264,7 +276,7 @@ class Engine:
             return  # lost with the connection it was sent on
         # In order, the message is the head; unordered, any equal copy leads to the same world
         # and the model offers the first.
-        i = 0 if self.fifo else self.w.to_agent.index(msg)
+        i = 0 if self.fifo_to_agent else self.w.to_agent.index(msg)
         before = len(self.w.to_client)
         self._step(t, _HEAD_TO_AGENT if i == 0 else Action(NET, TO_AGENT, i))
         if self.observer == "agent":
@@ -326,7 +338,7 @@ class Engine:
         one is lost; the agent reads the load first, replays if asked, then answers."""
         replay = self.v1 or self.p.resume_replays
         self.conn += 1
-        self.due_agent = self.due_client = t
+        self.due_agent = self.due_client = self.barrier = t
         if self.trace is not None:
             self.prompt_ids.clear()
             for record in wire.reopen(self.cfg, self.next_id, replay):
@@ -358,7 +370,7 @@ class Engine:
         if self.observer == "client":
             self._log(t, record)
         due = t + self.d.to_agent()
-        if self.fifo:
+        if self.fifo_to_agent:
             due = self.due_agent = max(due, self.due_agent)
         self._push(due, _TO_AGENT, (self.conn, self.w.to_agent[-1]), record)
         self._observe(t, by_update=False)
@@ -449,3 +461,8 @@ def run_session(
     """Simulate one session of `point` with `model` (of `point.config`, shared so its memo
     serves every session); `record` keeps the model actions, `observer` the trace."""
     return Engine(point, model, draws, record, observer).run()
+
+
+def _is_response(msg: Any) -> bool:
+    """A model message that answers a request (the SDK orders these)."""
+    return type(msg) is PromptResponse or type(msg) is LoadResponse

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from model.config import AGENT_POLICIES, CLIENT_POLICIES, Bounds, Config, baseline
+from model.config import AGENT_POLICIES, Bounds, Config, baseline, client_policy
 from model.messages import ClientSuggestionCaps
 from model.mutations import MUTATIONS_BY_RULE
 from model.network import Semantics
@@ -150,7 +150,12 @@ def _config(raw: Mapping[str, Any], turns: int, foreground: float, reopen: float
     if raw["agent"] is not None:
         cfg = cfg.with_(agent=AGENT_POLICIES[_choice(raw, "agent", sorted(AGENT_POLICIES))])
     if raw["client"] is not None:
-        cfg = cfg.with_(client=CLIENT_POLICIES[_choice(raw, "client", sorted(CLIENT_POLICIES))])
+        if not isinstance(raw["client"], str):
+            raise ScenarioError("client", f"expected a preset or strategies, got {raw['client']!r}")
+        try:
+            cfg = cfg.with_(client=client_policy(raw["client"]))
+        except ValueError as exc:
+            raise ScenarioError("client", str(exc)) from None
     if not _flag(raw, "advertise"):
         cfg = cfg.with_(client_caps=ClientSuggestionCaps())
     breaks = raw["break"]
@@ -161,12 +166,8 @@ def _config(raw: Mapping[str, Any], turns: int, foreground: float, reopen: float
         if mutation is None:
             known = ", ".join(sorted(MUTATIONS_BY_RULE))
             raise ScenarioError(f"break[{i}]", f"no mutation breaks {rule!r}; known: {known}")
-        if mutation.revision is not revision or version not in mutation.versions:
-            raise ScenarioError(
-                f"break[{i}]",
-                f"{rule} is a rule of revision {mutation.revision.value} in protocol "
-                f"v{'/v'.join(map(str, mutation.versions))}",
-            )
+        if not mutation.fits(revision, version):
+            raise ScenarioError(f"break[{i}]", f"{rule} is a rule of {mutation.setting}")
         cfg = mutation.apply(cfg)
     return cfg
 

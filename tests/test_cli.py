@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from model.check import review
-from model.cli.main import main
-from model.config import baseline
+from model.cli.main import _standing, main
+from model.config import Config, baseline
 from model.mutations import MUTATIONS_BY_RULE
 from model.network import Semantics
 from model.render import report
@@ -96,10 +96,8 @@ def test_review_jobs_cover_every_mutation_and_setting() -> None:
     assert len(keys) == len(set(keys))
     for rule_id, m in MUTATIONS_BY_RULE.items():
         for version in m.versions:
-            for sem in (Semantics.FIFO, Semantics.UNORDERED):
+            for sem in Semantics:
                 assert f"mutation.{rule_id}.v{version}.{sem.value}" in keys
-    assert "mutation.CAP-2.v1.drop-unknown" in keys  # the client does not know the update
-    assert "mutation.LT-5.v1.drop-unknown" not in keys  # identical to fifo there
 
 
 @pytest.mark.parametrize(
@@ -124,3 +122,36 @@ def test_output_does_not_depend_on_the_hash_seed(argv: list[str], code: int) -> 
         assert run.stdout.strip(), "no output"
         outputs.add(run.stdout)
     assert len(outputs) == 1
+
+
+def test_an_incomplete_search_decides_no_leads_to(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--max-states", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "undecided user_can_always_send" in out and "VIOLATED" not in out
+    assert main(["check", "--max-states", "10", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["liveness_decided"] is False
+
+
+def test_a_rule_that_does_not_apply_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--version", "1", "--break", "LT-6"]) == 2
+    assert "LT-6 is a rule of revision 2026-11-14, protocol v2" in capsys.readouterr().err
+    assert main(["check", "--break", "D-4"]) == 2
+    assert "D-4 is a rule of revision 2026-10-15" in capsys.readouterr().err
+
+
+def test_only_properties_in_force_decide_the_exit_code(capsys: pytest.CaptureFixture[str]) -> None:
+    """The draft's compliant peers break LT-5's leads-to property, which is not the draft's."""
+    assert main(["check", "--revision", "2026-10-15", "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["in_force_violated"] == ["no_offer_from_before_own_prompt"]
+    assert _standing(("CAP-3",), Config(version=1)) == "not in v1"  # a v2-only rule
+    assert _standing(("D-4",), Config(version=1)) == "other revision"
+    assert _standing((), Config(version=1)) == "a goal, not a rule"
+
+
+def test_client_strategies_combine(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["check", "--revision", "2026-10-15", "--client", "drop-on-send,fence-prompt"]
+    assert main([*argv, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["in_force_violated"] == []
+    assert main(["check", "--client", "drop-on-send,bogus"]) == 2
+    assert "unknown client preset or strategy 'bogus'" in capsys.readouterr().err

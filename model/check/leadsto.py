@@ -32,17 +32,33 @@ class Lasso:
     cycle: tuple[Node, ...]
 
 
-def _classes(graph: nx.DiGraph, node: Node, fair: FairClass) -> set[str]:
-    return {c for _, _, a in graph.out_edges(node, data="action") if (c := fair(a)) is not None}
+class _Fairness:
+    """The fair classes of a graph's actions, taken and enabled, computed once per node and
+    shared by every property decided on the graph."""
 
+    def __init__(self, graph: nx.DiGraph, fair: FairClass) -> None:
+        self.graph, self.fair = graph, fair
+        self._enabled: dict[Node, frozenset[str]] = {}
 
-def _is_fair(graph: nx.DiGraph, scc: set[Node], fair: FairClass) -> bool:
-    """Whether looping in `scc` forever treats each weakly fair class fairly."""
-    always_enabled = set.intersection(*(_classes(graph, n, fair) for n in scc))
-    taken = {
-        c for u, v, a in graph.edges(scc, data="action") if v in scc and (c := fair(a)) is not None
-    }
-    return always_enabled <= taken
+    def enabled(self, node: Node) -> frozenset[str]:
+        """The fair classes of the actions enabled in `node`."""
+        got = self._enabled.get(node)
+        if got is None:
+            out = self.graph.out_edges(node, data="action")
+            got = self._enabled[node] = frozenset(
+                c for _, _, a in out if (c := self.fair(a)) is not None
+            )
+        return got
+
+    def is_fair(self, scc: set[Node]) -> bool:
+        """Whether looping in `scc` forever treats each weakly fair class fairly."""
+        always_enabled = frozenset.intersection(*(self.enabled(n) for n in scc))
+        taken = {
+            c
+            for u, v, a in self.graph.edges(scc, data="action")
+            if v in scc and (c := self.fair(a)) is not None
+        }
+        return always_enabled <= taken
 
 
 def _closed_walk(sub: nx.DiGraph, start: Node) -> tuple[Node, ...]:
@@ -60,38 +76,52 @@ def leads_to(
     init: Node,
     p: Callable[[Node], bool],
     q: Callable[[Node], bool],
-    fair: FairClass,
+    fair: FairClass | _Fairness,
 ) -> Lasso | None:
     """A shortest-prefix lasso violating `p ~> q` under weak fairness of `fair`'s classes,
     or None when the property holds on `graph`."""
-    not_q = graph.subgraph([n for n in graph.nodes if not q(n)])
+    fairness = fair if isinstance(fair, _Fairness) else _Fairness(graph, fair)
+    not_q = {n for n in graph.nodes if not q(n)}
+    starts = [n for n in not_q if p(n)]
+    if not starts:
+        return None
+    # Only what a run from a P state reaches without Q matters: the subgraph of those states.
+    reach, frontier = set(starts), list(starts)
+    while frontier:
+        for v in graph.successors(frontier.pop()):
+            if v in not_q and v not in reach:
+                reach.add(v)
+                frontier.append(v)
+    sub = nx.DiGraph()
+    sub.add_nodes_from(reach)
+    sub.add_edges_from((u, v) for u in reach for v in graph.successors(u) if v in reach)
     # A run may stop where no fair class is enabled: the environment (the user) is never forced.
-    bad: set[Node] = {n for n in not_q.nodes if not _classes(graph, n, fair)}
+    bad: set[Node] = {n for n in reach if not fairness.enabled(n)}
     sccs: list[set[Node]] = []
-    for scc in nx.strongly_connected_components(not_q):
+    for scc in nx.strongly_connected_components(sub):
         first = next(iter(scc))
-        if (len(scc) > 1 or not_q.has_edge(first, first)) and _is_fair(graph, scc, fair):
+        if (len(scc) > 1 or sub.has_edge(first, first)) and fairness.is_fair(scc):
             sccs.append(scc)
             bad |= scc
     if not bad:
         return None
-    # States of not-Q from which a bad end can be reached without Q (one backward search).
+    # States from which a bad end can be reached without Q (one backward search).
     doomed, frontier = set(bad), list(bad)
     while frontier:
-        for m in not_q.predecessors(frontier.pop()):
+        for m in sub.predecessors(frontier.pop()):
             if m not in doomed:
                 doomed.add(m)
                 frontier.append(m)
     distance = nx.single_source_shortest_path_length(graph, init)
-    starts = [n for n in doomed if n in distance and p(n)]
-    if not starts:
+    doomed_starts = [n for n in starts if n in doomed and n in distance]
+    if not doomed_starts:
         return None
-    start = min(starts, key=lambda n: (distance[n], repr(n)))
-    onward = nx.single_source_shortest_path(not_q, start)
+    start = min(doomed_starts, key=lambda n: (distance[n], repr(n)))
+    onward = nx.single_source_shortest_path(sub, start)
     end = min((n for n in onward if n in bad), key=lambda n: (len(onward[n]), repr(n)))
     prefix = nx.shortest_path(graph, init, start) + onward[end][1:]
     scc = next((s for s in sccs if end in s), None)
-    cycle = _closed_walk(not_q.subgraph(scc), end) if scc else ()
+    cycle = _closed_walk(sub.subgraph(scc), end) if scc else ()
     return Lasso(tuple(prefix), cycle)
 
 
@@ -100,13 +130,14 @@ def check(
 ) -> dict[str, Lasso | None]:
     """Decide each leads-to property on the explorer's graph of `cfg` (node i is worlds[i],
     node 0 the initial state)."""
+    fairness = _Fairness(graph, fair_system_step)
     return {
         prop.name: leads_to(
             graph,
             0,
             lambda i, prop=prop: prop.p(cfg, worlds[i]),  # type: ignore[misc]
             lambda i, prop=prop: prop.q(cfg, worlds[i]),  # type: ignore[misc]
-            fair_system_step,
+            fairness,
         )
         for prop in props
     }

@@ -23,6 +23,7 @@ from model.system import (
     agent_reads,
     client_moves,
     client_receives,
+    lost_prompts,
     reopened,
     serves_load,
 )
@@ -65,12 +66,16 @@ class PackedSystem:
         self._by_client: dict[int, tuple[tuple[Action, int, int, int], ...]] = {}
         self._by_agent: dict[int, tuple[tuple[Action, int, int], ...]] = {}  # action, agent, sent
         self._serves_load: dict[int, bool] = {}
-        # What may be delivered from a channel: (index, a load?, message, rest of the channel).
-        self._heads: dict[int, tuple[tuple[int, bool, int, int], ...]] = {}
-        self._read: dict[tuple[int, int], tuple[int, int]] = {}  # message, agent: agent, sent
+        # What may be delivered from a channel, for each direction: (index, a load?, message,
+        # rest of the channel).
+        self._to_agent_heads: dict[int, tuple[tuple[int, bool, int, int], ...]] = {}
+        self._to_client_heads: dict[int, tuple[tuple[int, bool, int, int], ...]] = {}
+        # The agent's steps on reading a message or a reopen's load: (agent, sent) each.
+        self._read: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}  # message, agent
         self._received: dict[tuple[int, int], int] = {}  # message, client: client
         self._appended: dict[tuple[int, int], int] = {}
-        self._reopened: dict[tuple[int, int], tuple[int, int]] = {}  # load, agent: agent, sent
+        self._reopened: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}  # load, agent
+        self._losing: dict[tuple[int, int, int], int] = {}  # client, channel, agent: client
         # Delivery actions by message index, made once each.
         self._to_agent: list[Action] = []
         self._to_client: list[Action] = []
@@ -106,8 +111,11 @@ class PackedSystem:
             by_client = self._client_steps(c)
         for action, c2, sent, load in by_client:
             if load >= 0:  # a reopen on a new connection: the agent reads the load there
-                a2, replies = self._reopened.get((load, a)) or self._reopen_step(load, a)
-                append((action, (a2, c2, empty, replies)))
+                c3 = self._losing.get((c2, ta, a))
+                if c3 is None:
+                    c3 = self._lose_step(c2, ta, a)
+                for a2, replies in self._reopened.get((load, a)) or self._reopen_step(load, a):
+                    append((action, (a2, c3, empty, replies)))
             elif sent == empty:
                 append((action, (a, c2, ta, tc)))
             else:
@@ -122,15 +130,19 @@ class PackedSystem:
                 append((action, (a2, c, ta, appended.get((tc, sent)) or self._append(tc, sent))))
         if ta != empty:
             serves = self._serves_load[a]
-            for i, load, m, rest in self._heads.get(ta) or self._deliverable(ta):
+            heads = self._to_agent_heads.get(ta) or self._deliverable(ta, toward_agent=True)
+            for i, load, m, rest in heads:
                 if load and not serves:
                     continue
-                a2, sent = self._read.get((m, a)) or self._read_step(m, a)
-                tc2 = tc if sent == empty else appended.get((tc, sent)) or self._append(tc, sent)
-                append((self._to_agent[i], (a2, c, rest, tc2)))
+                for a2, sent in self._read.get((m, a)) or self._read_step(m, a):
+                    tc2 = (
+                        tc if sent == empty else appended.get((tc, sent)) or self._append(tc, sent)
+                    )
+                    append((self._to_agent[i], (a2, c, rest, tc2)))
         if tc != empty:
             received = self._received
-            for i, _, m, rest in self._heads.get(tc) or self._deliverable(tc):
+            heads = self._to_client_heads.get(tc) or self._deliverable(tc, toward_agent=False)
+            for i, _, m, rest in heads:
                 got = received.get((m, c))
                 if got is None:
                     got = self._receive_step(m, c)
@@ -158,16 +170,19 @@ class PackedSystem:
             joined = self._appended[key] = self._channels.number(values[channel] + values[sent])
         return joined
 
-    def _deliverable(self, channel: int) -> tuple[tuple[int, bool, int, int], ...]:
-        messages = self._channels.values[channel]
-        heads = self._heads[channel] = tuple(
+    def _deliverable(
+        self, channel: int, toward_agent: bool
+    ) -> tuple[tuple[int, bool, int, int], ...]:
+        messages, semantics = self._channels.values[channel], self.config.semantics
+        cache = self._to_agent_heads if toward_agent else self._to_client_heads
+        heads = cache[channel] = tuple(
             (
                 i,
                 type(messages[i]) is Load,
                 self._messages.number(messages[i]),
                 self._channels.number(messages[:i] + messages[i + 1 :]),
             )
-            for i in deliverable(messages, self.config.semantics)
+            for i in deliverable(messages, semantics.toward_agent if toward_agent else semantics)
         )
         for actions, name in ((self._to_agent, TO_AGENT), (self._to_client, TO_CLIENT)):
             actions.extend(Action(NET, name, i) for i in range(len(actions), heads[-1][0] + 1))
@@ -195,18 +210,30 @@ class PackedSystem:
         self._serves_load[a] = serves_load(agent)
         return result
 
-    def _read_step(self, m: int, a: int) -> tuple[int, int]:
-        """The agent reads message `m`: its new number and what it sent."""
-        agent, sent = agent_reads(self.config, self._agents.values[a], self._messages.values[m])
-        step = self._read[(m, a)] = (self._agents.number(agent), self._channels.number(sent))
-        return step
+    def _numbered(self, steps: list[tuple[Agent, tuple[Any, ...]]]) -> tuple[tuple[int, int], ...]:
+        return tuple((self._agents.number(a), self._channels.number(sent)) for a, sent in steps)
+
+    def _read_step(self, m: int, a: int) -> tuple[tuple[int, int], ...]:
+        """The agent reads message `m`: its new number and what it sent, for each choice."""
+        steps = agent_reads(self.config, self._agents.values[a], self._messages.values[m])
+        numbered = self._read[(m, a)] = self._numbered(steps)
+        return numbered
 
     def _receive_step(self, m: int, c: int) -> int:
         client = client_receives(self.config, self._clients.values[c], self._messages.values[m])
         number = self._received[(m, c)] = self._clients.number(client)
         return number
 
-    def _reopen_step(self, load: int, a: int) -> tuple[int, int]:
-        agent, sent = reopened(self.config, self._agents.values[a], self._messages.values[load])
-        step = self._reopened[(load, a)] = (self._agents.number(agent), self._channels.number(sent))
-        return step
+    def _lose_step(self, c: int, ta: int, a: int) -> int:
+        """The client after a reopen lost the prompts of channel `ta` and agent `a`."""
+        client = self._clients.values[c]
+        lost = lost_prompts(self._channels.values[ta], self._agents.values[a])
+        number = self._losing[(c, ta, a)] = self._clients.number(
+            client._replace(lost=client.lost + lost)
+        )
+        return number
+
+    def _reopen_step(self, load: int, a: int) -> tuple[tuple[int, int], ...]:
+        steps = reopened(self.config, self._agents.values[a], self._messages.values[load])
+        numbered = self._reopened[(load, a)] = self._numbered(steps)
+        return numbered

@@ -3,13 +3,12 @@ in both protocol versions and every network semantics, and say what each rule ca
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from model import actors
-from model.check import leadsto
+from model.check import duties, leadsto
 from model.check.audit import Audit
 from model.check.explorer import explore
 from model.config import Config, baseline
@@ -65,27 +64,19 @@ class Outcome:
     counterexamples: dict[str, Counterexample] = field(default_factory=dict)
 
 
-def _distinct(cfg: Config) -> bool:
-    """drop-unknown differs from fifo only for a client that does not know the update; where
-    it knows it the two explore the very same graph, so only fifo is run."""
-    return cfg.semantics is not Semantics.DROP_UNKNOWN or not actors.client_understands(cfg)
-
-
 def jobs() -> list[Job]:
     """Every exploration of the default review, in a fixed order."""
     out = [
-        Job("baseline", rev.value, cfg)
+        Job("baseline", rev.value, baseline(rev, v, semantics=sem))
         for rev in Revision
         for v in VERSIONS
         for sem in Semantics
-        if _distinct(cfg := baseline(rev, v, semantics=sem))
     ]
     for m in MUTATIONS:
         out += [
-            Job("mutation", m.rule, cfg)
+            Job("mutation", m.rule, m.apply(baseline(m.revision, v, semantics=sem)))
             for v in m.versions
             for sem in Semantics
-            if _distinct(cfg := m.apply(baseline(m.revision, v, semantics=sem)))
         ]
     out += [
         Job(
@@ -114,37 +105,61 @@ def run(job: Job) -> Outcome:
     return Outcome(job, result.states, result.transitions, result.complete, violated, paths)
 
 
+Task = Job | duties.Cell
+Done = Outcome | duties.Placement
+
+
+def _work(task: Task) -> Done:
+    return run(task) if isinstance(task, Job) else duties.place(task)
+
+
 def run_all(
-    todo: list[Job], workers: int, on_done: Callable[[Outcome], None] | None = None
-) -> list[Outcome]:
-    """Run the jobs on `workers` processes (independent configurations in parallel), the
-    costliest first so the workers finish together; outcomes come back in `todo`'s order."""
+    todo: Sequence[Task], workers: int, on_done: Callable[[Done], None] | None = None
+) -> list[Done]:
+    """Run the explorations and duty cells on `workers` processes (independent, so in
+    parallel), the costliest first so the workers finish together; results come back in
+    `todo`'s order."""
     if workers <= 1:
         done = []
-        for outcome in map(run, todo):
-            done.append(outcome)
+        for result in map(_work, todo):
+            done.append(result)
             if on_done:
-                on_done(outcome)
+                on_done(result)
         return done
     order = sorted(range(len(todo)), key=lambda i: _cost(todo[i]), reverse=True)
-    by_index: dict[int, Outcome] = {}
+    by_index: dict[int, Done] = {}
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(run, todo[i]): i for i in order}
+        futures = {pool.submit(_work, todo[i]): i for i in order}
         for future in as_completed(futures):
-            by_index[futures[future]] = outcome = future.result()
+            by_index[futures[future]] = result = future.result()
             if on_done:
-                on_done(outcome)
+                on_done(result)
     return [by_index[i] for i in range(len(todo))]
 
 
-def _cost(job: Job) -> int:
-    """A rough rank of a job's cost: v2, unordered delivery, more model outputs and a kept
-    graph each multiply it."""
-    c = job.config
-    live = job.kind != "mutation" or job.name in _LIVENESS_RULES
+def outcomes_of(done: Sequence[Done]) -> list[Outcome]:
+    """The explorations' outcomes among `done`."""
+    return [d for d in done if isinstance(d, Outcome)]
+
+
+def placements_of(done: Sequence[Done]) -> list[duties.Placement]:
+    """The duty cells' placements among `done`."""
+    return [d for d in done if isinstance(d, duties.Placement)]
+
+
+_SPREAD = {Semantics.FIFO: 1, Semantics.SDK: 2, Semantics.UNORDERED: 3}
+
+
+def _cost(task: Task) -> int:
+    """A rough rank of a task's cost: v2, reordering, more model outputs, a kept graph and
+    a duty cell's many explorations each multiply it."""
+    if isinstance(task, duties.Cell):
+        return (40 if task.version == 2 else 2) * _SPREAD[task.semantics] * 10
+    c = task.config
+    live = task.kind != "mutation" or task.name in _LIVENESS_RULES
     return (
         (8 if c.version == 2 else 1)
-        * (3 if c.semantics is Semantics.UNORDERED else 1)
+        * _SPREAD[c.semantics]
         * len(c.predictions)
         * (2 if live else 1)
     )
@@ -195,6 +210,11 @@ class BaselineVerdict:
     violated_in_force: list[str]
     violated_other: list[str]
 
+    @property
+    def violated(self) -> list[str]:
+        """Every property the compliant peers break here."""
+        return self.violated_in_force + self.violated_other
+
 
 @dataclass(frozen=True, slots=True)
 class EnvironmentVerdict:
@@ -213,6 +233,76 @@ class AuditOfFile:
     audit: Audit
 
 
+@dataclass(frozen=True, slots=True)
+class DutyRow:
+    """Who can keep one property in one protocol version over one transport."""
+
+    property: str
+    version: int
+    semantics: str
+    compliant_peers_keep: bool  # a client doing nothing special, the agent bound by every duty
+    needs: dict[str, list[list[str]]]  # by strategy: the minimal sets of duties ([]: none do)
+    shortest: dict[str, int]  # by strategy failing with every duty: its shortest counterexample
+    without_agent_rules: list[str]  # the strategies that keep it with no duty at all
+    # Where the compliant peers' verdict differs at the review's own bounds (the table's
+    # bounds may be smaller): the verdict there, in words; empty when it agrees.
+    at_review_bounds: str = ""
+
+
+@dataclass
+class DutyTable:
+    """The duty placement: for each property, version and transport, what each client
+    strategy needs of the agent."""
+
+    strategies: list[str]
+    duties: dict[str, list[str]]  # by protocol version
+    bounds: dict[str, dict[str, int]]  # by protocol version
+    explorations: int
+    rows: list[DutyRow]
+
+
+def duty_table(
+    placements: Sequence[duties.Placement], baselines: dict[str, BaselineVerdict]
+) -> DutyTable:
+    """The placements of every cell as one row per property, version and transport; each
+    compliant-peers verdict is compared with the review's baseline of the same setting."""
+    cells = {(p.cell.version, p.cell.semantics, p.cell.strategy): p for p in placements}
+    settings = sorted(
+        {(v, sem) for v, sem, _ in cells}, key=lambda k: (k[0], list(Semantics).index(k[1]))
+    )
+    names = duties.strategies()
+    rows = []
+    for name in duties.PROPERTIES:
+        for v, sem in settings:
+            needs = {s: cells[(v, sem, s)].needs[name] for s in names}
+            failing = {s: cells[(v, sem, s)].shortest[name] for s in names if not needs[s]}
+            base = baselines.get(f"baseline.{Revision.CURRENT.value}.v{v}.{sem.value}")
+            keeps = bool(needs["nothing-special"])
+            differs = ""
+            if base is not None and keeps == (name in base.violated):
+                differs = "fails" if keeps else "holds"
+            rows.append(
+                DutyRow(
+                    property=name,
+                    version=v,
+                    semantics=sem.value,
+                    compliant_peers_keep=bool(needs["nothing-special"]),
+                    needs=needs,
+                    shortest=failing,
+                    without_agent_rules=[s for s in names if [] in needs[s]],
+                    at_review_bounds=differs,
+                )
+            )
+    versions = sorted({v for v, _ in settings})
+    return DutyTable(
+        strategies=names,
+        duties={str(v): list(duties.AGENT_DUTIES[v]) for v in versions},
+        bounds={str(v): asdict(duties.BOUNDS[v]) for v in versions},
+        explorations=sum(p.explored for p in placements),
+        rows=rows,
+    )
+
+
 @dataclass
 class Summary:
     """The review: per rule, per revision, per environment; read by the reports and the CLI."""
@@ -224,6 +314,7 @@ class Summary:
     failures: list[str]
     states_explored: int
     explorations: int
+    duties: DutyTable | None = None
     audit: AuditOfFile | None = None
 
     def as_json(self) -> dict[str, Any]:
@@ -237,6 +328,8 @@ class Summary:
             "states_explored": self.states_explored,
             "explorations": self.explorations,
         }
+        if self.duties is not None:
+            out["duties"] = asdict(self.duties)
         if self.audit is not None:
             out["audit"] = {
                 "file": self.audit.file,
@@ -246,16 +339,15 @@ class Summary:
         return out
 
 
-def summarize(outcomes: list[Outcome]) -> Summary:
-    """Turn the outcomes into the review: per rule, per revision, per environment."""
+def summarize(outcomes: Sequence[Outcome], placements: Sequence[duties.Placement] = ()) -> Summary:
+    """Turn the outcomes into the review: per rule, per revision, per environment, and the
+    duty placement when there are placements."""
     by_key = {o.job.key: o for o in outcomes}
 
     def base_of(job: Job) -> Outcome:
         c = job.config
         rev = MUTATIONS_BY_RULE[job.name].revision if job.kind == "mutation" else c.revision
-        key = f"baseline.{rev.value}.v{c.version}.{c.semantics.value}"
-        # A baseline under drop-unknown is the fifo one (its client knows the update).
-        return by_key.get(key) or by_key[f"baseline.{rev.value}.v{c.version}.fifo"]
+        return by_key[f"baseline.{rev.value}.v{c.version}.{c.semantics.value}"]
 
     rules: dict[str, RuleVerdict] = {}
     mutated = {o.job.name for o in outcomes if o.job.kind == "mutation"}
@@ -328,10 +420,11 @@ def summarize(outcomes: list[Outcome]) -> Summary:
         failures=failures,
         states_explored=sum(o.states for o in outcomes),
         explorations=len(outcomes),
+        duties=duty_table(placements, baselines) if placements else None,
     )
 
 
-def counterexamples(outcomes: list[Outcome]) -> Iterator[tuple[Job, str, Counterexample]]:
+def counterexamples(outcomes: Sequence[Outcome]) -> Iterator[tuple[Job, str, Counterexample]]:
     """Every counterexample, by job and property, in a stable order."""
     for o in sorted(outcomes, key=lambda o: o.job.key):
         for name in o.violated:

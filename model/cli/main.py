@@ -13,11 +13,19 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from model.check import leadsto, review
+from model.check import duties, leadsto, review
 from model.check.audit import audit
 from model.check.explorer import explore
 from model.check.packed import PackedSystem
-from model.config import AGENT_POLICIES, CLIENT_POLICIES, Bounds, Config, baseline
+from model.config import (
+    AGENT_POLICIES,
+    CLIENT_FLAGS,
+    CLIENT_POLICIES,
+    Bounds,
+    Config,
+    baseline,
+    client_policy,
+)
 from model.invariants import INVARIANTS
 from model.liveness import LIVENESS
 from model.messages import ClientSuggestionCaps
@@ -26,7 +34,7 @@ from model.network import Semantics
 from model.render import diagrams, report
 from model.render.atomic import write_atomic
 from model.render.narrate import sequence
-from model.rules import Revision
+from model.rules import Revision, in_force
 from model.wire import tracecheck
 from sims import report as sim_report
 from sims import scenario as sim_scenario
@@ -73,7 +81,10 @@ def _config(args: argparse.Namespace) -> Config:
     if args.agent:
         cfg = cfg.with_(agent=AGENT_POLICIES[args.agent])
     if args.client:
-        cfg = cfg.with_(client=CLIENT_POLICIES[args.client])
+        try:
+            cfg = cfg.with_(client=client_policy(args.client))
+        except ValueError as exc:
+            raise UsageError(f"--client {args.client}: {exc}") from None
     if args.no_capability:
         cfg = cfg.with_(client_caps=ClientSuggestionCaps())
     for rule_id in args.breaks:
@@ -82,8 +93,25 @@ def _config(args: argparse.Namespace) -> Config:
             raise UsageError(
                 f"--break {rule_id}: no mutation breaks that rule; choose from {known}"
             )
-        cfg = MUTATIONS_BY_RULE[rule_id].apply(cfg)
+        mutation = MUTATIONS_BY_RULE[rule_id]
+        if not mutation.fits(revision, args.version):
+            raise UsageError(
+                f"--break {rule_id}: {rule_id} is a rule of {mutation.setting}, "
+                f"not of revision {revision.value}, protocol v{args.version}"
+            )
+        cfg = mutation.apply(cfg)
     return cfg
+
+
+def _standing(rule_ids: tuple[str, ...], cfg: Config) -> str:
+    """Whether a property is in force in `cfg`, and if not, why."""
+    if not rule_ids:
+        return "a goal, not a rule"
+    if in_force(rule_ids, cfg.revision, cfg.version):
+        return "in force"
+    if in_force(rule_ids, cfg.revision, 3 - cfg.version):
+        return f"not in v{cfg.version}"
+    return "other revision"
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -91,11 +119,12 @@ def _check(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     result = explore(cfg, max_states=args.max_states, keep_graph=not args.safety_only)
     graph = result.graph
-    lassos = leadsto.check(cfg, graph, result.worlds) if graph is not None else {}
+    # A search cut short has no whole graph: it decides no leads-to property.
+    decided = graph is not None and result.complete
+    lassos = leadsto.check(cfg, graph, result.worlds) if decided else {}
     seconds = time.perf_counter() - started
-    in_force = [p for p in INVARIANTS if p.in_force(cfg)]
-    broken = [p.name for p in in_force if p.name in result.counterexamples]
-    broken += [name for name, lasso in lassos.items() if lasso is not None]
+    broken = [p.name for p in INVARIANTS if p.in_force(cfg) and p.name in result.counterexamples]
+    broken += [lt.name for lt in LIVENESS if lt.in_force(cfg) and lassos.get(lt.name)]
     if args.json:
         out = {
             "states": result.states,
@@ -106,6 +135,7 @@ def _check(args: argparse.Namespace) -> int:
             "violated": result.violated,
             "in_force_violated": broken,
             "liveness_violated": sorted(n for n, lasso in lassos.items() if lasso is not None),
+            "liveness_decided": decided,
             "reached": sorted(result.reached),
         }
         print(json.dumps(out, indent=2, sort_keys=True))
@@ -117,24 +147,30 @@ def _check(args: argparse.Namespace) -> int:
             f"{result.terminal:,} end states, {result.deadlocks} deadlocks"
         )
         err.print(f"explored in {seconds:.1f}s")
+        holds = "[green]holds[/]   " if result.complete else "[yellow]not seen[/]"
         for p in INVARIANTS:
-            state = "in force" if p.in_force(cfg) else "other revision"
+            state = _standing(p.rules, cfg)
             if p.name in result.counterexamples:
                 init, steps = result.counterexamples[p.name]
                 console.print(f"[red]VIOLATED[/] {p.name} ({', '.join(p.rules)}; {state}): {p.doc}")
                 for line in sequence(init, steps, cfg.version):
                     console.print("   " + line, markup=False)
             else:
-                console.print(f"[green]holds[/]    {p.name} ({state})")
+                console.print(f"{holds} {p.name} ({state})")
         for lt in LIVENESS:
             lasso = lassos.get(lt.name)
-            if lt.name not in lassos:
+            state = _standing(lt.rules, cfg)
+            if not decided:
+                why = "no graph kept" if graph is None else "the search stopped at --max-states"
+                console.print(f"[yellow]undecided[/] {lt.name} (leads-to; {state}): {why}")
                 continue
             if lasso is None:
-                console.print(f"[green]holds[/]    {lt.name} (leads-to)")
+                console.print(f"[green]holds[/]    {lt.name} (leads-to; {state})")
                 continue
             assert graph is not None
-            console.print(f"[red]VIOLATED[/] {lt.name} ({', '.join(lt.rules)}; leads-to): {lt.doc}")
+            console.print(
+                f"[red]VIOLATED[/] {lt.name} ({', '.join(lt.rules)}; leads-to; {state}): {lt.doc}"
+            )
             walk = lasso.prefix + lasso.cycle[1:]
             steps = tuple(leadsto.lasso_steps(graph, result.worlds, walk))
             for line in sequence(result.worlds[0], steps, cfg.version):
@@ -159,7 +195,9 @@ def _read_rfd(path: str) -> str:
 
 def _review(args: argparse.Namespace) -> int:
     rfd_text = _read_rfd(args.rfd) if args.rfd else None
-    todo = review.jobs()
+    jobs = review.jobs()
+    cells = [] if args.no_duties else duties.cells()
+    todo: list[review.Task] = [*jobs, *cells]
     started = time.perf_counter()
     columns = (
         TextColumn("{task.description}"),
@@ -169,8 +207,10 @@ def _review(args: argparse.Namespace) -> int:
     )
     with Progress(*columns, console=err, disable=args.quiet or not err.is_terminal) as bar:
         task = bar.add_task("exploring", total=len(todo))
-        outcomes = review.run_all(todo, args.jobs, lambda o: bar.advance(task))
-    summary = review.summarize(outcomes)
+        done = review.run_all(todo, args.jobs, lambda o: bar.advance(task))
+    outcomes = review.outcomes_of(done)
+    placements = review.placements_of(done)
+    summary = review.summarize(outcomes, placements)
     if rfd_text is not None:
         found = audit(rfd_text, Revision(args.rfd_revision))
         summary.audit = review.AuditOfFile(Path(args.rfd).name, args.rfd_revision, found)
@@ -187,8 +227,14 @@ def _review(args: argparse.Namespace) -> int:
         )
     Console().print(table)
     err.print(
-        f"{len(todo)} explorations, {summary.states_explored:,} states, "
-        f"{seconds:.1f}s; wrote {len(paths)} files under {args.out}"
+        f"{len(jobs)} explorations, {summary.states_explored:,} states"
+        + (
+            f"; duty placement: {len(cells)} cells, {sum(p.explored for p in placements)} "
+            "explorations"
+            if cells
+            else ""
+        )
+        + f"; {seconds:.1f}s; wrote {len(paths)} files under {args.out}"
     )
     for failure in summary.failures:
         err.print(f"[red]expected property does not hold:[/] {failure}")
@@ -370,8 +416,10 @@ def parser() -> argparse.ArgumentParser:
     )
     check.add_argument(
         "--client",
-        choices=sorted(CLIENT_POLICIES),
-        help="client policy (default: the revision's own)",
+        metavar="STRATEGY[,STRATEGY...]",
+        help="the client: presets and strategies, comma-separated, that add up "
+        f"(presets: {', '.join(CLIENT_POLICIES)}; strategies: {', '.join(CLIENT_FLAGS)}; "
+        "default: the revision's own client)",
     )
     check.add_argument(
         "--break",
@@ -410,6 +458,11 @@ def parser() -> argparse.ArgumentParser:
     rev.add_argument("--out", default="out", help="output folder (default: out)")
     _jobs_option(rev)
     rev.add_argument("--quiet", action="store_true", help="no progress bar")
+    rev.add_argument(
+        "--no-duties",
+        action="store_true",
+        help="skip the duty placement (what each client strategy needs of the agent)",
+    )
     rev.add_argument("--rfd", metavar="FILE", help="also audit this RFD text (RFC 2119/8174)")
     rev.add_argument(
         "--rfd-revision",

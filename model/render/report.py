@@ -9,7 +9,15 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from model.check.review import AuditOfFile, Outcome, RuleVerdict, Summary, counterexamples
+from model.check.review import (
+    AuditOfFile,
+    DutyRow,
+    DutyTable,
+    Outcome,
+    RuleVerdict,
+    Summary,
+    counterexamples,
+)
 from model.invariants import PROPERTIES_BY_NAME
 from model.liveness import LIVENESS
 from model.render.atomic import write_atomic
@@ -38,7 +46,7 @@ def load_bearing(verdict: RuleVerdict) -> str:
     return "**no**"
 
 
-def markdown(summary: Summary, outcomes: list[Outcome]) -> str:
+def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
     """The review as Markdown: summary table first, then findings, then every counterexample."""
     out = ["# Spec review: prompt suggestions", ""]
     out += [
@@ -95,6 +103,8 @@ def markdown(summary: Summary, outcomes: list[Outcome]) -> str:
         ],
         rows,
     )
+    if summary.duties is not None:
+        out += _duty_section(summary.duties)
     out += ["", "## Environment changes", ""]
     for key, env in summary.environments.items():
         out.append(
@@ -120,6 +130,102 @@ def markdown(summary: Summary, outcomes: list[Outcome]) -> str:
         out += [f"### {job.key}: {name}", ""]
         out += [*sequence(cex.start, cex.steps, job.config.version), ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _needs(sets: list[list[str]]) -> str:
+    """Minimal sets of duties in words: `LT-4 + LT-5`, alternatives joined by `or`."""
+    if not sets:
+        return "not possible"
+    return " or ".join(" + ".join(s) or "nothing" for s in sets)
+
+
+def _strategy(name: str) -> str:
+    return name.replace(",", " + ")
+
+
+def _by_need(row: DutyRow) -> str:
+    """The strategies grouped by what they need (the largest group last, as 'the others'),
+    the ones that fail with their shortest counterexample."""
+    groups: dict[str, list[str]] = {}
+    for strategy, sets in row.needs.items():
+        groups.setdefault(_needs(sets), []).append(strategy)
+    ordered = sorted(groups.items(), key=lambda g: len(g[1]))
+    parts = []
+    for k, (need, strategies) in enumerate(ordered):
+        if need == "not possible":
+            need = f"not possible ({min(row.shortest[s] for s in strategies)} steps)"
+        if len(ordered) == 1:
+            who = "every strategy"
+        elif k == len(ordered) - 1 and len(strategies) > 1:
+            who = "the others"
+        else:
+            who = "; ".join(map(_strategy, strategies))
+        parts.append(f"{who}: {need}")
+    return " | ".join(parts)
+
+
+def _duty_section(table: DutyTable) -> list[str]:
+    bounds = "; ".join(
+        f"v{v}: " + ", ".join(f"{n} {k}" for k, n in b.items() if n)
+        for v, b in table.bounds.items()
+    )
+    duties = "; ".join(f"v{v}: {', '.join(d)}" for v, d in table.duties.items())
+    free = [
+        name
+        for name in dict.fromkeys(r.property for r in table.rows)
+        if all(len(r.without_agent_rules) == len(r.needs) for r in table.rows if r.property == name)
+    ]
+    out = [
+        "",
+        "## Who can keep each property (duty placement)",
+        "",
+        "For every property, protocol version and transport: which agent rules (duties) it "
+        "needs under each client strategy.  An agent not bound by a duty may keep or break it "
+        "at every step, so each answer holds for every behaviour the RFD then allows the "
+        "agent; 'LT-4 + LT-5' means the agent must keep both (the other duties are free), "
+        "'nothing' that the client strategy keeps it alone, 'not possible' that no set of "
+        "duties is enough (with the shortest counterexample when every duty is kept).  "
+        "'Compliant peers' is a client doing nothing special with an agent bound by every duty.",
+        "",
+        f"Duties: {duties}.  Client strategies: every combination of "
+        f"{', '.join(s for s in table.strategies if ',' not in s and s != 'nothing-special')}, "
+        f"and nothing special.  Bounds: {bounds}.  {table.explorations:,} configurations "
+        "explored.",
+        "",
+        "Hold whatever the client does, with no duty at all, in every version and transport: "
+        + ", ".join(f"`{n}`" for n in free)
+        + ".",
+        "",
+    ]
+    rows = [
+        [
+            f"`{r.property}`",
+            f"v{r.version}",
+            r.semantics,
+            ("yes" if r.compliant_peers_keep else "**no**")
+            + (f" (at the review's bounds it {r.at_review_bounds})" if r.at_review_bounds else ""),
+            _needs(r.needs["nothing-special"]),
+            "every strategy"
+            if len(r.without_agent_rules) == len(r.needs)
+            else ", ".join(map(_strategy, r.without_agent_rules)) or "none",
+            _by_need(r),
+        ]
+        for r in table.rows
+        if r.property not in free
+    ]
+    out += _table(
+        [
+            "property",
+            "protocol",
+            "transport",
+            "compliant peers",
+            "a client doing nothing special needs",
+            "strategies that need no agent rule",
+            "each strategy",
+        ],
+        rows,
+    )
+    return out
 
 
 def _audit_section(of: AuditOfFile) -> list[str]:
@@ -197,7 +303,7 @@ def html_page(markdown_text: str) -> str:
     )
 
 
-def write(out_dir: Path, summary: Summary, outcomes: list[Outcome]) -> list[Path]:
+def write(out_dir: Path, summary: Summary, outcomes: Sequence[Outcome]) -> list[Path]:
     """Write every output of the review under `out_dir`; returns the paths written."""
     text = markdown(summary, outcomes)
     files = {

@@ -1,0 +1,167 @@
+"""Who can keep each property: for every protocol version, transport and client strategy, the
+minimal sets of agent rules under which the property holds.
+
+An agent not bound by a rule may keep or break it at each step, so binding it by more rules
+allows fewer behaviours and the sets under which a property holds are closed upwards.  The
+rules a property needs are then found without trying every set: a rule is necessary when
+freeing it alone breaks the property; when the necessary rules are enough they are the one
+minimal set, and otherwise the sets above them are tried smallest first.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+
+from model.check import leadsto
+from model.check.explorer import explore
+from model.config import RFD_CLIENT, Bounds, ClientPolicy, Config, baseline, client_policy
+from model.invariants import INVARIANTS
+from model.liveness import LIVENESS
+from model.network import Semantics
+from model.rules import Revision
+
+# The agent's duties whose breach needs no special environment (a model call returning
+# whitespace or images, a client without the capability): the ones a client strategy could
+# stand in for.
+AGENT_DUTIES: dict[int, tuple[str, ...]] = {
+    1: ("LT-4", "LT-5", "RP-1", "RP-2"),
+    2: ("LT-4", "LT-5", "LT-6", "RP-1", "RP-2"),
+}
+# The client's strategies: every combination of these flags.  Two flags are left out because
+# they change no verdict here: ignore-unknown matters only to a client without the capability
+# (it receives nothing from an agent that keeps CAP-2), and stop-on-typing only to a composer
+# that empties again without a send, which the model has no action for.
+STRATEGY_FLAGS = ("stop-on-send", "fence-prompt", "fence-load")
+# The bounds of the table: the review's, with one prediction in v2 (the free agent's v2 graphs
+# are five times the compliant one's; v1 at two predictions shows where one is not enough).
+BOUNDS = {1: Bounds(), 2: Bounds(predictions=1)}
+PROPERTIES = tuple(p.name for p in INVARIANTS) + tuple(p.name for p in LIVENESS)
+
+Kept = frozenset[str]
+
+
+def strategies() -> list[str]:
+    """Every client strategy, by name: `nothing-special` and each combination of flags."""
+    names = ["nothing-special"]
+    for n in range(1, len(STRATEGY_FLAGS) + 1):
+        names += [",".join(c) for c in itertools.combinations(STRATEGY_FLAGS, n)]
+    return names
+
+
+def client_of(strategy: str) -> ClientPolicy:
+    """The client of a strategy (`nothing-special` is the RFD's minimal client)."""
+    return RFD_CLIENT if strategy == "nothing-special" else client_policy(strategy)
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One setting of the table: protocol version, transport and client strategy."""
+
+    version: int
+    semantics: Semantics
+    strategy: str
+    bounds: Bounds = field(default_factory=Bounds)
+    live_load: bool = False
+
+    def config(self, kept: Kept) -> Config:
+        """The current revision's peers with this client, the agent bound by `kept` of the
+        duties and free, at every step, to keep or break each of the others."""
+        free = frozenset(AGENT_DUTIES[self.version]) - kept
+        cfg = baseline(
+            Revision.CURRENT,
+            self.version,
+            semantics=self.semantics,
+            client=client_of(self.strategy),
+            bounds=self.bounds,
+            load_on_live_connection=self.live_load,
+        )
+        return cfg.with_(agent=replace(cfg.agent, optional=free))
+
+
+def violated(cfg: Config, liveness: bool) -> dict[str, int]:
+    """The properties that fail in `cfg` (in force or not), each with the length of its
+    shortest counterexample; leads-to properties only when `liveness` (it needs the graph)."""
+    result = explore(cfg, keep_graph=liveness)
+    assert result.complete
+    lengths = {name: len(path) for name, (_, path) in result.counterexamples.items()}
+    if result.graph is not None:
+        for name, lasso in leadsto.check(cfg, result.graph, result.worlds).items():
+            if lasso is not None:
+                lengths[name] = len(lasso.prefix) + max(len(lasso.cycle) - 1, 0) - 1
+    return lengths
+
+
+@dataclass
+class Placement:
+    """What one cell found: per property, the minimal sets of duties it needs (empty when no
+    set of duties is enough), and the shortest counterexample with every duty kept."""
+
+    cell: Cell
+    needs: dict[str, list[list[str]]]
+    shortest: dict[str, int]
+    explored: int
+
+
+def minimal_sets(
+    duties: tuple[str, ...], fails: Callable[[Kept], bool], known: dict[Kept, bool]
+) -> list[Kept]:
+    """The minimal sets of `duties` under which a property holds, given `fails(kept)`; the
+    holding sets are closed upwards.  `known` caches verdicts by set."""
+
+    def failing(kept: Kept) -> bool:
+        if kept not in known:
+            known[kept] = fails(kept)
+        return known[kept]
+
+    everything = frozenset(duties)
+    if failing(everything):
+        return []
+    if not failing(frozenset()):
+        return [frozenset()]
+    necessary = frozenset(d for d in duties if failing(everything - {d}))
+    if not failing(necessary):
+        return [necessary]
+    found: list[Kept] = []
+    optional = [d for d in duties if d not in necessary]
+    for n in range(1, len(optional) + 1):
+        for extra in itertools.combinations(optional, n):
+            kept = necessary | frozenset(extra)
+            if any(m <= kept for m in found):
+                continue
+            if not failing(kept):
+                found.append(kept)
+    return found
+
+
+_LEADS_TO = frozenset(p.name for p in LIVENESS)
+
+
+def place(cell: Cell) -> Placement:
+    """Explore one cell: the minimal sets of duties for every property.  A kept set is
+    explored once for the invariants, and once more with its graph only if a leads-to
+    property asks about it."""
+    duties = AGENT_DUTIES[cell.version]
+    runs: dict[tuple[Kept, bool], dict[str, int]] = {}
+
+    def fails(name: str, kept: Kept) -> bool:
+        live = name in _LEADS_TO or (kept, True) in runs  # a run with its graph serves both
+        if (kept, live) not in runs:
+            runs[(kept, live)] = violated(cell.config(kept), live)
+        return name in runs[(kept, live)]
+
+    found = {}
+    for name in sorted(PROPERTIES, key=lambda n: n not in _LEADS_TO):  # graphs first
+        sets = minimal_sets(duties, functools.partial(fails, name), {})
+        found[name] = [sorted(s, key=duties.index) for s in sets]
+    needs = {name: found[name] for name in PROPERTIES}
+    everything = frozenset(duties)
+    shortest = {**runs.get((everything, False), {}), **runs.get((everything, True), {})}
+    return Placement(cell, needs, dict(sorted(shortest.items())), len(runs))
+
+
+def cells(semantics: Iterable[Semantics] = tuple(Semantics)) -> list[Cell]:
+    """Every cell of the default table."""
+    return [Cell(v, sem, s, BOUNDS[v]) for v in (1, 2) for sem in semantics for s in strategies()]

@@ -1,0 +1,130 @@
+"""The duty placement and the client's strategies: the monotone search equals a brute force,
+every strategy flag changes some verdict, and the new properties fail where they should."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+
+import pytest
+
+from model.check import duties
+from model.check.explorer import explore
+from model.config import Bounds, baseline, client_policy
+from model.invariants import no_offer_from_before_own_prompt
+from model.mutations import MUTATIONS_BY_RULE
+from model.network import Semantics
+from model.rules import Revision
+from model.state import Update, initial_world
+
+SMALL = Bounds(prompts=1, predictions=1, loads=1, foreground=1)
+
+
+def _brute_force(cell: duties.Cell) -> dict[str, list[list[str]]]:
+    """Explore every set of duties and keep, per property, the minimal sets it holds under;
+    also check that those sets are closed upwards (what the search relies on)."""
+    names = duties.AGENT_DUTIES[cell.version]
+    subsets = [
+        frozenset(c) for n in range(len(names) + 1) for c in itertools.combinations(names, n)
+    ]
+    fails = {kept: duties.violated(cell.config(kept), liveness=True) for kept in subsets}
+    out = {}
+    for name in duties.PROPERTIES:
+        holding = [kept for kept in subsets if name not in fails[kept]]
+        for kept in holding:
+            assert all(bigger in holding for bigger in subsets if kept <= bigger), name
+        minimal = [k for k in holding if not any(other < k for other in holding)]
+        out[name] = sorted(sorted(k, key=names.index) for k in minimal)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("version", "semantics", "strategy"),
+    [
+        (1, Semantics.FIFO, "nothing-special"),
+        (1, Semantics.FIFO, "stop-on-send,fence-prompt"),
+        (1, Semantics.SDK, "fence-prompt,fence-load"),
+        (2, Semantics.FIFO, "fence-load"),
+    ],
+)
+def test_placement_equals_a_brute_force(version: int, semantics: Semantics, strategy: str) -> None:
+    cell = duties.Cell(version, semantics, strategy, SMALL)
+    placed = duties.place(cell)
+    assert {k: sorted(v) for k, v in placed.needs.items()} == _brute_force(cell)
+    assert placed.explored < 2 ** len(duties.AGENT_DUTIES[version]) * 2  # it pruned
+
+
+def _needs(version: int, semantics: Semantics, strategy: str) -> dict[str, list[list[str]]]:
+    return duties.place(duties.Cell(version, semantics, strategy, duties.BOUNDS[version])).needs
+
+
+@pytest.mark.parametrize(
+    ("flag", "version", "semantics", "without", "prop"),
+    [
+        ("stop-on-send", 1, Semantics.FIFO, "fence-prompt", "no_offer_from_before_own_prompt"),
+        ("fence-prompt", 1, Semantics.FIFO, "stop-on-send", "no_offer_from_before_own_prompt"),
+        ("fence-load", 2, Semantics.FIFO, "nothing-special", "withdrawn_after_foreground_work"),
+    ],
+)
+def test_each_strategy_flag_changes_a_verdict(
+    flag: str, version: int, semantics: Semantics, without: str, prop: str
+) -> None:
+    flags = [] if without == "nothing-special" else without.split(",")
+    with_flag = ",".join(sorted([*flags, flag], key=duties.STRATEGY_FLAGS.index))
+    assert _needs(version, semantics, without)[prop] != _needs(version, semantics, with_flag)[prop]
+
+
+def test_ignoring_unknown_updates_keeps_predictions_out_of_the_transcript() -> None:
+    m = MUTATIONS_BY_RULE["CAP-2"]
+    shows = m.apply(baseline(Revision.CURRENT, 2))
+    ignores = shows.with_(client=replace(shows.client, shows_unknown=False))
+    assert "never_in_transcript" in explore(shows).violated
+    assert "never_in_transcript" not in explore(ignores).violated
+
+
+def test_the_drafts_client_rule_is_kept_by_a_fenced_client_over_stdio_and_the_sdk() -> None:
+    """The draft's D-4 (finding 2 of an earlier review said no client could keep it): a
+    client that stops offering on send and ignores updates until its prompt is answered keeps
+    it over fifo and the SDK transport, with more prompts and cancels than the review's
+    bounds, as long as the agent discards overtaken predictions (LT-4)."""
+    client = client_policy("drop-on-send,fence-prompt")
+    wide = Bounds(prompts=3, predictions=3, loads=1, cancels=1)
+    for version, semantics in itertools.product((1, 2), (Semantics.FIFO, Semantics.SDK)):
+        if version == 2 and semantics is Semantics.SDK:
+            continue  # the same verdict, a quarter of a million states: see the review
+        cfg = baseline(Revision.DRAFT, version, semantics=semantics, client=client, bounds=wide)
+        assert "no_offer_from_before_own_prompt" not in explore(cfg).violated
+        sloppy = cfg.with_(agent=replace(cfg.agent, breaks=frozenset({"LT-4"})), bounds=Bounds())
+        assert "no_offer_from_before_own_prompt" in explore(sloppy).violated
+    unordered = baseline(Revision.DRAFT, 1, semantics=Semantics.UNORDERED, client=client)
+    assert "no_offer_from_before_own_prompt" in explore(unordered).violated
+
+
+def test_a_prompt_lost_with_its_connection_does_not_count_for_the_drafts_rule() -> None:
+    w = initial_world(1)
+    held = Update((("text",),), 0, 0, 0, False)
+    cfg = baseline(Revision.DRAFT, 1)
+    client = w.client._replace(held=held, sent=1)
+    assert not no_offer_from_before_own_prompt(cfg, w._replace(client=client))
+    lost = w._replace(client=client._replace(lost=1))
+    assert no_offer_from_before_own_prompt(cfg, lost)
+
+
+def test_client_holds_latest_fails_when_updates_append() -> None:
+    m = MUTATIONS_BY_RULE["UPD-6"]
+    assert "client_holds_latest" in explore(m.apply(baseline(m.revision, 1))).violated
+    assert "client_holds_latest" not in explore(baseline(Revision.CURRENT, 1)).violated
+
+
+def test_the_client_half_of_rp2_is_checked() -> None:
+    cfg = baseline(Revision.CURRENT, 1)
+    client_only = cfg.with_(client=replace(cfg.client, breaks=frozenset({"RP-2"})))
+    assert "list_starts_empty" in explore(client_only).violated
+
+
+def test_a_fenced_v1_client_loses_lists_sent_during_the_turn() -> None:
+    """The goal that a fresh list is offered: kept by the minimal client, lost by a v1 client
+    that fences on its prompt (a list the agent sends mid-turn, TM-1, arrives fenced)."""
+    assert _needs(1, Semantics.FIFO, "nothing-special")["fresh_list_eventually_offered"]
+    assert _needs(1, Semantics.FIFO, "fence-prompt")["fresh_list_eventually_offered"] == []
+    assert _needs(2, Semantics.FIFO, "fence-prompt")["fresh_list_eventually_offered"]
