@@ -11,7 +11,7 @@ import argparse
 import statistics
 import time
 
-from model.check import explorer, review
+from model.check import duties, explorer, review
 from model.check.packed import Packed, PackedSystem
 from model.config import baseline
 from model.network import Semantics
@@ -66,14 +66,15 @@ def main() -> None:
     print(f"  memoized           {fast:>10,.0f} states/s")
     print(f"  recomputing        {slow:>10,.0f} states/s   (ratio {fast / slow:.2f}x)")
     if not args.no_review:
-        todo = review.jobs()
+        jobs, cells = review.jobs(), duties.cells()
         started = time.perf_counter()
-        outcomes = review.run_all(todo, workers=2)
+        done = review.run_all([*jobs, *cells], workers=2)
         seconds = time.perf_counter() - started
-        total = sum(o.states for o in outcomes)
+        total = sum(o.states for o in review.outcomes_of(done))
+        explored = sum(p.explored for p in review.placements_of(done))
         print(
-            f"full default review: {len(todo)} explorations, {total:,} states, "
-            f"{seconds:.1f}s wall on 2 workers"
+            f"full default review: {len(jobs)} explorations, {total:,} states, duty placement "
+            f"{len(cells)} cells, {explored} explorations: {seconds:.1f}s wall on 2 workers"
         )
 
 

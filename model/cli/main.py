@@ -169,7 +169,8 @@ def _check(args: argparse.Namespace) -> int:
                 continue
             assert graph is not None
             console.print(
-                f"[red]VIOLATED[/] {lt.name} ({', '.join(lt.rules)}; leads-to; {state}): {lt.doc}"
+                f"[red]VIOLATED[/] {lt.name} ({'; '.join([*lt.rules, 'leads-to', state])}): "
+                f"{lt.doc}"
             )
             walk = lasso.prefix + lasso.cycle[1:]
             steps = tuple(leadsto.lasso_steps(graph, result.worlds, walk))

@@ -99,7 +99,7 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
             "semantics",
             "states",
             "broken (in force)",
-            "broken (other revisions' rules)",
+            "broken (not in force: other revisions' rules, goals)",
         ],
         rows,
     )
