@@ -44,10 +44,13 @@ _USER_WORDS = {
 
 
 def describe(action: Action, before: World, after: World, version: int) -> str:
-    """One step of a path as a sentence, naming the message sent or delivered."""
-    sent = after.to_client[len(before.to_client) :] if action.actor == "agent" else ()
+    """One step of a path as a sentence, naming the message delivered and every message
+    sent in the step, also those the agent sends in reaction to what it reads."""
+    reacts = action.actor == "agent" or action.name == "deliver_to_agent"
+    sent = after.to_client[len(before.to_client) :] if reacts else ()
     if action.name == "deliver_to_agent":
-        return f"agent reads {_message(before.to_agent[action.arg], version)}"
+        read = f"agent reads {_message(before.to_agent[action.arg], version)}"
+        return "; ".join([read, *(f"agent sends {_message(m, version)}" for m in sent)])
     if action.name == "deliver_to_client":
         return f"client receives {_message(before.to_client[action.arg], version)}"
     if action.actor == "user":
