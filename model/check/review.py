@@ -8,6 +8,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from model.amendments import AMENDMENTS_BY_NAME
 from model.check import duties, leadsto
 from model.check.audit import Audit
 from model.check.explorer import explore
@@ -32,7 +33,7 @@ Steps = tuple[tuple[Action, World], ...]
 class Job:
     """One exploration of the review."""
 
-    kind: str  # "baseline", "mutation" or "environment"
+    kind: str  # "baseline", "mutation", "environment" or "proposal"
     name: str  # the revision, the broken rule, or the environment change
     config: Config
 
@@ -86,6 +87,33 @@ def jobs() -> list[Job]:
         )
         for v in VERSIONS
     ]
+    return out
+
+
+_LIVE_LOAD = "live-load"
+
+
+def _compared(v: int) -> list[tuple[str, str, Config]]:
+    """The current revision's settings a proposal is judged in: every transport, and the
+    session reopened on the live connection; each with its name and its unamended job's key."""
+    cur = Revision.CURRENT
+    out = [
+        (sem.value, f"baseline.{cur.value}.v{v}.{sem.value}", baseline(cur, v, semantics=sem))
+        for sem in Semantics
+    ]
+    live = baseline(cur, v, load_on_live_connection=True)
+    return [*out, (_LIVE_LOAD, f"environment.load-on-live-connection.v{v}.fifo", live)]
+
+
+def proposal_jobs(names: Sequence[str]) -> list[Job]:
+    """The explorations that judge each named amendment: the current revision's compliant
+    peers with it, in every setting they are reviewed in."""
+    out = []
+    for name in names:
+        amendment = AMENDMENTS_BY_NAME[name]
+        for v in VERSIONS:
+            for setting, _, cfg in _compared(v):
+                out.append(Job("proposal", f"{name}@{setting}", amendment.apply(cfg)))
     return out
 
 
@@ -303,6 +331,58 @@ def duty_table(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class ProposalSetting:
+    """What an amendment changes in one setting: the properties in force, and the goals, that
+    fail without it and with it."""
+
+    key: str
+    before: list[str]
+    after: list[str]
+    closed: list[str]
+    opened: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """One amendment and what it closes, setting by setting."""
+
+    name: str
+    text: str
+    settings: list[ProposalSetting]
+
+
+def _judged(job: Job) -> list[str]:
+    """What a proposal is judged by: the properties in force, and the goals."""
+    return _in_force(job) + [p.name for p in LIVENESS if not p.rules]
+
+
+def _proposals(outcomes: Sequence[Outcome]) -> list[Proposal]:
+    by_key = {o.job.key: o for o in outcomes}
+    amended_by = {
+        (o.job.name, o.job.config.version): o for o in outcomes if o.job.kind == "proposal"
+    }
+    out = []
+    for name in dict.fromkeys(name.split("@")[0] for name, _ in amended_by):
+        settings = []
+        for v in VERSIONS:
+            for setting, key, _ in _compared(v):
+                amended = amended_by[(f"{name}@{setting}", v)]
+                before = [n for n in by_key[key].violated if n in _judged(by_key[key].job)]
+                after = [n for n in amended.violated if n in _judged(amended.job)]
+                settings.append(
+                    ProposalSetting(
+                        key=key,
+                        before=before,
+                        after=after,
+                        closed=[n for n in before if n not in after],
+                        opened=[n for n in after if n not in before],
+                    )
+                )
+        out.append(Proposal(name, AMENDMENTS_BY_NAME[name].text, settings))
+    return out
+
+
 @dataclass
 class Summary:
     """The review: per rule, per revision, per environment; read by the reports and the CLI."""
@@ -315,6 +395,7 @@ class Summary:
     states_explored: int
     explorations: int
     duties: DutyTable | None = None
+    proposals: list[Proposal] = field(default_factory=list)
     audit: AuditOfFile | None = None
 
     def as_json(self) -> dict[str, Any]:
@@ -330,6 +411,8 @@ class Summary:
         }
         if self.duties is not None:
             out["duties"] = asdict(self.duties)
+        if self.proposals:
+            out["proposals"] = [asdict(p) for p in self.proposals]
         if self.audit is not None:
             out["audit"] = {
                 "file": self.audit.file,
@@ -421,6 +504,7 @@ def summarize(outcomes: Sequence[Outcome], placements: Sequence[duties.Placement
         states_explored=sum(o.states for o in outcomes),
         explorations=len(outcomes),
         duties=duty_table(placements, baselines) if placements else None,
+        proposals=_proposals(outcomes),
     )
 
 

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from model.amendments import AMENDMENTS_BY_NAME
 from model.check import duties, leadsto, review
 from model.check.audit import audit
 from model.check.explorer import explore
@@ -196,7 +197,7 @@ def _read_rfd(path: str) -> str:
 
 def _review(args: argparse.Namespace) -> int:
     rfd_text = _read_rfd(args.rfd) if args.rfd else None
-    jobs = review.jobs()
+    jobs = review.jobs() + review.proposal_jobs(args.propose)
     cells = [] if args.no_duties else duties.cells()
     todo: list[review.Task] = [*jobs, *cells]
     started = time.perf_counter()
@@ -459,6 +460,15 @@ def parser() -> argparse.ArgumentParser:
     rev.add_argument("--out", default="out", help="output folder (default: out)")
     _jobs_option(rev)
     rev.add_argument("--quiet", action="store_true", help="no progress bar")
+    rev.add_argument(
+        "--propose",
+        action="append",
+        default=[],
+        choices=list(AMENDMENTS_BY_NAME),
+        metavar="NAME",
+        help="also judge a candidate rule: which findings it closes (repeatable; "
+        f"{', '.join(AMENDMENTS_BY_NAME)})",
+    )
     rev.add_argument(
         "--no-duties",
         action="store_true",

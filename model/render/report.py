@@ -14,6 +14,7 @@ from model.check.review import (
     DutyRow,
     DutyTable,
     Outcome,
+    Proposal,
     RuleVerdict,
     Summary,
     counterexamples,
@@ -105,6 +106,8 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
     )
     if summary.duties is not None:
         out += _duty_section(summary.duties)
+    if summary.proposals:
+        out += _proposal_section(summary.proposals)
     out += ["", "## Environment changes", ""]
     for key, env in summary.environments.items():
         out.append(
@@ -225,6 +228,31 @@ def _duty_section(table: DutyTable) -> list[str]:
         ],
         rows,
     )
+    return out
+
+
+def _proposal_section(proposals: Sequence[Proposal]) -> list[str]:
+    out = [
+        "",
+        "## Proposals",
+        "",
+        "Each candidate rule switched on for the current revision's compliant peers, in every "
+        "setting they are reviewed in: the properties in force, and the goals, that fail "
+        "without it and with it.",
+    ]
+    for proposal in proposals:
+        out += ["", f"### {proposal.name}", "", proposal.text, ""]
+        rows = [
+            [
+                f"`{s.key}`",
+                ", ".join(s.before) or "none",
+                ", ".join(s.after) or "none",
+                ", ".join(s.closed) or "-",
+                ", ".join(s.opened) or "-",
+            ]
+            for s in proposal.settings
+        ]
+        out += _table(["setting", "fails without it", "fails with it", "closed", "opened"], rows)
     return out
 
 

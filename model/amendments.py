@@ -1,0 +1,59 @@
+"""Candidate rules the review and the simulator suggest, each a named change to the current
+revision's peers or transport that the review can switch on (`review --propose NAME`) to show
+which of its findings the rule would close."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from model.config import Config
+from model.network import Semantics
+
+
+@dataclass(frozen=True, slots=True)
+class Amendment:
+    """A candidate rule: its name, its text, and what it changes in a configuration."""
+
+    name: str
+    text: str
+    apply: Callable[[Config], Config]
+
+
+def _ordered_updates(cfg: Config) -> Config:
+    return cfg.with_(semantics=Semantics.FIFO) if cfg.semantics is Semantics.SDK else cfg
+
+
+def _client(**flags: bool) -> Callable[[Config], Config]:
+    def apply(cfg: Config) -> Config:
+        return cfg.with_(client=replace(cfg.client, **flags))  # type: ignore[arg-type]
+
+    return apply
+
+
+AMENDMENTS: tuple[Amendment, ...] = (
+    Amendment(
+        "ordered-updates",
+        "A client handles the updates of one session in the order the agent sent them (over "
+        "the SDK's dispatch: notifications of a session are handled one after another).",
+        _ordered_updates,
+    ),
+    Amendment(
+        "client-stops-on-send",
+        "A client SHOULD stop offering its list when it sends a prompt.",
+        _client(stop_on_send=True),
+    ),
+    Amendment(
+        "client-fences-load",
+        "A client ignores updates for a session until its session/load or session/resume "
+        "completes, and starts with an empty list.",
+        _client(fence_load=True),
+    ),
+    Amendment(
+        "client-fences-prompt",
+        "A client stops offering its list when it sends a prompt and ignores updates until "
+        "the prompt is answered (v1) or accepted (v2).",
+        _client(stop_on_send=True, fence_prompt=True),
+    ),
+)
+AMENDMENTS_BY_NAME = {a.name: a for a in AMENDMENTS}
