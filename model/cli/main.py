@@ -228,6 +228,11 @@ def _review(args: argparse.Namespace) -> int:
             str(r.shortest or "-"),
         )
     Console().print(table)
+    settings = Table("compliant peers", "v", "transport", "states", "broken (in force)")
+    for b in summary.baselines.values():
+        row = (b.revision, str(b.version), b.semantics, f"{b.states:,}")
+        settings.add_row(*row, ", ".join(b.violated_in_force) or "none")
+    Console().print(settings)
     err.print(
         f"{len(jobs)} explorations, {summary.states_explored:,} states"
         + (

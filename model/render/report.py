@@ -19,6 +19,7 @@ from model.check.review import (
     Summary,
     counterexamples,
 )
+from model.config import Bounds
 from model.invariants import PROPERTIES_BY_NAME
 from model.liveness import LIVENESS
 from model.render.atomic import write_atomic
@@ -30,6 +31,13 @@ from model.rules import RULES, RULES_BY_ID, counts_by_section_and_level
 
 def _cell(value: object) -> str:
     return str(value).replace("|", "\\|")
+
+
+def _bounds(b: Bounds) -> str:
+    return (
+        f"{b.prompts} prompts, {b.predictions} predictions, {b.loads} load or resume, "
+        f"{b.cancels} cancels"
+    )
 
 
 def _table(header: list[str], rows: Sequence[Sequence[object]]) -> list[str]:
@@ -52,9 +60,10 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
     out = ["# Spec review: prompt suggestions", ""]
     out += [
         f"{summary.explorations} explorations, {summary.states_explored:,} states in all. "
-        "Each rule with a mutation is broken alone, in protocol v1 and v2 and under every "
-        "network semantics; 'breaks' lists the invariants in force that fail beyond what "
-        "compliant peers already fail in the same setting.",
+        "Each rule with a mutation is broken alone, in protocol v1 and v2 and over every "
+        "transport; 'breaks' lists the invariants in force that fail beyond what "
+        "compliant peers already fail in the same setting.  Every verdict holds within the "
+        f"bounds: {_bounds(Bounds())} (v2 also 1 run of work without a prompt).",
         "",
         "## Rules broken one at a time",
         "",
@@ -162,9 +171,9 @@ def _by_need(row: DutyRow) -> str:
         elif k == len(ordered) - 1 and len(strategies) > 1:
             who = "the others"
         else:
-            who = "; ".join(map(_strategy, strategies))
+            who = ", ".join(map(_strategy, strategies))
         parts.append(f"{who}: {need}")
-    return " | ".join(parts)
+    return "; ".join(parts)
 
 
 def _duty_section(table: DutyTable) -> list[str]:
