@@ -178,7 +178,7 @@ def _by_need(row: DutyRow) -> str:
 
 def _duty_section(table: DutyTable) -> list[str]:
     bounds = "; ".join(
-        f"v{v}: " + ", ".join(f"{n} {k}" for k, n in b.items() if n)
+        f"v{v}: " + ", ".join(f"{n} {k.rstrip('s') if n == 1 else k}" for k, n in b.items() if n)
         for v, b in table.bounds.items()
     )
     duties = "; ".join(f"v{v}: {', '.join(d)}" for v, d in table.duties.items())
