@@ -64,7 +64,6 @@ class Cell:
     semantics: Semantics
     strategy: str
     bounds: Bounds = field(default_factory=Bounds)
-    live_load: bool = False
 
     def config(self, kept: Kept) -> Config:
         """The current revision's peers with this client, the agent bound by `kept` of the
@@ -76,7 +75,6 @@ class Cell:
             semantics=self.semantics,
             client=client_of(self.strategy),
             bounds=self.bounds,
-            load_on_live_connection=self.live_load,
         )
         return cfg.with_(agent=replace(cfg.agent, optional=free))
 
@@ -105,17 +103,9 @@ class Placement:
     explored: int
 
 
-def minimal_sets(
-    duties: tuple[str, ...], fails: Callable[[Kept], bool], known: dict[Kept, bool]
-) -> list[Kept]:
-    """The minimal sets of `duties` under which a property holds, given `fails(kept)`; the
-    holding sets are closed upwards.  `known` caches verdicts by set."""
-
-    def failing(kept: Kept) -> bool:
-        if kept not in known:
-            known[kept] = fails(kept)
-        return known[kept]
-
+def minimal_sets(duties: tuple[str, ...], failing: Callable[[Kept], bool]) -> list[Kept]:
+    """The minimal sets of `duties` under which a property holds, given `failing(kept)`; the
+    holding sets are closed upwards, so every one contains the necessary duties."""
     everything = frozenset(duties)
     if failing(everything):
         return []
@@ -154,7 +144,7 @@ def place(cell: Cell) -> Placement:
 
     found = {}
     for name in sorted(PROPERTIES, key=lambda n: n not in _LEADS_TO):  # graphs first
-        sets = minimal_sets(duties, functools.partial(fails, name), {})
+        sets = minimal_sets(duties, functools.partial(fails, name))
         found[name] = [sorted(s, key=duties.index) for s in sets]
     needs = {name: found[name] for name in PROPERTIES}
     everything = frozenset(duties)
