@@ -3,13 +3,18 @@ crossing case inconclusive from the client and decided from the agent, and bad i
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import tempfile
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from model.cli.main import main
 from model.wire.tracecheck import TraceError, check_lines, notes, verdict
@@ -160,6 +165,14 @@ def test_suggestions_in_replay() -> None:
         ),
         (b'{"from": "agent", "msg": {"id": 1, "method": "bogus"}}\n', "no ACP method the client"),
         (b'{"from": "agent", "msg": {"id": 1, "method": 7}}\n', "expected a method name"),
+        (b'{"from": "agent", "msg": {"method": ["x"]}}\n', "expected a method name"),
+        (b'{"from": "client", "msg": {"id": {}, "method": "x"}}\n', "expected an id that"),
+        (b'{"from": "client", "msg": {"id": [1], "result": {}}}\n', "expected an id that"),
+        (b"[" * 100_000 + b"]" * 100_000 + b"\n", "line 1: JSON nested too deeply"),
+        (b'{"from": "client", "msg": {"id": ' + b"9" * 5000 + b"}}\n", "not usable JSON"),
+        (b"\xef\xbb\xbf" + b'{"from": "client", "msg": {}}\n', "line 1: not valid JSON"),
+        (b'{"from": "client"\x00, "msg": {}}\n', "line 1: not valid JSON"),
+        (b'{"from": "client", "msg": {"m\xff": 1}}\n', "line 1: not UTF-8"),
     ],
 )
 def test_bad_input_names_the_line(raw: bytes, expected: str) -> None:
@@ -423,3 +436,39 @@ def test_each_rule_passes_and_fails(
 def test_huge_line_is_refused() -> None:
     with pytest.raises(TraceError, match="line 1: line longer than"):
         check_lines([b" " * (16 * 1024 * 1024 + 1)])
+
+
+_VALID = b"".join(
+    _lines([*_start(), _prompt(3), _suggest(), _res("agent", 3, {"stopReason": "end_turn"})])
+)
+
+
+def _exit_code(data: bytes) -> int:
+    with tempfile.NamedTemporaryFile(suffix=".jsonl") as f:
+        f.write(data)
+        f.flush()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            return main(["trace", "check", f.name, "--format", "json"])
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.binary(max_size=300))
+def test_fuzzed_bytes_never_crash_the_checker(data: bytes) -> None:
+    assert _exit_code(data) in (0, 1, 2)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.data())
+def test_mutated_valid_traces_never_crash_the_checker(data: st.DataObject) -> None:
+    trace = bytearray(_VALID)
+    for _ in range(data.draw(st.integers(1, 4), label="edits")):
+        at = data.draw(st.integers(0, len(trace) - 1), label="at")
+        edit = data.draw(st.sampled_from(["replace", "delete", "insert"]), label="edit")
+        byte = data.draw(st.sampled_from(b'{}[]",:0a\\n \x00\xff'), label="byte")
+        if edit == "replace":
+            trace[at] = byte
+        elif edit == "delete":
+            del trace[at]
+        else:
+            trace.insert(at, byte)
+    assert _exit_code(bytes(trace)) in (0, 1, 2)

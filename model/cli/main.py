@@ -268,6 +268,13 @@ def _trace_check(args: argparse.Namespace) -> int:
             raise UsageError(f"{path}: no such file") from None
         except tracecheck.TraceError as exc:
             raise UsageError(f"{path}: {exc}") from None
+        except (OSError, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # a fault of the checker must not read as a violation (1)
+            raise UsageError(
+                f"{path}: the checker failed on this trace ({type(exc).__name__}: {exc}); "
+                "please report it with the trace"
+            ) from None
         results.append((path, checker))
     findings = [f for _, c in results for f in c.findings]
     overall = tracecheck.verdict(findings)

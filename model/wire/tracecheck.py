@@ -152,6 +152,14 @@ class Checker:
     def feed(self, number: int, record: dict[str, Any]) -> None:
         """Check one wire message."""
         sender, msg = record["from"], record["msg"]
+        if "method" in msg and not isinstance(msg["method"], str):
+            raise TraceError(number, f"expected a method name (a string), got {msg['method']!r}")
+        if "id" in msg and (
+            isinstance(msg["id"], bool) or not isinstance(msg["id"], str | int | float | None)
+        ):
+            raise TraceError(
+                number, f"expected an id that is a string or a number, got {msg['id']!r}"
+            )
         if "method" in msg:
             params = msg.get("params") or {}
             if not isinstance(params, dict):
@@ -414,6 +422,10 @@ def read_records(lines: Iterable[bytes]) -> Iterator[tuple[int, dict[str, Any]]]
             ) from None
         except UnicodeDecodeError:
             raise TraceError(number, "not UTF-8 text") from None
+        except RecursionError:
+            raise TraceError(number, "JSON nested too deeply to be a JSON-RPC message") from None
+        except ValueError as exc:  # e.g. an integer of more digits than Python converts
+            raise TraceError(number, f"not usable JSON: {exc}") from None
         if not isinstance(record, dict):
             raise TraceError(number, 'expected an object {"from", "msg", "ts"?}')
         if record.get("from") not in ("client", "agent"):
