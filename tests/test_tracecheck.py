@@ -219,6 +219,7 @@ def test_cli_json_shape_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureFix
     out = json.loads(capsys.readouterr().out)
     assert out["verdict"] == "pass"
     assert set(out["findings"][0]) == {
+        "file",
         "rule",
         "section",
         "level",
@@ -246,7 +247,7 @@ def test_junit_marks_violations_as_failures(
     suite = root.find("testsuite")
     assert suite is not None and int(suite.get("failures", "0")) >= 1
     failures = [c for c in suite.iter("testcase") if c.find("failure") is not None]
-    assert failures and failures[0].get("classname", "").startswith("CAP-2")
+    assert failures and failures[0].get("classname", "") == f"{bad}: CAP-2 Capability"
 
 
 def _long_trace(turns: int) -> Iterator[bytes]:
@@ -472,3 +473,32 @@ def test_mutated_valid_traces_never_crash_the_checker(data: st.DataObject) -> No
         else:
             trace.insert(at, byte)
     assert _exit_code(bytes(trace)) in (0, 1, 2)
+
+
+def test_ci_reports_name_each_file_and_are_never_empty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import xml.etree.ElementTree as ET
+
+    good, empty, broken = tmp_path / "good.jsonl", tmp_path / "empty.jsonl", tmp_path / "x.jsonl"
+    good.write_bytes(_VALID)
+    empty.write_bytes(b"")
+    broken.write_bytes(b"not json\n")
+    assert main(["trace", "check", str(good), str(empty), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["verdict"] == "inconclusive"  # the empty file checks nothing
+    assert [f["verdict"] for f in out["files"]] == ["pass", "inconclusive"]
+    assert "no session or no suggestion traffic" in out["files"][1]["reason"]
+    assert {f["file"] for f in out["findings"]} == {str(good)}
+    assert main(["trace", "check", str(good), str(broken), "--format", "json"]) == 2
+    out = json.loads(capsys.readouterr().out)
+    assert out["verdict"] == "error" and "line 1: not valid JSON" in out["files"][1]["error"]
+    assert main(["trace", "check", str(good), str(broken), "--format", "junit"]) == 2
+    root = ET.fromstring(capsys.readouterr().out.split("\n", 1)[1])
+    suites = root.findall("testsuite")
+    assert [s.get("name") for s in suites] == [str(good), str(broken)]
+    for key in ("tests", "failures", "errors", "skipped"):
+        assert int(root.get(key, "-1")) == sum(int(s.get(key, "-1")) for s in suites)
+    assert suites[1].get("errors") == "1" and suites[1].find("testcase/error") is not None
+    assert main(["trace", "check", str(empty)]) == 0
+    assert "empty.jsonl: inconclusive: no rule found anything" in capsys.readouterr().out

@@ -258,51 +258,61 @@ def _diagrams(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_file(path: str, observer: tracecheck.Observer) -> tracecheck.FileReport:
+    """Check one trace file; unusable input is the report's error, not an exception."""
+    try:
+        with open(path, "rb") as lines:
+            checker = tracecheck.check_lines(lines, observer)
+    except FileNotFoundError:
+        return tracecheck.FileReport(path, error="no such file")
+    except IsADirectoryError:
+        return tracecheck.FileReport(path, error="a folder, not a trace file")
+    except tracecheck.TraceError as exc:
+        return tracecheck.FileReport(path, error=str(exc))
+    except (OSError, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # a fault of the checker must not read as a violation (1)
+        message = f"the checker failed ({type(exc).__name__}: {exc}); please report it"
+        return tracecheck.FileReport(path, error=message)
+    return tracecheck.FileReport(path, checker.findings, tracecheck.notes(checker))
+
+
 def _trace_check(args: argparse.Namespace) -> int:
-    results = []
-    for path in args.files:
-        try:
-            with open(path, "rb") as lines:
-                checker = tracecheck.check_lines(lines, args.observer)
-        except FileNotFoundError:
-            raise UsageError(f"{path}: no such file") from None
-        except tracecheck.TraceError as exc:
-            raise UsageError(f"{path}: {exc}") from None
-        except (OSError, KeyboardInterrupt):
-            raise
-        except Exception as exc:  # a fault of the checker must not read as a violation (1)
-            raise UsageError(
-                f"{path}: the checker failed on this trace ({type(exc).__name__}: {exc}); "
-                "please report it with the trace"
-            ) from None
-        results.append((path, checker))
-    findings = [f for _, c in results for f in c.findings]
-    overall = tracecheck.verdict(findings)
+    reports = [_check_file(path, args.observer) for path in args.files]
+    verdict = tracecheck.overall(reports)
     if args.format == "junit":
-        print(tracecheck.junit(findings), end="")
+        print(tracecheck.junit(reports), end="")
     elif args.format == "json":
+        files = [r.as_dict() for r in reports]
         out = {
-            "verdict": overall,
-            "findings": [f.as_dict() for f in findings],
-            "notes": [n for _, c in results for n in tracecheck.notes(c)],
+            "verdict": verdict,
+            "files": files,
+            "findings": [f for r in files for f in r["findings"]],
+            "notes": [f"{r.file}: {n}" for r in reports for n in r.notes],
         }
         print(json.dumps(out, indent=2))
     else:
-        for path, checker in results:
-            for f in checker.findings:
+        for r in reports:
+            if r.error:
+                err.print(f"acp-suggestions: error: {r.file}: {r.error}", highlight=False)
+            elif not r.findings:
+                print(f"{r.file}: inconclusive: {tracecheck.NOTHING_TO_CHECK}")
+            for f in r.findings:
                 if f.verdict != "pass":
+                    d = f.as_dict()
                     print(
-                        f"{path}:{f.line}: {f.verdict}: {f.rule} ({f.as_dict()['level']}, "
-                        f"{f.as_dict()['section']}): {f.message}"
+                        f"{r.file}:{f.line}: {f.verdict}: {f.rule} ({d['level']}, "
+                        f"{d['section']}): {f.message}"
                     )
+        findings = [f for r in reports for f in r.findings]
         counts = {
             v: sum(f.verdict == v for f in findings) for v in ("violation", "inconclusive", "pass")
         }
         print(
-            f"{overall}: {counts['violation']} violations, {counts['inconclusive']} "
+            f"{verdict}: {counts['violation']} violations, {counts['inconclusive']} "
             f"inconclusive, {counts['pass']} rules passed"
         )
-    return 1 if overall == "violation" else 0
+    return {"error": 2, "violation": 1}.get(verdict, 0)
 
 
 def _simulate(args: argparse.Namespace) -> int:

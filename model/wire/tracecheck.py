@@ -464,29 +464,88 @@ def check_lines(lines: Iterable[bytes], observer: Observer = "client") -> Checke
     return checker
 
 
-def junit(findings: list[Finding]) -> str:
-    """Findings as JUnit XML: a violation fails its test case, an inconclusive one is skipped."""
-    suite = ET.Element(
-        "testsuite",
-        name="acp-suggestions trace check",
-        tests=str(len(findings)),
-        failures=str(sum(f.verdict == "violation" for f in findings)),
-        skipped=str(sum(f.verdict == "inconclusive" for f in findings)),
-    )
-    for f in findings:
-        d = f.as_dict()
-        case = ET.SubElement(
-            suite,
-            "testcase",
-            classname=f"{f.rule} {d['section']}",
-            name=f"line {f.line} session {f.session}",
-        )
-        if f.verdict == "violation":
-            ET.SubElement(case, "failure", message=f.message, type=d["level"])
-        elif f.verdict == "inconclusive":
-            ET.SubElement(case, "skipped", message=f.message)
-    root = ET.Element("testsuites")
-    root.append(suite)
+@dataclass
+class FileReport:
+    """What the check of one trace file found: its findings and notes, or why the file could
+    not be used (`error`)."""
+
+    file: str
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    error: str = ""
+
+    @property
+    def verdict(self) -> str:
+        """error, violation, inconclusive or pass; a trace in which no rule found anything to
+        check (no session, no suggestion traffic) is inconclusive, never a pass."""
+        if self.error:
+            return "error"
+        return verdict(self.findings) if self.findings else "inconclusive"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON shape of a file's report; every finding names the file."""
+        out: dict[str, Any] = {
+            "file": self.file,
+            "verdict": self.verdict,
+            "findings": [{"file": self.file, **f.as_dict()} for f in self.findings],
+            "notes": self.notes,
+        }
+        if self.error:
+            out["error"] = self.error
+        elif not self.findings:
+            out["reason"] = NOTHING_TO_CHECK
+        return out
+
+
+NOTHING_TO_CHECK = "no rule found anything to check: no session or no suggestion traffic"
+_ORDER = ("pass", "inconclusive", "violation", "error")
+
+
+def overall(reports: Iterable[FileReport]) -> str:
+    """The worst verdict of the files: error, violation, inconclusive or pass."""
+    return max((r.verdict for r in reports), key=_ORDER.index, default="inconclusive")
+
+
+def junit(reports: list[FileReport]) -> str:
+    """The reports as JUnit XML, one testsuite per file with the totals on testsuites: a
+    violation fails its test case, an inconclusive one is skipped, unusable input is an
+    error."""
+    root = ET.Element("testsuites", name="acp-suggestions trace check")
+    totals = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
+    for report in reports:
+        suite = ET.SubElement(root, "testsuite", name=report.file)
+        cases = []
+        for f in report.findings:
+            d = f.as_dict()
+            case = ET.Element(
+                "testcase",
+                classname=f"{report.file}: {f.rule} {d['section']}",
+                name=f"line {f.line} session {f.session}",
+            )
+            if f.verdict == "violation":
+                ET.SubElement(case, "failure", message=f.message, type=d["level"])
+            elif f.verdict == "inconclusive":
+                ET.SubElement(case, "skipped", message=f.message)
+            cases.append(case)
+        if report.error or not report.findings:
+            case = ET.Element("testcase", classname=report.file, name="the trace")
+            if report.error:
+                ET.SubElement(case, "error", message=report.error, type="unusable input")
+            else:
+                ET.SubElement(case, "skipped", message=NOTHING_TO_CHECK)
+            cases.append(case)
+        counts = {
+            "tests": len(cases),
+            "failures": sum(c.find("failure") is not None for c in cases),
+            "errors": sum(c.find("error") is not None for c in cases),
+            "skipped": sum(c.find("skipped") is not None for c in cases),
+        }
+        for key, n in counts.items():
+            suite.set(key, str(n))
+            totals[key] += n
+        suite.extend(cases)
+    for key, n in totals.items():
+        root.set(key, str(n))
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
