@@ -13,12 +13,18 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import pydantic
-from acp.schema import PromptRequest
 
-# The exact type of session/prompt's `prompt` field, taken from the SDK (rule UPD-4, SC-1).
-_PROMPT: pydantic.TypeAdapter[list[Any]] = pydantic.TypeAdapter(
-    PromptRequest.model_fields["prompt"].annotation  # type: ignore[arg-type, maybe-unrecognized-str-typeform]
-)
+
+@functools.cache
+def _prompt_type() -> pydantic.TypeAdapter[list[Any]]:
+    """The exact type of session/prompt's `prompt` field, taken from the SDK (rule UPD-4,
+    SC-1); loaded on first use, since the SDK's schema takes half a second to import."""
+    from acp.schema import PromptRequest
+
+    return pydantic.TypeAdapter(
+        PromptRequest.model_fields["prompt"].annotation  # type: ignore[arg-type, maybe-unrecognized-str-typeform]
+    )
+
 
 TEXT, RESOURCE_LINK, IMAGE, AUDIO, RESOURCE = "text", "resource_link", "image", "audio", "resource"
 BASELINE_KINDS = frozenset({TEXT, RESOURCE_LINK})
@@ -119,7 +125,7 @@ def _parse_prompt(raw: object, path: str) -> Suggestion:
             f"{path}.prompt", "UPD-4", f"prompt must be a list of at least one block, got {got}"
         )
     try:
-        blocks = _PROMPT.validate_python(prompt)
+        blocks = _prompt_type().validate_python(prompt)
     except pydantic.ValidationError as exc:
         err = exc.errors()[0]
         index, *rest = err["loc"]
@@ -133,7 +139,7 @@ def _parse_prompt(raw: object, path: str) -> Suggestion:
 def _parse_draft_text(raw: object, path: str, rule: str) -> Suggestion:
     if not isinstance(raw, dict) or not isinstance(raw.get("text"), str):
         raise MessageError(path, rule, "a suggestion must be an object with a string text")
-    return Suggestion(tuple(_PROMPT.validate_python([{"type": TEXT, "text": raw["text"]}])))
+    return Suggestion(tuple(_prompt_type().validate_python([{"type": TEXT, "text": raw["text"]}])))
 
 
 def _parse_list(raw: object, path: str, form: Form, rule: str) -> SuggestionsUpdate:

@@ -8,42 +8,20 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from model.amendments import AMENDMENTS_BY_NAME
-from model.check import duties, leadsto, review
-from model.check.audit import audit
-from model.check.explorer import explore
-from model.check.packed import PackedSystem
-from model.config import (
-    AGENT_POLICIES,
-    CLIENT_FLAGS,
-    CLIENT_POLICIES,
-    Bounds,
-    Config,
-    baseline,
-    client_policy,
-)
-from model.invariants import INVARIANTS
-from model.liveness import LIVENESS
-from model.messages import ClientSuggestionCaps
-from model.mutations import MUTATIONS_BY_RULE
+from model.config import AGENT_POLICIES, CLIENT_FLAGS, CLIENT_POLICIES, Bounds, Config
 from model.network import Semantics
-from model.render import diagrams, report
-from model.render.atomic import write_atomic
-from model.render.narrate import sequence
 from model.rules import Revision, in_force
-from model.wire import tracecheck
-from sims import report as sim_report
-from sims import scenario as sim_scenario
-from sims import sweep
-from sims.dists import ScenarioError
-from sims.engine import run_session
-from sims.interned import Interned
 
+if TYPE_CHECKING:
+    from model.wire import tracecheck
+
+# Each subcommand imports what it needs when it runs, so `--help` and a small `trace check`
+# start fast (the SDK's schema alone takes half a second to import).
 err = Console(stderr=True, soft_wrap=True)
 
 
@@ -52,6 +30,10 @@ class UsageError(Exception):
 
 
 def _rules(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from model.render import report
+
     rows = report.rule_rows()
     if args.counts:
         print(report.counts_markdown(), end="")
@@ -68,6 +50,10 @@ def _rules(args: argparse.Namespace) -> int:
 
 
 def _config(args: argparse.Namespace) -> Config:
+    from model.config import baseline, client_policy
+    from model.messages import ClientSuggestionCaps
+    from model.mutations import MUTATIONS_BY_RULE
+
     revision = Revision(args.revision)
     bounds = Bounds(
         args.prompts, args.predictions, args.loads, args.cancels, args.foreground, args.blocked
@@ -116,6 +102,12 @@ def _standing(rule_ids: tuple[str, ...], cfg: Config) -> str:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from model.check import leadsto
+    from model.check.explorer import explore
+    from model.invariants import INVARIANTS
+    from model.liveness import LIVENESS
+    from model.render.narrate import sequence
+
     cfg = _config(args)
     started = time.perf_counter()
     result = explore(cfg, max_states=args.max_states, keep_graph=not args.safety_only)
@@ -196,6 +188,13 @@ def _read_rfd(path: str) -> str:
 
 
 def _review(args: argparse.Namespace) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+
+    from model.check import duties, review
+    from model.check.audit import audit
+    from model.render import report
+
     rfd_text = _read_rfd(args.rfd) if args.rfd else None
     jobs = review.jobs() + review.proposal_jobs(args.propose)
     cells = [] if args.no_duties else duties.cells()
@@ -249,6 +248,8 @@ def _review(args: argparse.Namespace) -> int:
 
 
 def _diagrams(args: argparse.Namespace) -> int:
+    from model.render import diagrams
+
     formats = () if args.sources_only else ("svg", "png")
     try:
         paths = diagrams.render(Path(args.out), formats)
@@ -259,6 +260,8 @@ def _diagrams(args: argparse.Namespace) -> int:
 
 
 def _check_file(path: str, observer: tracecheck.Observer) -> tracecheck.FileReport:
+    from model.wire import tracecheck
+
     """Check one trace file; unusable input is the report's error, not an exception."""
     try:
         with open(path, "rb") as lines:
@@ -278,6 +281,8 @@ def _check_file(path: str, observer: tracecheck.Observer) -> tracecheck.FileRepo
 
 
 def _trace_check(args: argparse.Namespace) -> int:
+    from model.wire import tracecheck
+
     reports = [_check_file(path, args.observer) for path in args.files]
     verdict = tracecheck.overall(reports)
     if args.format == "junit":
@@ -316,6 +321,18 @@ def _trace_check(args: argparse.Namespace) -> int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.table import Table
+
+    from model.check.packed import PackedSystem
+    from model.render.atomic import write_atomic
+    from sims import report as sim_report
+    from sims import scenario as sim_scenario
+    from sims import sweep
+    from sims.dists import ScenarioError
+    from sims.engine import run_session
+    from sims.interned import Interned
+
     path = Path(args.scenario) if args.scenario else sim_scenario.DEFAULT_SCENARIO
     try:
         scenario = sim_scenario.load(path)
