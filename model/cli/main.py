@@ -15,6 +15,7 @@ from rich.console import Console
 from model.amendments import AMENDMENTS_BY_NAME
 from model.config import AGENT_POLICIES, CLIENT_FLAGS, CLIENT_POLICIES, Bounds, Config
 from model.network import Semantics
+from model.render.atomic import keep_only
 from model.rules import Revision, in_force
 
 if TYPE_CHECKING:
@@ -216,6 +217,7 @@ def _review(args: argparse.Namespace) -> int:
         found = audit(rfd_text, Revision(args.rfd_revision))
         summary.audit = review.AuditOfFile(Path(args.rfd).name, args.rfd_revision, found)
     paths = report.write(Path(args.out), summary, outcomes)
+    keep_only(Path(args.out), paths)
     seconds = time.perf_counter() - started
     table = Table("rule", "level", "load-bearing", "breaks", "shortest")
     for rid, r in summary.rules.items():
@@ -255,6 +257,7 @@ def _diagrams(args: argparse.Namespace) -> int:
         paths = diagrams.render(Path(args.out), formats)
     except RuntimeError as exc:
         raise UsageError(str(exc)) from None
+    keep_only(Path(args.out), paths)
     err.print(f"wrote {len(paths)} files under {args.out}")
     return 0
 
@@ -364,6 +367,7 @@ def _simulate(args: argparse.Namespace) -> int:
             lines = "".join(json.dumps(r, sort_keys=True) + "\n" for r in run.trace)
             paths.append(out / "traces" / f"point-{i}-session-{j}.jsonl")
             write_atomic(paths[-1], lines)
+    keep_only(out, paths)
     table = Table(
         "point",
         *scenario.sweep,

@@ -1,9 +1,11 @@
-"""Writing files so that a reader sees the old file or the whole new one, never half of it."""
+"""Writing outputs: each file whole or not at all, and an output folder holding only the
+current run's files."""
 
 from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -29,3 +31,24 @@ def write_atomic(path: Path, data: str | bytes) -> None:
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+MANIFEST = ".acp-suggestions-files"
+"""The file in an output folder listing what the tool's last run wrote there."""
+
+
+def keep_only(out: Path, written: Iterable[Path]) -> list[Path]:
+    """Make `out` hold only this run's files of the tool: remove what the previous run wrote
+    there and this one did not (files the tool did not write are never touched), then record
+    this run's files.  Returns the paths removed."""
+    manifest = out / MANIFEST
+    now = sorted({p.relative_to(out).as_posix() for p in written})
+    before = manifest.read_text(encoding="utf-8").splitlines() if manifest.exists() else []
+    removed = []
+    for name in sorted(set(before) - set(now)):
+        path = out / name
+        if path.is_file():
+            path.unlink()
+            removed.append(path)
+    write_atomic(manifest, "".join(f"{name}\n" for name in now))
+    return removed
