@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
 
 from model.check.packed import PackedSystem
+from model.check.pool import run_unordered
 from sims.draws import Draws
 from sims.engine import run_session
 from sims.interned import Interned
@@ -76,12 +77,11 @@ def run(
             if on_chunk:
                 on_chunk(task)
     else:
-        with ProcessPoolExecutor(workers, initializer=_init, initargs=(scenario,)) as pool:
-            for future in as_completed([pool.submit(_run, t, seed) for t in todo]):
-                task, totals = future.result()
-                done[task.point, task.chunk] = totals
-                if on_chunk:
-                    on_chunk(task)
+        work = functools.partial(_run, seed=seed)
+        for task, totals in run_unordered(work, todo, workers, _init, (scenario,)):
+            done[task.point, task.chunk] = totals
+            if on_chunk:
+                on_chunk(task)
     merged = [Totals() for _ in scenario.points()]
     for task in todo:
         merged[task.point].merge(done[task.point, task.chunk])

@@ -4,7 +4,6 @@ in both protocol versions and every network semantics, and say what each rule ca
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -12,6 +11,7 @@ from model.amendments import AMENDMENTS_BY_NAME
 from model.check import duties, leadsto
 from model.check.audit import Audit
 from model.check.explorer import explore
+from model.check.pool import run_unordered
 from model.config import Config, baseline
 from model.invariants import INVARIANTS
 from model.liveness import LIVENESS
@@ -141,6 +141,10 @@ def _work(task: Task) -> Done:
     return run(task) if isinstance(task, Job) else duties.place(task)
 
 
+def _indexed(item: tuple[int, Task]) -> tuple[int, Done]:
+    return item[0], _work(item[1])
+
+
 def run_all(
     todo: Sequence[Task], workers: int, on_done: Callable[[Done], None] | None = None
 ) -> list[Done]:
@@ -156,12 +160,10 @@ def run_all(
         return done
     order = sorted(range(len(todo)), key=lambda i: _cost(todo[i]), reverse=True)
     by_index: dict[int, Done] = {}
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(_work, todo[i]): i for i in order}
-        for future in as_completed(futures):
-            by_index[futures[future]] = result = future.result()
-            if on_done:
-                on_done(result)
+    for i, result in run_unordered(_indexed, [(i, todo[i]) for i in order], workers):
+        by_index[i] = result
+        if on_done:
+            on_done(result)
     return [by_index[i] for i in range(len(todo))]
 
 

@@ -1,0 +1,43 @@
+"""Ctrl-C stops a review or a sweep at once: exit 130, no traceback, no worker left running."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+COMMANDS = {
+    "review": ["review", "--jobs", "2", "--quiet"],
+    "simulate": ["simulate", "--jobs", "2", "--quiet", "--sessions", "20000"],
+}
+
+
+@pytest.mark.parametrize("presses", [1, 2])
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_ctrl_c_ends_the_run(command: str, presses: int, tmp_path: Path) -> None:
+    argv = [sys.executable, "-m", "model.cli", *COMMANDS[command], "--out", str(tmp_path / "o")]
+    # Its own process group, as a terminal's foreground job: Ctrl-C reaches the workers too.
+    run = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(3)  # past start-up: the workers are busy
+    assert run.poll() is None, "the run ended before it could be interrupted"
+    for _ in range(presses):
+        os.killpg(run.pid, signal.SIGINT)
+        time.sleep(0.2)
+    started = time.monotonic()
+    try:
+        _, stderr = run.communicate(timeout=15)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 130
+    assert "Traceback" not in stderr
+    assert time.monotonic() - started < 15
+    with pytest.raises(ProcessLookupError):  # nothing of the group is left
+        for _ in range(50):
+            os.killpg(run.pid, 0)
+            time.sleep(0.1)
