@@ -85,6 +85,13 @@ def test_review_outputs_are_complete_and_deterministic(tmp_path: Path) -> None:
             tmp_path / "a" / "itf" / "mutation.LT-5.v1.fifo.withdrawn_after_prompt.itf.json"
         ).read_text()
     )
+    assert "then the run may stop" in md  # the lasso's ending is in the report
+    lasso = json.loads(
+        (
+            tmp_path / "a" / "itf" / "mutation.LT-5.v1.fifo.stale_list_eventually_dropped.itf.json"
+        ).read_text()
+    )
+    assert "loop" not in lasso  # it stops: no state repeats
     assert itf["vars"] == ["agent", "client", "to_agent", "to_client"]
     assert itf["states"][0]["#meta"]["action"] == "init"
     assert itf["states"][-1]["client"]["held"]["value"]["suggestions"] == [["text"]]

@@ -42,6 +42,8 @@ def test_lasso_on_a_cycle() -> None:
     assert lasso is not None
     assert lasso.prefix == ("init", "p", "a")
     assert lasso.cycle[0] == lasso.cycle[-1] == "a" and "b" in lasso.cycle
+    assert lasso.loop == len(lasso.prefix) - 1
+    assert lasso.ending == f"then the last {len(lasso.cycle) - 1} steps repeat forever"
 
 
 def test_an_unfair_cycle_is_not_a_counterexample() -> None:
@@ -63,6 +65,7 @@ def test_a_stop_where_nothing_fair_is_enabled_is_a_counterexample() -> None:
     g = _graph([("init", "p", "go"), ("p", "q", "")])
     lasso = leads_to(g, "init", lambda n: n == "p", lambda n: n == "q", _fair)
     assert lasso is not None and lasso.prefix == ("init", "p") and lasso.cycle == ()
+    assert lasso.loop is None and lasso.ending.startswith("then the run may stop")
 
 
 def _liveness(cfg: Config) -> tuple[Result, dict[str, Lasso | None]]:
@@ -94,3 +97,12 @@ def test_mutations_break_liveness(rule_id: str, prop: str) -> None:
     m = MUTATIONS_BY_RULE[rule_id]
     _, found = _liveness(m.apply(baseline(Revision.CURRENT, 1)))
     assert found[prop] is not None
+
+
+def test_a_lasso_keeps_its_loop_in_itf() -> None:
+    from model.render.itf import to_itf
+    from model.state import initial_world
+
+    w = initial_world(1)
+    assert to_itf(w, (), "t", loop=0)["loop"] == 0
+    assert "loop" not in to_itf(w, (), "t")

@@ -31,6 +31,19 @@ class Lasso:
     prefix: tuple[Node, ...]
     cycle: tuple[Node, ...]
 
+    @property
+    def loop(self) -> int | None:
+        """The step after which the walk `prefix + cycle[1:]` repeats forever (the index of
+        the state the cycle starts from), or None when the run may stop there."""
+        return len(self.prefix) - 1 if self.cycle else None
+
+    @property
+    def ending(self) -> str:
+        """How the run goes on after its last step, in words."""
+        if self.cycle:
+            return f"then the last {len(self.cycle) - 1} steps repeat forever"
+        return "then the run may stop: nothing the fairness assumptions require is enabled"
+
 
 class _Fairness:
     """The fair classes of a graph's actions, taken and enabled, computed once per node and

@@ -51,6 +51,8 @@ class Counterexample:
 
     start: World
     steps: Steps
+    ending: str = ""  # a leads-to counterexample: how the run goes on (repeats or stops)
+    loop: int | None = None  # and the state its repetition starts from
 
 
 @dataclass
@@ -128,7 +130,8 @@ def run(job: Job) -> Outcome:
     for name, lasso in found.items():
         if lasso is not None and graph is not None:
             walk = lasso.prefix + lasso.cycle[1:]
-            paths[name] = Counterexample(worlds[0], tuple(leadsto.lasso_steps(graph, worlds, walk)))
+            steps = tuple(leadsto.lasso_steps(graph, worlds, walk))
+            paths[name] = Counterexample(worlds[0], steps, lasso.ending, lasso.loop)
     violated = [p for p in PROPERTY_ORDER if p in paths]
     return Outcome(job, result.states, result.transitions, result.complete, violated, paths)
 

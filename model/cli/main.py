@@ -170,12 +170,7 @@ def _check(args: argparse.Namespace) -> int:
             steps = tuple(leadsto.lasso_steps(graph, result.worlds, walk))
             for line in sequence(result.worlds[0], steps, cfg.version):
                 console.print("   " + line, markup=False)
-            tail = (
-                f"then the last {len(lasso.cycle) - 1} steps repeat"
-                if lasso.cycle
-                else ("then the run may stop: nothing fair is enabled")
-            )
-            console.print("   " + tail, markup=False)
+            console.print("   " + lasso.ending, markup=False)
     return 1 if broken or result.deadlocks else 0
 
 

@@ -224,9 +224,15 @@ def _lanes_of(action: Action) -> tuple[str, str]:
 
 
 def sequence_chart(
-    name: str, caption: str, cfg: Config, init: World, steps: tuple[tuple[Action, World], ...]
+    name: str,
+    caption: str,
+    cfg: Config,
+    init: World,
+    steps: tuple[tuple[Action, World], ...],
+    ending: str = "",
 ) -> Diagram:
-    """A message sequence chart of one counterexample."""
+    """A message sequence chart of one counterexample; `ending` says how a leads-to
+    counterexample goes on after its last step."""
     dot = [
         "digraph G {",
         "  rankdir=TB; splines=false; nodesep=2.2;",
@@ -261,6 +267,11 @@ def sequence_chart(
             dot.append(f"  p{i}_{src} -> p{i}_{dst} [label={label}, constraint=false];")
             mer.append(f"  {src}->>{dst}: {mermaid_text(f'{i}. {text}')}")
         before = after
+    if ending:
+        style = 'shape=box, style=dashed, fontsize=10, fontname="Helvetica"'
+        dot.append(f"  end [{style}, label={dot_string(ending)}];")
+        dot.append(f"  {prev['agent']} -> end [style=invis];")
+        mer.append(f"  Note over user,agent: {mermaid_text(ending)}")
     dot.append("}")
     return Diagram(name, caption, "\n".join(dot) + "\n", "\n".join(mer) + "\n")
 

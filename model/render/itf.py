@@ -32,11 +32,13 @@ def _itf(value: object) -> Any:
     raise TypeError(f"no ITF encoding for {type(value).__name__}")
 
 
-def to_itf(init: World, steps: Steps, description: str) -> dict[str, Any]:
-    """A path as an ITF trace: one state per step, with the action that led to it."""
+def to_itf(init: World, steps: Steps, description: str, loop: int | None = None) -> dict[str, Any]:
+    """A path as an ITF trace: one state per step, with the action that led to it; `loop` is
+    the index of the state from which the trace repeats forever (a lasso)."""
     worlds = [init, *(w for _, w in steps)]
     actions = ["init", *(str(a) for a, _ in steps)]
     return {
+        **({"loop": loop} if loop is not None else {}),
         "#meta": {"format": "ITF", "source": "acp-suggestions", "description": description},
         "vars": list(World._fields),
         "states": [

@@ -140,7 +140,8 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
     out += ["", "## Counterexamples", ""]
     for job, name, cex in counterexamples(outcomes):
         out += [f"### {job.key}: {name}", ""]
-        out += [*sequence(cex.start, cex.steps, job.config.version), ""]
+        out += [*sequence(cex.start, cex.steps, job.config.version)]
+        out += [cex.ending, ""] if cex.ending else [""]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -350,11 +351,11 @@ def write(out_dir: Path, summary: Summary, outcomes: Sequence[Outcome]) -> list[
     }
     for job, name, cex in counterexamples(outcomes):
         title = f"{job.key}: {name} violated"
-        itf = to_itf(cex.start, cex.steps, title)
+        itf = to_itf(cex.start, cex.steps, title, cex.loop)
         files[out_dir / "itf" / f"{job.key}.{name}.itf.json"] = (
             json.dumps(itf, indent=1, sort_keys=True) + "\n"
         )
-        chart = sequence_chart(title, title, job.config, cex.start, cex.steps)
+        chart = sequence_chart(title, title, job.config, cex.start, cex.steps, cex.ending)
         files[out_dir / "msc" / f"{job.key}.{name}.mmd"] = chart.mermaid
     for path, content in files.items():
         write_atomic(path, content)
