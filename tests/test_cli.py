@@ -162,3 +162,18 @@ def test_client_strategies_combine(capsys: pytest.CaptureFixture[str]) -> None:
     assert json.loads(capsys.readouterr().out)["in_force_violated"] == []
     assert main(["check", "--client", "drop-on-send,bogus"]) == 2
     assert "unknown client preset or strategy 'bogus'" in capsys.readouterr().err
+
+
+def test_progress_is_plain_lines_in_a_log(tmp_path: Path) -> None:
+    """Without a terminal (a CI log) long work reports progress as plain lines, so the log
+    does not stay silent for minutes; --quiet silences it."""
+    argv = [sys.executable, "-m", "model.cli", "simulate", "--sessions", "300"]
+    run = subprocess.run(
+        [*argv, "--out", str(tmp_path / "a")], capture_output=True, text=True, check=True
+    )
+    lines = [line for line in run.stderr.splitlines() if line.startswith("sessions: ")]
+    assert len(lines) == 10 and lines[-1].startswith("sessions: 6,300 of 6,300 (100%)")
+    quiet = subprocess.run(
+        [*argv, "--quiet", "--out", str(tmp_path / "b")], capture_output=True, text=True, check=True
+    )
+    assert "sessions: " not in quiet.stderr

@@ -4,9 +4,11 @@ exhaustive check, the spec review, the trace checker, the diagrams and the simul
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -174,6 +176,35 @@ def _check(args: argparse.Namespace) -> int:
     return 1 if broken or result.deadlocks else 0
 
 
+@contextlib.contextmanager
+def _progress(what: str, total: int, quiet: bool) -> Iterator[Callable[[int], None]]:
+    """Progress of long work: a bar on a terminal, a plain line at every tenth elsewhere (a
+    CI log), nothing when quiet.  Yields the function that counts work done."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    if quiet:
+        yield lambda n: None
+    elif err.is_terminal:
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+        with Progress(*columns, TimeElapsedColumn(), console=err) as bar:
+            task = bar.add_task(what, total=total)
+            yield lambda n: bar.advance(task, n)
+    else:
+        started, done, shown = time.perf_counter(), 0, 0
+
+        def advance(n: int) -> None:
+            nonlocal done, shown
+            done += n
+            tenth = done * 10 // max(total, 1)
+            if tenth > shown:
+                shown = tenth
+                seconds = time.perf_counter() - started
+                percent = done * 100 // max(total, 1)
+                err.print(f"{what}: {done:,} of {total:,} ({percent}%), {seconds:.0f} s")
+
+        yield advance
+
+
 def _read_rfd(path: str) -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
@@ -184,7 +215,6 @@ def _read_rfd(path: str) -> str:
 
 
 def _review(args: argparse.Namespace) -> int:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
     from model.check import duties, review
@@ -196,15 +226,8 @@ def _review(args: argparse.Namespace) -> int:
     cells = [] if args.no_duties else duties.cells()
     todo: list[review.Task] = [*jobs, *cells]
     started = time.perf_counter()
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=err, disable=args.quiet or not err.is_terminal) as bar:
-        task = bar.add_task("exploring", total=len(todo))
-        done = review.run_all(todo, args.jobs, lambda o: bar.advance(task))
+    with _progress("exploring", len(todo), args.quiet) as advance:
+        done = review.run_all(todo, args.jobs, lambda _: advance(1))
     outcomes = review.outcomes_of(done)
     placements = review.placements_of(done)
     summary = review.summarize(outcomes, placements)
@@ -319,7 +342,6 @@ def _trace_check(args: argparse.Namespace) -> int:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
     from model.check.packed import PackedSystem
@@ -342,12 +364,8 @@ def _simulate(args: argparse.Namespace) -> int:
     out = Path(args.out)
     todo = sweep.tasks(points)
     started = time.perf_counter()
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
-    with Progress(
-        *columns, TimeElapsedColumn(), console=err, disable=args.quiet or not err.is_terminal
-    ) as bar:
-        task = bar.add_task("sessions", total=sum(t.sessions for t in todo))
-        totals = sweep.run(scenario, args.seed, args.jobs, lambda t: bar.advance(task, t.sessions))
+    with _progress("sessions", sum(t.sessions for t in todo), args.quiet) as advance:
+        totals = sweep.run(scenario, args.seed, args.jobs, lambda t: advance(t.sessions))
     seconds = time.perf_counter() - started
     rerun = f"acp-suggestions simulate scenario.toml --seed {args.seed}" + (
         f" --sessions {args.sessions}" if args.sessions is not None else ""
