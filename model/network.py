@@ -26,7 +26,9 @@ class Semantics(StrEnum):
         return Semantics.FIFO if self is Semantics.SDK else self
 
 
-_RESPONSES = (PromptResponse, LoadResponse)
+def is_response(msg: object) -> bool:
+    """Whether a message answers a request (the SDK handles these in order)."""
+    return type(msg) is PromptResponse or type(msg) is LoadResponse
 
 
 def deliverable(messages: tuple[object, ...], semantics: Semantics) -> list[int]:
@@ -40,7 +42,7 @@ def deliverable(messages: tuple[object, ...], semantics: Semantics) -> list[int]
     seen: set[object] = set()
     firsts: list[int] = []
     for i, m in enumerate(messages):
-        if semantics is Semantics.SDK and type(m) in _RESPONSES:
+        if semantics is Semantics.SDK and is_response(m):
             return [0] if i == 0 else firsts
         if m not in seen:
             seen.add(m)

@@ -71,18 +71,25 @@ class LocalAction(Generic[S, M]):
 
 # ------------------------------------------------------------ the user and the client --------
 
-_composing: Callable[[Config, Client], bool] = lambda cfg, c: c.composer is Composer.EMPTY  # noqa: E731
+
+def _composing(cfg: Config, c: Client) -> bool:
+    return c.composer is Composer.EMPTY
+
+
+def _offered(cfg: Config, c: Client) -> bool:
+    return actors.offering(c)  # a list is shown only in the empty composer
+
 
 USER_AND_CLIENT: tuple[LocalAction[Client, ToAgent], ...] = (
     LocalAction(Action(USER, "type"), _composing, actors.user_types),
     LocalAction(
         Action(USER, "accept"),
-        lambda cfg, c: _composing(cfg, c) and actors.offering(c),
+        _offered,
         actors.user_accepts,
     ),
     LocalAction(
         Action(USER, "dismiss"),
-        lambda cfg, c: _composing(cfg, c) and actors.offering(c),
+        _offered,
         actors.user_dismisses,
     ),
     LocalAction(
@@ -192,12 +199,13 @@ def agent_moves(cfg: Config, a: Agent) -> list[AgentMove]:
     """What the agent may do on its own in `a`: start a prediction (one action per output its
     model call may return), then each other enabled action, with its effect."""
     moves: list[AgentMove] = []
-    for c in choices(cfg):
+    options = choices(cfg)
+    for c in options:
         if actors.may_predict(c, a):
             for i, output in enumerate(c.predictions):
                 moves.append((Action(AGENT, "predict", i), *actors.predict(c, a, output)))
         moves += [(x.action, *x.effect(c, a)) for x in AGENT_ACTIONS if x.enabled(c, a)]
-    return _distinct(moves) if len(choices(cfg)) > 1 else moves
+    return _distinct(moves) if len(options) > 1 else moves
 
 
 # ------------------------------------------------------------ delivery -----------------------

@@ -13,8 +13,8 @@ import heapq
 from collections import deque
 from typing import Any, NamedTuple
 
-from model.network import Semantics
-from model.state import Composer, LoadResponse, Prompt, PromptResponse, Update
+from model.network import Semantics, is_response
+from model.state import Composer, Prompt, PromptResponse, Update
 from model.system import AGENT, CLIENT, NET, TO_AGENT, TO_CLIENT, USER, Action
 from sims import wire
 from sims.draws import Draws
@@ -186,7 +186,7 @@ class Engine:
         due = t + self.d.to_client()
         if self.fifo:
             due = max(due, self.due_client)
-        elif self.sdk and _is_response(msg):  # it waits for every earlier message
+        elif self.sdk and is_response(msg):  # it waits for every earlier message
             due = self.barrier = max(due, self.due_client)
         elif self.sdk:  # an update may overtake other updates, never a response
             due = max(due, self.barrier)
@@ -461,8 +461,3 @@ def run_session(
     """Simulate one session of `point` with `model` (of `point.config`, shared so its memo
     serves every session); `record` keeps the model actions, `observer` the trace."""
     return Engine(point, model, draws, record, observer).run()
-
-
-def _is_response(msg: Any) -> bool:
-    """A model message that answers a request (the SDK orders these)."""
-    return type(msg) is PromptResponse or type(msg) is LoadResponse

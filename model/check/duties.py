@@ -88,7 +88,7 @@ def violated(cfg: Config, liveness: bool) -> dict[str, int]:
     if result.graph is not None:
         for name, lasso in leadsto.check(cfg, result.graph, result.worlds).items():
             if lasso is not None:
-                lengths[name] = len(lasso.prefix) + max(len(lasso.cycle) - 1, 0) - 1
+                lengths[name] = len(lasso.walk) - 1
     return lengths
 
 

@@ -32,6 +32,11 @@ class Lasso:
     cycle: tuple[Node, ...]
 
     @property
+    def walk(self) -> tuple[Node, ...]:
+        """The prefix and then the cycle once: the states a counterexample shows."""
+        return self.prefix + self.cycle[1:]
+
+    @property
     def loop(self) -> int | None:
         """The step after which the walk `prefix + cycle[1:]` repeats forever (the index of
         the state the cycle starts from), or None when the run may stop there."""

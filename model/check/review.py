@@ -129,8 +129,7 @@ def run(job: Job) -> Outcome:
     found = leadsto.check(cfg, graph, worlds) if graph is not None else {}
     for name, lasso in found.items():
         if lasso is not None and graph is not None:
-            walk = lasso.prefix + lasso.cycle[1:]
-            steps = tuple(leadsto.lasso_steps(graph, worlds, walk))
+            steps = tuple(leadsto.lasso_steps(graph, worlds, lasso.walk))
             paths[name] = Counterexample(worlds[0], steps, lasso.ending, lasso.loop)
     violated = [p for p in PROPERTY_ORDER if p in paths]
     return Outcome(job, result.states, result.transitions, result.complete, violated, paths)

@@ -168,8 +168,7 @@ def _check(args: argparse.Namespace) -> int:
                 f"[red]VIOLATED[/] {lt.name} ({'; '.join([*lt.rules, 'leads-to', state])}): "
                 f"{lt.doc}"
             )
-            walk = lasso.prefix + lasso.cycle[1:]
-            steps = tuple(leadsto.lasso_steps(graph, result.worlds, walk))
+            steps = tuple(leadsto.lasso_steps(graph, result.worlds, lasso.walk))
             for line in sequence(result.worlds[0], steps, cfg.version):
                 console.print("   " + line, markup=False)
             console.print("   " + lasso.ending, markup=False)
