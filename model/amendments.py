@@ -57,3 +57,5 @@ AMENDMENTS: tuple[Amendment, ...] = (
     ),
 )
 AMENDMENTS_BY_NAME = {a.name: a for a in AMENDMENTS}
+# The amendments the review's findings propose: judged in every review.
+PROPOSED_BY_FINDINGS = ("ordered-updates", "client-fences-load")

@@ -167,6 +167,7 @@ def baseline(revision: Revision, version: int, **changes: object) -> Config:
 # breach, since each output multiplies the states.
 PREDICT_BLANK: tuple[SuggestionList, ...] = (((BLANK,),),)
 PREDICT_IMAGE: tuple[SuggestionList, ...] = (((IMAGE,),),)
+PREDICT_TEXT_OR_IMAGE: tuple[SuggestionList, ...] = (((TEXT,),), ((IMAGE,),))
 PREDICT_TRIMMABLE: tuple[SuggestionList, ...] = (((TEXT, UNPARSEABLE),),)
 PREDICT_ONE_UNUSABLE: tuple[SuggestionList, ...] = (
     ((RESOURCE_LINK,),),

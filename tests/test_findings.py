@@ -1,14 +1,21 @@
-"""The README's findings of the spec review, each pinned through the command it quotes."""
+"""The README's findings of the spec review: written from the review's own data, and each
+shown by the command it quotes."""
 
 from __future__ import annotations
 
+import copy
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from model.check import review
+from model.amendments import PROPOSED_BY_FINDINGS
+from model.check import duties, review, sessions
 from model.cli.main import main
-from model.network import Semantics
+from model.render import findings
+
+README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def _check(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]:
@@ -75,29 +82,56 @@ def test_finding_6_only_a_client_that_shows_unknown_updates_puts_them_in_the_tra
     assert "capability_respected" in ignores["violated"]  # type: ignore[operator]
 
 
-def test_finding_1_every_mutated_rule_carries_weight_over_stdio() -> None:
-    fifo = [j for j in review.jobs() if j.config.semantics is Semantics.FIFO]
-    summary = review.summarize(review.outcomes_of(review.run_all(fifo, workers=1)))
-    weightless = [r for r, v in summary.rules.items() if not v.load_bearing]
-    assert weightless == ["D-4"] and summary.rules["D-4"].compliant_peers_already_break
-    assert summary.failures == []
-
-
-def test_proposals_close_the_findings_they_are_for() -> None:
-    """Ordered updates close the SDK finding; the prompt fence closes it too for LT-5, and
-    costs the goal that a fresh list is offered in v1."""
-    names = ["ordered-updates", "client-fences-prompt"]
-    compared = [
-        j
-        for j in review.jobs()
-        if j.kind in ("baseline", "environment") and j.config.revision.value == "2026-11-14"
+@pytest.fixture(scope="module")
+def review_json() -> dict[str, Any]:
+    """The default review, as `acp-suggestions review` writes it to review.json."""
+    todo: list[review.Task] = [
+        *review.jobs(),
+        *review.proposal_jobs(PROPOSED_BY_FINDINGS),
+        *duties.cells(),
+        *sessions.settings(),
     ]
-    done = review.run_all([*compared, *review.proposal_jobs(names)], workers=2)
-    proposals = {p.name: p for p in review.summarize(review.outcomes_of(done)).proposals}
-    ordered = {s.key: s for s in proposals["ordered-updates"].settings}
-    assert ordered["baseline.2026-11-14.v1.sdk"].after == []
-    assert "client_holds_latest" in ordered["baseline.2026-11-14.v2.sdk"].closed
-    assert ordered["baseline.2026-11-14.v1.unordered"].closed == []
-    fenced = {s.key: s for s in proposals["client-fences-prompt"].settings}
-    assert "withdrawn_after_prompt" in fenced["baseline.2026-11-14.v2.sdk"].closed
-    assert fenced["baseline.2026-11-14.v1.fifo"].opened == ["fresh_list_eventually_offered"]
+    done = review.run_all(todo, workers=2)
+    summary = review.summarize(
+        review.outcomes_of(done), review.placements_of(done), review.sharings_of(done)
+    )
+    data: dict[str, Any] = json.loads(json.dumps(summary.as_json()))
+    return data
+
+
+def test_the_readme_findings_are_what_the_review_writes(review_json: dict[str, Any]) -> None:
+    readme = README.read_text(encoding="utf-8")
+    section = findings.render(review_json)
+    assert section in readme, "README findings differ: run `./dev review` then " + (
+        "`acp-suggestions findings out/review.json --write README.md`"
+    )
+
+
+def test_a_finding_the_review_no_longer_supports_is_an_error(
+    review_json: dict[str, Any],
+) -> None:
+    changed = copy.deepcopy(review_json)
+    changed["baselines"]["baseline.2026-10-15.v1.fifo"]["violated_in_force"] = []
+    with pytest.raises(findings.Unsupported, match="finding 2"):
+        findings.render(changed)
+    changed = copy.deepcopy(review_json)
+    changed["two_sessions"][0]["each_session_as_alone"] = False
+    with pytest.raises(findings.Unsupported, match="finding 7"):
+        findings.render(changed)
+
+
+def test_the_findings_command_rewrites_only_its_section(
+    review_json: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "review.json"
+    data.write_text(json.dumps(review_json))
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# Title\n\n{findings.BEGIN}\nold\n{findings.END}\n\n## Next\n")
+    assert main(["findings", str(data), "--write", str(readme)]) == 0
+    text = readme.read_text()
+    assert text.startswith("# Title\n\n" + findings.BEGIN) and text.endswith(
+        findings.END + "\n\n## Next\n"
+    )
+    assert "\nold\n" not in text and "1. Every rule with a mutation" in text
+    assert main(["findings", str(tmp_path / "missing.json")]) == 2
+    assert "no such file" in capsys.readouterr().err

@@ -8,13 +8,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from model.amendments import AMENDMENTS_BY_NAME
-from model.check import duties, leadsto
+from model.check import duties, leadsto, sessions
 from model.check.audit import Audit
 from model.check.explorer import explore
 from model.check.pool import run_unordered
-from model.config import Config, baseline
+from model.config import PREDICT_TEXT_OR_IMAGE, Bounds, Config, baseline
 from model.invariants import INVARIANTS
 from model.liveness import LIVENESS
+from model.messages import AgentPromptCaps, ClientSuggestionCaps
 from model.mutations import MUTATIONS, MUTATIONS_BY_RULE
 from model.network import Semantics
 from model.rules import RULES, RULES_BY_ID, Revision
@@ -82,14 +83,54 @@ def jobs() -> list[Job]:
             for sem in Semantics
         ]
     out += [
-        Job(
-            "environment",
-            "load-on-live-connection",
-            baseline(Revision.CURRENT, v, load_on_live_connection=True),
-        )
-        for v in VERSIONS
+        Job("environment", name, config)
+        for name, (_, settings) in ENVIRONMENTS.items()
+        for config in settings()
     ]
     return out
+
+
+def _live_load() -> list[Config]:
+    return [baseline(Revision.CURRENT, v, load_on_live_connection=True) for v in VERSIONS]
+
+
+def _interrupted() -> list[Config]:
+    # v2 at one prediction: a blocked turn and a cancel multiply its graph by about 8.
+    bounds = {1: Bounds(cancels=1), 2: Bounds(cancels=1, blocked=1, predictions=1)}
+    return [
+        baseline(Revision.CURRENT, v, semantics=sem, bounds=bounds[v])
+        for v in VERSIONS
+        for sem in Semantics
+    ]
+
+
+def _images_one_sided(**caps: object) -> Callable[[], list[Config]]:
+    """The model may predict a text or an image list; only one side takes images."""
+    return lambda: [
+        baseline(Revision.CURRENT, v, predictions=PREDICT_TEXT_OR_IMAGE, **caps) for v in VERSIONS
+    ]
+
+
+# Changes of environment the compliant peers of the current revision are checked in, beyond
+# the transports: by name, what the change is and its configurations.
+ENVIRONMENTS: dict[str, tuple[str, Callable[[], list[Config]]]] = {
+    "load-on-live-connection": (
+        "the session is reopened on the live connection, so a list can cross the load",
+        _live_load,
+    ),
+    "cancel-and-requires-action": (
+        "the user may cancel a turn (v1 and v2) and a v2 turn may block on requires_action",
+        _interrupted,
+    ),
+    "only-the-client-takes-images": (
+        "the model may predict an image; the client opts in to images, the agent takes none",
+        _images_one_sided(client_caps=ClientSuggestionCaps(advertised=True, image=True)),
+    ),
+    "only-the-agent-takes-images": (
+        "the model may predict an image; the agent takes images, the client did not opt in",
+        _images_one_sided(agent_caps=AgentPromptCaps(image=True)),
+    ),
+}
 
 
 _LIVE_LOAD = "live-load"
@@ -135,12 +176,16 @@ def run(job: Job) -> Outcome:
     return Outcome(job, result.states, result.transitions, result.complete, violated, paths)
 
 
-Task = Job | duties.Cell
-Done = Outcome | duties.Placement
+Task = Job | duties.Cell | sessions.Shared
+Done = Outcome | duties.Placement | sessions.Sharing
 
 
 def _work(task: Task) -> Done:
-    return run(task) if isinstance(task, Job) else duties.place(task)
+    if isinstance(task, Job):
+        return run(task)
+    if isinstance(task, duties.Cell):
+        return duties.place(task)
+    return sessions.check(task)
 
 
 def _indexed(item: tuple[int, Task]) -> tuple[int, Done]:
@@ -179,6 +224,11 @@ def placements_of(done: Sequence[Done]) -> list[duties.Placement]:
     return [d for d in done if isinstance(d, duties.Placement)]
 
 
+def sharings_of(done: Sequence[Done]) -> list[sessions.Sharing]:
+    """The two-session checks among `done`."""
+    return [d for d in done if isinstance(d, sessions.Sharing)]
+
+
 _SPREAD = {Semantics.FIFO: 1, Semantics.SDK: 2, Semantics.UNORDERED: 3}
 
 
@@ -187,6 +237,8 @@ def _cost(task: Task) -> int:
     a duty cell's many explorations each multiply it."""
     if isinstance(task, duties.Cell):
         return (40 if task.version == 2 else 2) * _SPREAD[task.semantics] * 10
+    if isinstance(task, sessions.Shared):
+        return (8 if task.version == 2 else 4) * _SPREAD[task.semantics]
     c = task.config
     live = task.kind != "mutation" or task.name in _LIVENESS_RULES
     return (
@@ -241,6 +293,7 @@ class BaselineVerdict:
     states: int
     violated_in_force: list[str]
     violated_other: list[str]
+    shortest: dict[str, int]  # by property broken: its shortest counterexample's steps
 
     @property
     def violated(self) -> list[str]:
@@ -250,10 +303,28 @@ class BaselineVerdict:
 
 @dataclass(frozen=True, slots=True)
 class EnvironmentVerdict:
-    """What a change of environment breaks for compliant peers."""
+    """What a change of environment breaks for the current revision's compliant peers, beyond
+    what they break in the same version and transport without it."""
 
-    violated: list[str]
+    change: str
+    version: int
+    semantics: str
+    bounds: dict[str, int]
     states: int
+    violated: list[str]
+    beyond_baseline: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class TwoSessionsVerdict:
+    """Two sessions sharing one connection against one session alone, in one setting."""
+
+    version: int
+    semantics: str
+    bounds: dict[str, int]
+    pair_states: int
+    lone_states: int
+    each_session_as_alone: bool  # each session reaches exactly the lone session's worlds
 
 
 @dataclass(frozen=True, slots=True)
@@ -400,6 +471,7 @@ class Summary:
     explorations: int
     duties: DutyTable | None = None
     proposals: list[Proposal] = field(default_factory=list)
+    two_sessions: list[TwoSessionsVerdict] = field(default_factory=list)
     audit: AuditOfFile | None = None
 
     def as_json(self) -> dict[str, Any]:
@@ -417,6 +489,8 @@ class Summary:
             out["duties"] = asdict(self.duties)
         if self.proposals:
             out["proposals"] = [asdict(p) for p in self.proposals]
+        if self.two_sessions:
+            out["two_sessions"] = [asdict(t) for t in self.two_sessions]
         if self.audit is not None:
             out["audit"] = {
                 "file": self.audit.file,
@@ -426,9 +500,13 @@ class Summary:
         return out
 
 
-def summarize(outcomes: Sequence[Outcome], placements: Sequence[duties.Placement] = ()) -> Summary:
-    """Turn the outcomes into the review: per rule, per revision, per environment, and the
-    duty placement when there are placements."""
+def summarize(
+    outcomes: Sequence[Outcome],
+    placements: Sequence[duties.Placement] = (),
+    sharings: Sequence[sessions.Sharing] = (),
+) -> Summary:
+    """Turn the outcomes into the review: per rule, per revision, per environment, the duty
+    placement when there are placements, and the two-session checks when there are some."""
     by_key = {o.job.key: o for o in outcomes}
 
     def base_of(job: Job) -> Outcome:
@@ -478,12 +556,21 @@ def summarize(outcomes: Sequence[Outcome], placements: Sequence[duties.Placement
             states=o.states,
             violated_in_force=[n for n in o.violated if n in _in_force(o.job)],
             violated_other=[n for n in o.violated if n not in _in_force(o.job)],
+            shortest={n: len(o.counterexamples[n].steps) for n in o.violated},
         )
         for o in outcomes
         if o.job.kind == "baseline"
     }
     environments = {
-        o.job.key: EnvironmentVerdict(violated=o.violated, states=o.states)
+        o.job.key: EnvironmentVerdict(
+            change=ENVIRONMENTS[o.job.name][0],
+            version=o.job.config.version,
+            semantics=o.job.config.semantics.value,
+            bounds=asdict(o.job.config.bounds),
+            states=o.states,
+            violated=o.violated,
+            beyond_baseline=[n for n in o.violated if n not in base_of(o.job).violated],
+        )
         for o in outcomes
         if o.job.kind == "environment"
     }
@@ -491,6 +578,12 @@ def summarize(outcomes: Sequence[Outcome], placements: Sequence[duties.Placement
         f"mutation of {r} is not caught by {v.expected}"
         for r, v in rules.items()
         if not v.caught_as_expected
+    ]
+    failures += [
+        f"two sessions v{s.setting.version} {s.setting.semantics.value}: a session beside "
+        "another reaches other worlds than a lone session"
+        for s in sharings
+        if not s.comparison.equal
     ]
     failures += [
         f"{k}: compliant peers break {', '.join(b.violated_in_force)}"
@@ -509,6 +602,17 @@ def summarize(outcomes: Sequence[Outcome], placements: Sequence[duties.Placement
         explorations=len(outcomes),
         duties=duty_table(placements, baselines) if placements else None,
         proposals=_proposals(outcomes),
+        two_sessions=[
+            TwoSessionsVerdict(
+                version=s.setting.version,
+                semantics=s.setting.semantics.value,
+                bounds=asdict(s.setting.config.bounds),
+                pair_states=s.comparison.pair_states,
+                lone_states=s.comparison.lone_states,
+                each_session_as_alone=s.comparison.equal,
+            )
+            for s in sharings
+        ],
     )
 
 

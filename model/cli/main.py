@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import json
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from model.amendments import AMENDMENTS_BY_NAME
+from model.amendments import AMENDMENTS_BY_NAME, PROPOSED_BY_FINDINGS
 from model.config import AGENT_POLICIES, CLIENT_FLAGS, CLIENT_POLICIES, Bounds, Config
 from model.network import Semantics
 from model.render.atomic import keep_only
@@ -216,20 +217,21 @@ def _read_rfd(path: str) -> str:
 def _review(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from model.check import duties, review
+    from model.check import duties, review, sessions
     from model.check.audit import audit
     from model.render import report
 
     rfd_text = _read_rfd(args.rfd) if args.rfd else None
-    jobs = review.jobs() + review.proposal_jobs(args.propose)
+    proposed = list(dict.fromkeys([*PROPOSED_BY_FINDINGS, *args.propose]))
+    jobs = review.jobs() + review.proposal_jobs(proposed)
     cells = [] if args.no_duties else duties.cells()
-    todo: list[review.Task] = [*jobs, *cells]
+    todo: list[review.Task] = [*jobs, *cells, *sessions.settings()]
     started = time.perf_counter()
     with _progress("exploring", len(todo), args.quiet) as advance:
         done = review.run_all(todo, args.jobs, lambda _: advance(1))
     outcomes = review.outcomes_of(done)
     placements = review.placements_of(done)
-    summary = review.summarize(outcomes, placements)
+    summary = review.summarize(outcomes, placements, review.sharings_of(done))
     if rfd_text is not None:
         found = audit(rfd_text, Revision(args.rfd_revision))
         summary.audit = review.AuditOfFile(Path(args.rfd).name, args.rfd_revision, found)
@@ -264,6 +266,32 @@ def _review(args: argparse.Namespace) -> int:
     for failure in summary.failures:
         err.print(f"[red]expected property does not hold:[/] {failure}")
     return 1 if summary.failures else 0
+
+
+def _findings(args: argparse.Namespace) -> int:
+    from model.render import findings
+    from model.render.atomic import write_atomic
+
+    try:
+        data = json.loads(Path(args.review).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"{args.review}: no such file (run `acp-suggestions review`)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"{args.review}: not a review's JSON ({exc})") from None
+    try:
+        section = findings.render(data)
+        if args.write is None:
+            sys.stdout.write(section)
+            return 0
+        readme = Path(args.write).read_text(encoding="utf-8")
+        write_atomic(Path(args.write), findings.replace_in(readme, section))
+    except findings.Unsupported as exc:
+        err.print(f"acp-suggestions: {exc}", highlight=False)
+        return 1
+    except (KeyError, TypeError) as exc:
+        raise UsageError(f"{args.review}: not a review's JSON (no {exc})") from None
+    err.print(f"wrote the findings into {args.write}")
+    return 0
 
 
 def _diagrams(args: argparse.Namespace) -> int:
@@ -522,7 +550,8 @@ def parser() -> argparse.ArgumentParser:
         choices=list(AMENDMENTS_BY_NAME),
         metavar="NAME",
         help="also judge a candidate rule: which findings it closes (repeatable; "
-        f"{', '.join(AMENDMENTS_BY_NAME)})",
+        f"{', '.join(AMENDMENTS_BY_NAME)}; the findings' own, "
+        f"{' and '.join(PROPOSED_BY_FINDINGS)}, are always judged)",
     )
     rev.add_argument(
         "--no-duties",
@@ -537,6 +566,17 @@ def parser() -> argparse.ArgumentParser:
         help="the revision FILE is",
     )
     rev.set_defaults(run=_review)
+
+    fnd = sub.add_parser(
+        "findings",
+        help="write the README's findings from a review (fails on one the review no longer "
+        "supports)",
+    )
+    fnd.add_argument(
+        "review", nargs="?", default="out/review.json", help="default: out/review.json"
+    )
+    fnd.add_argument("--write", metavar="README", help="replace the findings section of README")
+    fnd.set_defaults(run=_findings)
 
     trace = sub.add_parser("trace", help="recorded ACP traffic")
     trace_sub = trace.add_subparsers(dest="trace_command", required=True)

@@ -17,6 +17,7 @@ from model.check.review import (
     Proposal,
     RuleVerdict,
     Summary,
+    TwoSessionsVerdict,
     counterexamples,
 )
 from model.config import Bounds
@@ -24,6 +25,7 @@ from model.invariants import PROPERTIES_BY_NAME
 from model.liveness import LIVENESS
 from model.render.atomic import write_atomic
 from model.render.diagrams import sequence_chart
+from model.render.itf import dumps as itf_dumps
 from model.render.itf import to_itf
 from model.render.narrate import sequence
 from model.rules import RULES, RULES_BY_ID, counts_by_section_and_level
@@ -33,10 +35,21 @@ def _cell(value: object) -> str:
     return str(value).replace("|", "\\|")
 
 
-def _bounds(b: Bounds) -> str:
-    return (
-        f"{b.prompts} prompts, {b.predictions} predictions, {b.loads} load or resume, "
-        f"{b.cancels} cancels"
+def _count(n: int, thing: str) -> str:
+    return f"{n} {thing}" + ("" if n == 1 else "s")
+
+
+def _bounds(b: Bounds, version: int = 1) -> str:
+    """The bounds in words (v2's runs of work without a prompt only for v2)."""
+    return ", ".join(
+        [
+            _count(b.prompts, "prompt"),
+            _count(b.predictions, "prediction"),
+            f"{b.loads} load or resume",
+            _count(b.cancels, "cancel"),
+            *([f"{b.blocked} requires_action"] if b.blocked else []),
+            *([_count(b.foreground, "run") + " of work without a prompt"] if version == 2 else []),
+        ]
     )
 
 
@@ -118,10 +131,25 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
     if summary.proposals:
         out += _proposal_section(summary.proposals)
     out += ["", "## Environment changes", ""]
-    for key, env in summary.environments.items():
-        out.append(
-            f"- `{key}`: {env.states:,} states; breaks {', '.join(env.violated) or 'nothing'}"
-        )
+    out += [
+        "The current revision's compliant peers in a changed environment; 'breaks' lists what "
+        "fails beyond what they fail in the same version and transport without the change.",
+        "",
+    ]
+    rows = [
+        [
+            env.change,
+            f"v{env.version}",
+            env.semantics,
+            _bounds(Bounds(**env.bounds), env.version),
+            f"{env.states:,}",
+            ", ".join(env.beyond_baseline) or "nothing",
+        ]
+        for env in summary.environments.values()
+    ]
+    out += _table(["change", "version", "semantics", "bounds", "states", "breaks"], rows)
+    if summary.two_sessions:
+        out += _two_sessions_section(summary.two_sessions)
     if summary.failures:
         out += ["", "## Expected properties that do not hold", ""]
         out += [f"- {f}" for f in summary.failures]
@@ -143,6 +171,36 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
         out += [*sequence(cex.start, cex.steps, job.config.version)]
         out += [cex.ending, ""] if cex.ending else [""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _two_sessions_section(verdicts: Sequence[TwoSessionsVerdict]) -> list[str]:
+    out = [
+        "",
+        "### Two sessions on one connection",
+        "",
+        "Every rule and property is about one session, and the connection orders messages per "
+        "direction (fifo) or per session (sdk), so a second session should only interleave. "
+        "Checked: two sessions sharing the connection (updates of both in one stream), each "
+        "session seen alone against a lone session. Where each reaches exactly the lone "
+        "session's worlds (here at small bounds), a second session adds no behaviour to either, "
+        "and the one-session verdicts above hold for each session. Not modelled: anything an "
+        "implementation shares between sessions (one model call at a time, one composer), and "
+        "a reopen on a new connection, which ends both sessions' traffic.",
+        "",
+    ]
+    rows = [
+        [
+            f"v{t.version}",
+            t.semantics,
+            _bounds(Bounds(**t.bounds), t.version),
+            f"{t.pair_states:,}",
+            f"{t.lone_states:,}",
+            "yes" if t.each_session_as_alone else "**no**",
+        ]
+        for t in verdicts
+    ]
+    header = ["version", "semantics", "bounds", "pair states", "lone states", "each as alone"]
+    return out + _table(header, rows)
 
 
 def _needs(sets: list[list[str]]) -> str:
@@ -352,9 +410,7 @@ def write(out_dir: Path, summary: Summary, outcomes: Sequence[Outcome]) -> list[
     for job, name, cex in counterexamples(outcomes):
         title = f"{job.key}: {name} violated"
         itf = to_itf(cex.start, cex.steps, title, cex.loop)
-        files[out_dir / "itf" / f"{job.key}.{name}.itf.json"] = (
-            json.dumps(itf, indent=1, sort_keys=True) + "\n"
-        )
+        files[out_dir / "itf" / f"{job.key}.{name}.itf.json"] = itf_dumps(itf)
         chart = sequence_chart(title, title, job.config, cex.start, cex.steps, cex.ending)
         files[out_dir / "msc" / f"{job.key}.{name}.mmd"] = chart.mermaid
     for path, content in files.items():

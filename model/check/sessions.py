@@ -1,0 +1,181 @@
+"""Two sessions on one connection: two copies of a session's system sharing the connection's
+two directions, explored to compare what each session, seen alone, can reach with what a lone
+session reaches. Equal sets mean every per-session property has the one-session verdict."""
+
+from __future__ import annotations
+
+import functools
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import NamedTuple, TypeVar
+
+from model.config import Bounds, Config, baseline
+from model.network import Semantics
+from model.rules import Revision
+from model.state import Agent, Client, ToAgent, ToClient, World
+from model.system import NET, TO_AGENT, TO_CLIENT, Action, System
+
+M = TypeVar("M")
+SESSIONS = (0, 1)
+# Small bounds: the two sessions' interleavings square a lone session's graph (v2 at 1 prompt
+# with a load and foreground work is over a million pairs). No reopen: see `compare`.
+BOUNDS = {
+    1: Bounds(prompts=1, predictions=1, loads=0),
+    2: Bounds(prompts=1, predictions=1, loads=0, foreground=0),
+}
+
+
+class Pair(NamedTuple):
+    """Both sessions' actors, and each direction of the connection as (session, message)."""
+
+    actors: tuple[tuple[Agent, Client], ...]
+    to_agent: tuple[tuple[int, ToAgent], ...]
+    to_client: tuple[tuple[int, ToClient], ...]
+
+
+def alone(p: Pair, sid: int) -> World:
+    """Session `sid` as its peers see it: its actors and its own messages in flight."""
+    agent, client = p.actors[sid]
+    return World(
+        agent,
+        client,
+        tuple(m for s, m in p.to_agent if s == sid),
+        tuple(m for s, m in p.to_client if s == sid),
+    )
+
+
+def _shared(
+    channel: tuple[tuple[int, M], ...],
+    sid: int,
+    before: tuple[M, ...],
+    after: tuple[M, ...],
+    taken: int | None,
+) -> tuple[tuple[int, M], ...]:
+    """The connection's direction after session `sid` took its message `taken` (an index among
+    its own, or None) and appended what `after` holds beyond the rest of `before`."""
+    kept = list(channel)
+    if taken is not None:
+        positions = [k for k, (s, _) in enumerate(channel) if s == sid]
+        del kept[positions[taken]]
+    rest = len(before) - (taken is not None)
+    return (*kept, *((sid, m) for m in after[rest:]))
+
+
+def _in_order_head(channel: tuple[tuple[int, object], ...], sid: int, semantics: Semantics) -> bool:
+    """Whether the connection lets session `sid` receive its next message: over an ordered
+    direction only when that message heads the whole direction."""
+    return semantics is not Semantics.FIFO or (bool(channel) and channel[0][0] == sid)
+
+
+def successors(
+    steps: Callable[[World], list[tuple[Action, World]]], sem: Semantics, p: Pair
+) -> Iterator[Pair]:
+    """Every step either session can take, by its lone system's `steps`, that the shared
+    connection allows."""
+    for sid in SESSIONS:
+        w = alone(p, sid)
+        for action, after in steps(w):
+            to_agent = action.actor == NET and action.name == TO_AGENT
+            to_client = action.actor == NET and action.name == TO_CLIENT
+            if to_agent and not _in_order_head(p.to_agent, sid, sem.toward_agent):
+                continue
+            if to_client and not _in_order_head(p.to_client, sid, sem):
+                continue
+            actors = list(p.actors)
+            actors[sid] = (after.agent, after.client)
+            yield Pair(
+                tuple(actors),
+                _shared(
+                    p.to_agent, sid, w.to_agent, after.to_agent, action.arg if to_agent else None
+                ),
+                _shared(
+                    p.to_client,
+                    sid,
+                    w.to_client,
+                    after.to_client,
+                    action.arg if to_client else None,
+                ),
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """What two sessions on one connection reach, against one session alone: per session,
+    the views reached only beside the other session and the lone worlds it never reaches."""
+
+    pair_states: int
+    lone_states: int
+    only_in_pair: tuple[int, ...]
+    only_alone: tuple[int, ...]
+
+    @property
+    def equal(self) -> bool:
+        """Whether each session alone reaches exactly what a lone session does."""
+        return not any(self.only_in_pair) and not any(self.only_alone)
+
+
+def _reach(start: object, step: object) -> set:  # type: ignore[type-arg]
+    seen = {start}
+    todo = deque([start])
+    while todo:
+        for nxt in step(todo.popleft()):  # type: ignore[operator]
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def compare(cfg: Config) -> Comparison:
+    """Explore two sessions sharing a connection and one session alone, and compare each
+    session's views with the lone worlds. A reopen must keep the connection (a new one would
+    end both sessions' traffic), so `cfg` must load on the live connection or not at all."""
+    if cfg.bounds.loads and not cfg.load_on_live_connection:
+        raise ValueError("two sessions share a connection: reopen on the live connection")
+    system = System(cfg)
+    steps = functools.cache(system.successors)  # a session's views are few; pairs are many
+    lone = _reach(system.init_state(), lambda w: (after for _, after in steps(w)))
+    w0 = system.init_state()
+    start = Pair(((w0.agent, w0.client),) * len(SESSIONS), (), ())
+    pairs = _reach(start, lambda p: successors(steps, cfg.semantics, p))
+    views = [{alone(p, sid) for p in pairs} for sid in SESSIONS]
+    return Comparison(
+        len(pairs),
+        len(lone),
+        tuple(len(v - lone) for v in views),
+        tuple(len(lone - v) for v in views),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Shared:
+    """One setting of the review's two-session check: the current revision's compliant peers
+    in a protocol version over a transport, at `BOUNDS`."""
+
+    version: int
+    semantics: Semantics
+
+    @property
+    def config(self) -> Config:
+        """The configuration both sessions run."""
+        return baseline(
+            Revision.CURRENT, self.version, semantics=self.semantics, bounds=BOUNDS[self.version]
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Sharing:
+    """A two-session check's setting and its comparison."""
+
+    setting: Shared
+    comparison: Comparison
+
+
+def settings() -> list[Shared]:
+    """Every setting of the check: each protocol version over each transport."""
+    return [Shared(v, sem) for v in (1, 2) for sem in Semantics]
+
+
+def check(setting: Shared) -> Sharing:
+    """Run the comparison of one setting."""
+    return Sharing(setting, compare(setting.config))

@@ -1,0 +1,251 @@
+"""The README's findings, written from a review's `review.json`: every number, step count and
+verdict a finding states is read from the review, and a finding whose premise the review no
+longer supports is an error, not a sentence."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+BEGIN = "<!-- findings: written by `acp-suggestions findings`; do not edit by hand -->"
+END = "<!-- end of findings -->"
+CURRENT, DRAFT, LEGACY = "2026-11-14", "2026-10-15", "legacy-meta"
+FENCED = "stop-on-send,fence-prompt"
+
+Review = dict[str, Any]
+
+
+class Unsupported(Exception):
+    """A finding that the review no longer supports."""
+
+
+def _need(holds: bool, finding: int, what: str) -> None:
+    if not holds:
+        raise Unsupported(f"finding {finding} no longer holds: {what}")
+
+
+def _base(data: Review, revision: str, version: int, semantics: str) -> dict[str, Any]:
+    base: dict[str, Any] = data["baselines"][f"baseline.{revision}.v{version}.{semantics}"]
+    return base
+
+
+def _row(data: Review, prop: str, version: int, semantics: str) -> dict[str, Any]:
+    for row in data["duties"]["rows"]:
+        if (row["property"], row["version"], row["semantics"]) == (prop, version, semantics):
+            found: dict[str, Any] = row
+            return found
+    raise Unsupported(f"the duty placement has no row for {prop} v{version} {semantics}")
+
+
+def _needs(data: Review, prop: str, version: int, semantics: str, strategy: str) -> list[Any]:
+    sets: list[Any] = _row(data, prop, version, semantics)["needs"][strategy]
+    return sets
+
+
+def _nobody_keeps(data: Review, prop: str, version: int, semantics: str) -> bool:
+    return not any(_row(data, prop, version, semantics)["needs"].values())
+
+
+def _proposal(data: Review, name: str) -> dict[str, dict[str, Any]]:
+    for p in data.get("proposals", []):
+        if p["name"] == name:
+            return {s["key"]: s for s in p["settings"]}
+    raise Unsupported(f"the review did not judge the proposal {name}")
+
+
+def _intro(data: Review) -> str:
+    duties = data["duties"]
+    cells = len(duties["strategies"]) * len(
+        {(r["version"], r["semantics"]) for r in duties["rows"]}
+    )
+    b1, b2 = duties["bounds"]["1"], duties["bounds"]["2"]
+    return (
+        f"Findings of the default review ({data['explorations']} explorations, "
+        f"{data['states_explored']:,} states; duty placement {cells} cells, "
+        f"{duties['explorations']} configurations), each with a command that shows it. Every "
+        f"verdict holds within the bounds above ({b1['prompts']} prompts, {b1['predictions']} "
+        f"predictions, {b1['loads']} load or resume, {b1['foreground']} foreground run; the "
+        f"duty table {b2['predictions']} prediction in v2); the ones that say a client can keep "
+        "something were also checked at 3 prompts, 3 predictions and a cancel "
+        "(`tests/test_duties.py`), and the duty placement's v2 answers quoted below at the "
+        "review's two predictions."
+    )
+
+
+def _finding_1(data: Review) -> str:
+    rules = data["rules"]
+    weightless = [
+        rid
+        for rid, r in rules.items()
+        if not any(e["breaks"] for e in r["environments"] if e["semantics"] == "fifo")
+    ]
+    for rid in weightless:
+        _need(rules[rid]["compliant_peers_already_break"], 1, f"{rid} carries no weight")
+    _need(weightless == ["D-4"], 1, f"the rules without weight over stdio are {weightless}")
+    return (
+        f"Every rule with a mutation ({len(rules)} rules) is load-bearing over stdio, except "
+        "the draft's client rule D-4, which the draft's own peers already break (next finding)."
+    )
+
+
+def _finding_2(data: Review) -> str:
+    prop, goal = "no_offer_from_before_own_prompt", "fresh_list_eventually_offered"
+    draft = _base(data, DRAFT, 1, "fifo")
+    _need(prop in draft["violated_in_force"], 2, "the draft's peers keep D-4")
+    for v in (1, 2):
+        for sem in ("fifo", "sdk"):
+            _need(_needs(data, prop, v, sem, FENCED) == [["LT-4"]], 2, f"fence v{v} {sem}")
+        _need(_nobody_keeps(data, prop, v, "unordered"), 2, f"a client keeps it v{v} unordered")
+    _need(not _needs(data, goal, 1, "fifo", "fence-prompt"), 2, "the v1 fence costs nothing")
+    _need(bool(_needs(data, goal, 2, "fifo", "fence-prompt")), 2, "the v2 fence has a cost")
+    cost = _row(data, goal, 1, "fifo")["shortest"]["fence-prompt"]
+    lt5 = _needs(data, "withdrawn_after_prompt", 1, "fifo", "nothing-special")
+    _need(lt5 == [["LT-4", "LT-5", "RP-1"]], 2, f"LT-5's property needs {lt5}")
+    return (
+        "The draft's client rule D-4 (\"never offer a suggestion from before the most recent "
+        'prompt it sent") is broken by a client that only stops offering on send: a list '
+        "predicted before the agent read the prompt crosses it "
+        f"({draft['shortest'][prop]} steps: `acp-suggestions check --revision {DRAFT}`). It "
+        "can be kept without message ids: a client that stops offering on send and ignores "
+        "updates while its own prompt is unanswered keeps it over stdio and over the SDK's "
+        "dispatch, in v1 and v2, provided the agent discards predictions the conversation "
+        "overtook (LT-4) (`acp-suggestions check --revision 2026-10-15 --client "
+        "drop-on-send,fence-prompt`, with `--version 2`, `--semantics sdk`); over `unordered` "
+        "no client strategy keeps it. The fence has a cost in v1, where the prompt is answered "
+        "only at the end of the turn: a list the agent sends before that answer is ignored and "
+        "never offered (`acp-suggestions check --client fence-prompt`, the goal "
+        f"`{goal}`, {cost} steps); in v2 the fence ends at acceptance and costs nothing over "
+        "stdio. The current revision puts the duty on the agent (LT-5) instead, so that a "
+        "client needs no fence; with a client doing nothing special, LT-5 needs LT-4 and RP-1 "
+        "beside it (duty placement, `withdrawn_after_prompt`)."
+    )
+
+
+def _finding_3(data: Review) -> str:
+    v1, v2 = _base(data, CURRENT, 1, "sdk"), _base(data, CURRENT, 2, "sdk")
+    lt5, lt6, latest = (
+        "withdrawn_after_prompt",
+        "withdrawn_after_foreground_work",
+        ("client_holds_latest"),
+    )
+    _need({lt5, "stale_list_eventually_dropped"} <= set(v1["violated_in_force"]), 3, "v1 sdk")
+    _need({lt5, lt6} <= set(v2["violated_in_force"]), 3, "v2 sdk")
+    for v in (1, 2):
+        _need(_needs(data, lt5, v, "sdk", FENCED) == [["LT-4"]], 3, f"fenced v{v} sdk")
+    for prop in (lt6, latest):
+        _need(_nobody_keeps(data, prop, 2, "sdk"), 3, f"a client keeps {prop} v2 sdk")
+    for prop in (lt5, latest, "no_offer_from_before_own_prompt"):
+        for v in (1, 2):
+            _need(_nobody_keeps(data, prop, v, "unordered"), 3, f"{prop} v{v} unordered")
+    ordered = _proposal(data, "ordered-updates")
+    _need(ordered[f"baseline.{CURRENT}.v1.sdk"]["after"] == [], 3, "ordered updates v1")
+    _need(latest in ordered[f"baseline.{CURRENT}.v2.sdk"]["closed"], 3, "ordered updates v2")
+    _need(ordered[f"baseline.{CURRENT}.v1.unordered"]["closed"] == [], 3, "unordered closed")
+    return (
+        "Over the ACP Python SDK's dispatch (`--semantics sdk`: notifications handled as "
+        "concurrent tasks, responses in order), compliant current peers break LT-5's property "
+        "in v1 and v2: the withdrawal and the list it withdraws are both updates, handled in "
+        "either order, and the client keeps the stale list for good (`acp-suggestions check "
+        f"--semantics sdk`, {v1['shortest'][lt5]} steps; the leads-to property fails too), and "
+        "in v2 LT-6's the same way. A client that stops offering on send and fences on its "
+        "prompt keeps LT-5's property there with LT-4 alone; no client strategy keeps LT-6's "
+        "property or `client_holds_latest` over the SDK in v2. Candidate rule: the agent's "
+        "updates of one session are handled in the order sent (or carry an ordinal; "
+        "`review --propose ordered-updates`, judged in every review: it closes every SDK "
+        "finding); over `unordered` every property above fails whatever the client does, and "
+        "ordered updates close nothing there."
+    )
+
+
+def _finding_4(data: Review) -> str:
+    fenced = _proposal(data, "client-fences-load")
+    for v in (1, 2):
+        live = data["environments"][f"environment.load-on-live-connection.v{v}.fifo"]
+        _need("withdrawn_after_prompt" in live["beyond_baseline"], 4, f"live load v{v}")
+        after = fenced[f"environment.load-on-live-connection.v{v}.fifo"]["after"]
+        _need(after == [], 4, f"the load fence leaves {after} in v{v}")
+    return (
+        "A session reopened on the live connection (`check --live-load`) lets a list sent just "
+        "before the agent read `session/load` arrive after the client emptied its list; the "
+        "agent's list is empty after the load, so it never withdraws it. A client that ignores "
+        "updates until the load or resume completes keeps every invariant and leads-to "
+        "property over stdio in v1 and v2 (`acp-suggestions check --live-load --client "
+        "fence-load`, with `--version 2`). The RFD is silent on updates in flight across a "
+        "load or resume. Candidate rule: a client ignores updates for a session until its "
+        "load or resume completes (`review --propose client-fences-load`, judged in every "
+        "review)."
+    )
+
+
+def _finding_5(data: Review) -> str:
+    legacy = _base(data, LEGACY, 2, "fifo")
+    broken = legacy["violated_in_force"] + legacy["violated_other"]
+    _need("withdrawn_after_foreground_work" in broken, 5, "the adapter clears")
+    return (
+        "The legacy adapter (`claude-agent-acp` policy) does not clear on idle compaction "
+        "(L-8), so in v2 it breaks LT-6's SHOULD (`acp-suggestions check --version 2 "
+        "--revision legacy-meta`)."
+    )
+
+
+def _finding_6(data: Review) -> str:
+    cap2 = [e for e in data["rules"]["CAP-2"]["environments"] if e["version"] == 2]
+    _need(all("never_in_transcript" in e["breaks"] for e in cap2), 6, "CAP-2 in v2")
+    return (
+        "CAP-4 is the FAQ's rationale for requiring the capability in v2, not a rule of its "
+        "own; the review shows it through CAP-2. An agent that sends to a v2 client without "
+        "the capability puts a prediction in the transcript only if that client displays "
+        "unknown updates generically (`acp-suggestions check --version 2 --break CAP-2`, "
+        "`never_in_transcript`); a client that preserves or ignores them, as ACP v2 lets it, "
+        "shows nothing (add `--client ignore-unknown`), and the prediction is a model call "
+        "wasted."
+    )
+
+
+def _finding_7(data: Review) -> str:
+    envs = data["environments"]
+    for name in (
+        "cancel-and-requires-action",
+        "only-the-client-takes-images",
+        "only-the-agent-takes-images",
+    ):
+        for key in (k for k in envs if k.split(".")[1] == name):
+            _need(envs[key]["beyond_baseline"] == [], 7, f"{key} breaks something")
+    pairs = data.get("two_sessions", [])
+    _need(bool(pairs) and all(t["each_session_as_alone"] for t in pairs), 7, "two sessions")
+    return (
+        "A cancel (v1 and v2) and a v2 turn blocked on `requires_action` in every transport, "
+        "image opt-ins that differ between the sides over stdio, and a second session on the "
+        "connection in every transport add no failure to the current revision's compliant "
+        "peers (report, 'Environment changes'; `acp-suggestions check --cancels 1 --blocked 1 "
+        "--version 2`); and no mutation's verdict changes with a cancel and `requires_action` "
+        "over stdio and the SDK (`tests/test_bounds.py`). The two-session check "
+        "compares each session beside another with a lone session at small bounds; what an "
+        "implementation shares between sessions is not modelled."
+    )
+
+
+FINDINGS = (_finding_1, _finding_2, _finding_3, _finding_4, _finding_5, _finding_6, _finding_7)
+
+
+def _fill(text: str, indent: str = "") -> str:
+    return textwrap.fill(
+        text, 96, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
+    )
+
+
+def render(data: Review) -> str:
+    """The findings section of the README, between its markers."""
+    if "duties" not in data:
+        raise Unsupported("the review was run without the duty placement (--no-duties)")
+    out = [BEGIN, "", _fill(_intro(data)), ""]
+    out += [_fill(f"{n}. {finding(data)}", "   ") for n, finding in enumerate(FINDINGS, 1)]
+    return "\n".join([*out, END]) + "\n"
+
+
+def replace_in(readme: str, section: str) -> str:
+    """`readme` with its findings section replaced by `section`."""
+    start, end = readme.find(BEGIN), readme.find(END)
+    if start < 0 or end < start:
+        raise Unsupported(f"the README has no findings markers ({BEGIN!r} ... {END!r})")
+    return readme[:start] + section + readme[end + len(END) + 1 :]

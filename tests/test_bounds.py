@@ -1,0 +1,38 @@
+"""The review's verdicts do not depend on leaving cancels and requires_action out of the
+mutations' bounds: with them, each mutation breaks what it breaks without them."""
+
+from __future__ import annotations
+
+import pytest
+
+from model.check.review import Job, run
+from model.config import Bounds, Config, baseline
+from model.invariants import INVARIANTS
+from model.liveness import LIVENESS
+from model.mutations import MUTATIONS, Mutation
+from model.network import Semantics
+
+# v2 at one prediction, as in the review's interrupted environment.
+INTERRUPTED = {1: Bounds(cancels=1), 2: Bounds(cancels=1, blocked=1, predictions=1)}
+
+
+def _new_breaks(mutation: Mutation, base: Config) -> set[str]:
+    """What the mutation breaks in force beyond what the compliant peers break."""
+    mutated = run(Job("mutation", mutation.rule, mutation.apply(base)))
+    compliant = run(Job("baseline", base.revision.value, base))
+    in_force = {p.name for p in (*INVARIANTS, *LIVENESS) if p.in_force(base)}
+    return (set(mutated.violated) - set(compliant.violated)) & in_force
+
+
+@pytest.mark.parametrize("mutation", MUTATIONS, ids=lambda m: m.rule)
+def test_interruptions_change_no_mutation_verdict(mutation: Mutation) -> None:
+    for version in mutation.versions:
+        for semantics in (Semantics.FIFO, Semantics.SDK):
+            base = baseline(mutation.revision, version, semantics=semantics)
+            if version == 2:
+                base = base.with_(bounds=Bounds(predictions=1))
+            interrupted = base.with_(bounds=INTERRUPTED[version])
+            assert _new_breaks(mutation, interrupted) == _new_breaks(mutation, base), (
+                version,
+                semantics,
+            )
