@@ -8,12 +8,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from model.amendments import PROPOSED_BY_FINDINGS
 from model.check import duties, review, sessions
 from model.cli.main import main
-from model.render import findings
+from model.render import findings, schema
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -105,6 +106,12 @@ def test_the_readme_findings_are_what_the_review_writes(review_json: dict[str, A
     assert section in readme, "README findings differ: run `./dev review` then " + (
         "`acp-suggestions findings out/review.json --write README.md`"
     )
+
+
+def test_the_full_review_json_conforms_to_the_schema(review_json: dict[str, Any]) -> None:
+    assert {"duties", "proposals", "two_sessions"} <= review_json.keys()
+    shipped = json.loads(schema.SHIPPED.read_text(encoding="utf-8"))
+    jsonschema.validate(review_json, shipped, cls=jsonschema.Draft202012Validator)
 
 
 def test_a_finding_the_review_no_longer_supports_is_an_error(

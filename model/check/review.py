@@ -23,6 +23,8 @@ from model.state import World
 from model.system import Action
 
 VERSIONS = (1, 2)
+# The version of review.json's format (`model/render/review.schema.json`).
+FORMAT_VERSION = 1
 PROPERTY_ORDER = [p.name for p in INVARIANTS] + [p.name for p in LIVENESS]
 # Liveness needs the whole graph, which costs time: it is decided for the compliant peers and
 # for the mutations of the rules a leads-to property names.
@@ -477,6 +479,7 @@ class Summary:
     def as_json(self) -> dict[str, Any]:
         """Plain data for review.json."""
         out = {
+            "format_version": FORMAT_VERSION,
             "rules": {k: asdict(v) for k, v in self.rules.items()},
             "baselines": {k: asdict(v) for k, v in self.baselines.items()},
             "environments": {k: asdict(v) for k, v in self.environments.items()},
