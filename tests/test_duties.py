@@ -82,6 +82,17 @@ def test_ignoring_unknown_updates_keeps_predictions_out_of_the_transcript() -> N
     assert "never_in_transcript" not in explore(ignores).violated
 
 
+def test_stopping_on_typing_changes_behaviour_but_no_verdict() -> None:
+    """The one client flag no verdict depends on: no property concerns what a client offers
+    after the user typed (the user moved on), yet the flag is live: the client reaches
+    other states."""
+    plain = baseline(Revision.CURRENT, 1)
+    typing = plain.with_(client=client_policy("stop-on-typing"))
+    a, b = explore(plain), explore(typing)
+    assert a.states != b.states
+    assert a.violated == b.violated and a.reached.keys() == b.reached.keys()
+
+
 def test_the_drafts_client_rule_is_kept_by_a_fenced_client_over_stdio_and_the_sdk() -> None:
     """The draft's D-4 (finding 2 of an earlier review said no client could keep it): a
     client that stops offering on send and ignores updates until its prompt is answered keeps
