@@ -11,7 +11,8 @@ import argparse
 import statistics
 import time
 
-from model.check import duties, explorer, review
+from model.amendments import PROPOSED_BY_FINDINGS
+from model.check import duties, explorer, review, sessions
 from model.check.packed import Packed, PackedSystem
 from model.config import baseline
 from model.network import Semantics
@@ -66,15 +67,17 @@ def main() -> None:
     print(f"  memoized           {fast:>10,.0f} states/s")
     print(f"  recomputing        {slow:>10,.0f} states/s   (ratio {fast / slow:.2f}x)")
     if not args.no_review:
-        jobs, cells = review.jobs(), duties.cells()
+        jobs = review.jobs() + review.proposal_jobs(PROPOSED_BY_FINDINGS)
+        cells, pairs = duties.cells(), sessions.settings()
         started = time.perf_counter()
-        done = review.run_all([*jobs, *cells], workers=2)
+        done = review.run_all([*jobs, *cells, *pairs], workers=2)
         seconds = time.perf_counter() - started
         total = sum(o.states for o in review.outcomes_of(done))
         explored = sum(p.explored for p in review.placements_of(done))
         print(
             f"full default review: {len(jobs)} explorations, {total:,} states, duty placement "
-            f"{len(cells)} cells, {explored} explorations: {seconds:.1f}s wall on 2 workers"
+            f"{len(cells)} cells, {explored} explorations, two sessions in {len(pairs)} "
+            f"settings: {seconds:.1f}s wall on 2 workers (without writing the report)"
         )
 
 
