@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from model.check.review import Job, run
+from model.check.review import INTERRUPTED, Job, run
 from model.config import Bounds, Config, baseline
 from model.invariants import INVARIANTS
 from model.liveness import LIVENESS
 from model.mutations import MUTATIONS, Mutation
 from model.network import Semantics
-
-# v2 at one prediction, as in the review's interrupted environment.
-INTERRUPTED = {1: Bounds(cancels=1), 2: Bounds(cancels=1, blocked=1, predictions=1)}
 
 
 def _new_breaks(mutation: Mutation, base: Config) -> set[str]:

@@ -96,11 +96,14 @@ def _live_load() -> list[Config]:
     return [baseline(Revision.CURRENT, v, load_on_live_connection=True) for v in VERSIONS]
 
 
+# A cancel, and in v2 a turn blocked on requires_action; v2 at one prediction, as a blocked
+# turn and a cancel multiply its graph by about 8.
+INTERRUPTED = {1: Bounds(cancels=1), 2: Bounds(cancels=1, blocked=1, predictions=1)}
+
+
 def _interrupted() -> list[Config]:
-    # v2 at one prediction: a blocked turn and a cancel multiply its graph by about 8.
-    bounds = {1: Bounds(cancels=1), 2: Bounds(cancels=1, blocked=1, predictions=1)}
     return [
-        baseline(Revision.CURRENT, v, semantics=sem, bounds=bounds[v])
+        baseline(Revision.CURRENT, v, semantics=sem, bounds=INTERRUPTED[v])
         for v in VERSIONS
         for sem in Semantics
     ]

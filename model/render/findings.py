@@ -123,11 +123,8 @@ def _finding_2(data: Review) -> str:
 
 def _finding_3(data: Review) -> str:
     v1, v2 = _base(data, CURRENT, 1, "sdk"), _base(data, CURRENT, 2, "sdk")
-    lt5, lt6, latest = (
-        "withdrawn_after_prompt",
-        "withdrawn_after_foreground_work",
-        ("client_holds_latest"),
-    )
+    lt5, lt6 = "withdrawn_after_prompt", "withdrawn_after_foreground_work"
+    latest = "client_holds_latest"
     _need({lt5, "stale_list_eventually_dropped"} <= set(v1["violated_in_force"]), 3, "v1 sdk")
     _need({lt5, lt6} <= set(v2["violated_in_force"]), 3, "v2 sdk")
     for v in (1, 2):
