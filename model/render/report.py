@@ -134,20 +134,21 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
     out += [
         "The current revision's compliant peers in a changed environment; 'breaks' lists what "
         "fails beyond what they fail in the same version and transport without the change.",
-        "",
     ]
-    rows = [
-        [
-            env.change,
-            f"v{env.version}",
-            env.semantics,
-            _bounds(Bounds(**env.bounds), env.version),
-            f"{env.states:,}",
-            ", ".join(env.beyond_baseline) or "nothing",
-        ]
-        for env in summary.environments.values()
-    ]
-    out += _table(["change", "version", "semantics", "bounds", "states", "breaks"], rows)
+    by_change: dict[str, list[list[str]]] = {}
+    for env in summary.environments.values():
+        by_change.setdefault(env.change, []).append(
+            [
+                f"v{env.version}",
+                env.semantics,
+                _bounds(Bounds(**env.bounds), env.version),
+                f"{env.states:,}",
+                ", ".join(env.beyond_baseline) or "nothing",
+            ]
+        )
+    for change, env_rows in by_change.items():
+        out += ["", f"{change[0].upper()}{change[1:]}:", ""]
+        out += _table(["version", "semantics", "bounds", "states", "breaks"], env_rows)
     if summary.two_sessions:
         out += _two_sessions_section(summary.two_sessions)
     if summary.failures:
