@@ -27,3 +27,24 @@ def shared_text() -> Callable[[str], str]:
         return path.read_text(encoding="utf-8")
 
     return read
+
+
+@pytest.fixture(scope="session")
+def small_review(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A review with every section of the report, written to a folder: every baseline and
+    environment, the v1 stdio mutations, one proposal and one two-session setting."""
+    from model.check import review, sessions
+    from model.render import report
+
+    todo: list[review.Task] = [
+        j
+        for j in review.jobs()
+        if j.kind != "mutation" or (j.config.version, j.config.semantics.value) == (1, "fifo")
+    ]
+    todo += [*review.proposal_jobs(["ordered-updates"]), sessions.settings()[0]]
+    done = review.run_all(todo, workers=2)
+    outcomes = review.outcomes_of(done)
+    summary = review.summarize(outcomes, (), review.sharings_of(done))
+    out = tmp_path_factory.mktemp("review")
+    report.write(out, summary, outcomes)
+    return out

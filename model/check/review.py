@@ -623,7 +623,9 @@ def summarize(
 
 
 def counterexamples(outcomes: Sequence[Outcome]) -> Iterator[tuple[Job, str, Counterexample]]:
-    """Every counterexample, by job and property, in a stable order."""
-    for o in sorted(outcomes, key=lambda o: o.job.key):
+    """Every counterexample, by job and property, in a stable order: the current revision's
+    first."""
+    revisions = list(Revision)
+    for o in sorted(outcomes, key=lambda o: (revisions.index(o.job.config.revision), o.job.key)):
         for name in o.violated:
             yield o.job, name, o.counterexamples[name]

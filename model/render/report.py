@@ -4,8 +4,8 @@ file per counterexample.  Outputs are deterministic and written atomically."""
 from __future__ import annotations
 
 import html
+import itertools
 import json
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -81,6 +81,7 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
         "## Rules broken one at a time",
         "",
     ]
+    by_key = {o.job.key: o for o in outcomes}
     rows = [
         [
             rid,
@@ -88,7 +89,7 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
             r.section,
             load_bearing(r),
             ", ".join(r.breaks) or "-",
-            r.shortest if r.shortest is not None else "-",
+            _link_to_shortest(r, by_key),
         ]
         for rid, r in summary.rules.items()
     ]
@@ -168,10 +169,35 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
         out += _audit_section(summary.audit)
     out += ["", "## Counterexamples", ""]
     for job, name, cex in counterexamples(outcomes):
-        out += [f"### {job.key}: {name}", ""]
-        out += [*sequence(cex.start, cex.steps, job.config.version)]
-        out += [cex.ending, ""] if cex.ending else [""]
+        out += [f"### {_heading(job.key, name)}", ""]
+        out += [*sequence(cex.start, cex.steps, job.config.version), ""]
+        out += [cex.ending, ""] if cex.ending else []
+        out += [f"[Back to the {_BACK[job.kind][0]}](#{anchor(_BACK[job.kind][1])})", ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+# Where a counterexample's reader came from, by the kind of its exploration.
+_BACK = {
+    "baseline": ("compliant peers", "Compliant peers"),
+    "mutation": ("rules", "Rules broken one at a time"),
+    "environment": ("environment changes", "Environment changes"),
+    "proposal": ("proposals", "Proposals"),
+}
+
+
+def _heading(key: str, name: str) -> str:
+    return f"{key}: {name}"
+
+
+def _link_to_shortest(r: RuleVerdict, by_key: dict[str, Outcome]) -> str:
+    """The rule's shortest counterexample as a link to it in the report ('-' if none)."""
+    for setting in r.environments:
+        if setting.shortest is None or setting.shortest != r.shortest:
+            continue
+        paths = by_key[setting.key].counterexamples
+        name = next(n for n in setting.breaks if len(paths[n].steps) == r.shortest)
+        return f"[{r.shortest}](#{anchor(_heading(setting.key, name))})"
+    return "-"
 
 
 def _two_sessions_section(verdicts: Sequence[TwoSessionsVerdict]) -> list[str]:
@@ -351,52 +377,50 @@ def _audit_section(of: AuditOfFile) -> list[str]:
     return out
 
 
-def _inline(text: str) -> str:
-    """Escape `text` for HTML, then render **bold** and `code`."""
-    out = html.escape(text)
-    out = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", out)
-    return re.sub(r"`(.+?)`", r"<code>\1</code>", out)
+def anchor(title: str) -> str:
+    """The fragment a heading gets, as GitHub makes it: lower case, punctuation other than
+    `-` and `_` dropped, spaces as hyphens; so report.md's links work there and in report.html."""
+    kept = "".join(c for c in title.lower() if c.isalnum() or c in " -_")
+    return kept.replace(" ", "-")
+
+
+_STYLE = (
+    "body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;"
+    "line-height:1.4}p,li{overflow-wrap:anywhere}.wide{overflow-x:auto;margin:.5rem 0}"
+    "table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:.2rem .5rem;"
+    "text-align:left;vertical-align:top}th{background:#eee}h3{overflow-wrap:anywhere}"
+    "nav ol{columns:16rem}"
+)
 
 
 def html_page(markdown_text: str) -> str:
-    """A self-contained HTML page for the Markdown report (tables and headings rendered)."""
-    body: list[str] = []
-    in_table = False
-    for line in markdown_text.splitlines():
-        if line.startswith("|"):
-            cells = [_inline(c.strip()) for c in line.strip("|").split(" | ")]
-            if set(line) <= {"|", "-"}:
-                continue
-            tag = "th" if not in_table else "td"
-            if not in_table:
-                body.append("<table>")
-                in_table = True
-            body.append("<tr>" + "".join(f"<{tag}>{c}</{tag}>" for c in cells) + "</tr>")
-            continue
-        if in_table:
-            body.append("</table>")
-            in_table = False
-        text = _inline(line)
-        if line.startswith("### "):
-            body.append(f"<h3>{html.escape(line[4:])}</h3>")
-        elif line.startswith("## "):
-            body.append(f"<h2>{html.escape(line[3:])}</h2>")
-        elif line.startswith("# "):
-            body.append(f"<h1>{html.escape(line[2:])}</h1>")
-        elif line:
-            body.append(f"<p>{text}</p>")
-    if in_table:
-        body.append("</table>")
-    style = (
-        "body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem}"
-        "table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:.2rem .5rem;"
-        "text-align:left;vertical-align:top}th{background:#eee}p{margin:.2rem 0}"
+    """A self-contained HTML page for the Markdown report: headings with the same anchors as
+    on GitHub, a contents list of the sections, tables that scroll inside the page."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    tokens = md.parse(markdown_text)
+    seen: dict[str, int] = {}
+    sections = []
+    for heading, inline in itertools.pairwise(tokens):
+        if heading.type == "heading_open":
+            slug = anchor(inline.content)
+            n = seen.get(slug, 0)
+            seen[slug] = n + 1
+            heading.attrSet("id", f"{slug}-{n}" if n else slug)
+            if heading.tag == "h2":
+                sections.append((heading.attrGet("id"), inline.content))
+    body = md.renderer.render(tokens, md.options, {})
+    body = body.replace("<table>", '<div class="wide"><table>').replace(
+        "</table>", "</table></div>"
     )
+    contents = "".join(f'<li><a href="#{i}">{html.escape(t)}</a></li>' for i, t in sections)
+    body = body.replace("</h1>\n", f"</h1>\n<nav><h2>Contents</h2><ol>{contents}</ol></nav>\n", 1)
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>Spec review: prompt suggestions</title><style>{style}</style></head>\n<body>\n"
-        + "\n".join(body)
-        + "\n</body></html>\n"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>Spec review: prompt suggestions</title><style>{_STYLE}</style></head>\n"
+        f"<body>\n{body}</body></html>\n"
     )
 
 
