@@ -177,3 +177,15 @@ def test_progress_is_plain_lines_in_a_log(tmp_path: Path) -> None:
         [*argv, "--quiet", "--out", str(tmp_path / "b")], capture_output=True, text=True, check=True
     )
     assert "sessions: " not in quiet.stderr
+
+
+def test_tables_in_a_pipe_keep_every_cell_whole() -> None:
+    """Piped to a file or a CI log, a table is not cut to 80 columns."""
+    from model.rules import RULES
+
+    piped = subprocess.run(
+        [sys.executable, "-m", "model.cli", "rules"], capture_output=True, text=True, check=True
+    ).stdout
+    assert "…" not in piped
+    longest = max(RULES, key=lambda r: len(r.summary))
+    assert longest.summary in piped

@@ -12,8 +12,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from model.config import Config
 from model.render import diagrams
 from model.render.diagrams import dot_string, mermaid_text
+from model.render.narrate import Steps, flights, sequence
+from model.state import World
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = 'Fix "it" [now] <script>alert(1)</script> & \\ back\nslash --> x; y: z #1'
@@ -76,3 +79,50 @@ def test_hostile_label_renders_as_text_in_svg() -> None:
     texts = "".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
     assert "<script>alert(1)</script>" in texts  # shown as text, not parsed as markup
     assert not list(root.iter("{http://www.w3.org/2000/svg}script"))
+
+
+def test_the_overtaking_chart_draws_the_withdrawal_crossing_the_list(
+    generated: list[diagrams.Diagram],
+) -> None:
+    """Finding 3's picture: the withdrawal sent at step 5 arrives at step 6, before the list
+    sent at step 4 arrives at step 7, so the two arrows cross."""
+    chart = next(d for d in generated if d.name == "msc-overtaking-unordered")
+    assert "p5_agent -> p6_client;" in chart.dot and "n4 [" in chart.dot
+    assert "p4_agent -> p7_client;" in chart.dot
+    assert "6. client receives prompt_suggestions_update suggestions: [] (withdraw)" in chart.dot
+    assert "overtakes what step 4 sent" in chart.mermaid
+
+
+def _counterexamples() -> list[tuple[Config, World, Steps]]:
+    """Every counterexample of the current revision's v1 review, over stdio and unordered."""
+    from model.check import review
+
+    found = []
+    for job in review.jobs():
+        c = job.config
+        if (c.version, c.revision.value) != (1, "2026-11-14") or c.semantics.value == "sdk":
+            continue
+        outcome = review.run(job)
+        found += [(c, x.start, x.steps) for x in outcome.counterexamples.values()]
+    return found
+
+
+def test_every_message_of_a_counterexample_is_told_and_drawn() -> None:
+    """Each message a step sends is named in that step's sentence, and each delivered message
+    is an arrow from the step that sent it to the step that delivers it."""
+    paths = _counterexamples()
+    assert len(paths) > 20
+    for cfg, start, steps in paths:
+        chart = diagrams.sequence_chart("x", "x", cfg, start, steps)
+        told = sequence(start, steps, cfg.version)
+        before = start
+        for i, (action, after) in enumerate(steps, 1):
+            sent = 0
+            for channel in ("to_agent", "to_client"):
+                left = len(getattr(before, channel)) - (action.name == f"deliver_{channel}")
+                sent += max(0, len(getattr(after, channel)) - left)
+            assert told[i - 1].count(" sends ") >= sent, told[i - 1]
+            before = after
+        for i, flight in flights(start, steps).delivered.items():
+            src, dst = diagrams._lanes_of(steps[i - 1][0])
+            assert f"p{flight.sent}_{src} -> p{i}_{dst};" in chart.dot, (i, told)

@@ -3,3 +3,20 @@
 May import everything: the protocol model, `model.check`, `model.render`, `model.wire` and the
 simulator (`sims`); nothing imports it.
 """
+
+import signal
+
+
+def entry() -> int:
+    """The `acp-suggestions` command: Ctrl-C while the command line is still loading exits
+    130 without a traceback, as it does once a command runs; once it is done, a late Ctrl-C
+    is ignored rather than shown as a traceback on the way out."""
+    try:
+        from model.cli.main import main
+
+        code = main()
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        code = 130
+    return code

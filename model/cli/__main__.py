@@ -2,6 +2,6 @@
 
 import sys
 
-from model.cli.main import main
+from model.cli import entry
 
-sys.exit(main())
+sys.exit(entry())

@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 # Each subcommand imports what it needs when it runs, so `--help` and a small `trace check`
 # start fast (the SDK's schema alone takes half a second to import).
 err = Console(stderr=True, soft_wrap=True)
+# Tables to a terminal fit it; to a pipe or a file they keep every cell whole (rich would
+# otherwise cut them at 80 columns).
+stdout = Console(width=None if sys.stdout.isatty() else 1_000)
 
 
 class UsageError(Exception):
@@ -49,7 +52,7 @@ def _rules(args: argparse.Namespace) -> int:
     table = Table("id", "revision", "section", "level", "side", "v", "check", "summary")
     for row in rows:
         table.add_row(*row)
-    Console().print(table)
+    stdout.print(table)
     return 0
 
 
@@ -247,12 +250,12 @@ def _review(args: argparse.Namespace) -> int:
             ", ".join(r.breaks) or "-",
             str(r.shortest or "-"),
         )
-    Console().print(table)
+    stdout.print(table)
     settings = Table("compliant peers", "v", "transport", "states", "broken (in force)")
     for b in summary.baselines.values():
         row = (b.revision, str(b.version), b.semantics, f"{b.states:,}")
         settings.add_row(*row, ", ".join(b.violated_in_force) or "none")
-    Console().print(settings)
+    stdout.print(settings)
     err.print(
         f"{len(jobs)} explorations, {summary.states_explored:,} states"
         + (
@@ -427,7 +430,7 @@ def _simulate(args: argparse.Namespace) -> int:
             sim_report.cell(row["wasted_share"]),
             sim_report.cell(row["flicker_per_100_turns"]),
         )
-    Console().print(table)
+    stdout.print(table)
     sessions = sum(t.sessions for t in totals)
     events = sum(t.events for t in totals)
     err.print(

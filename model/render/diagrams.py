@@ -18,7 +18,7 @@ from model.invariants import INVARIANTS
 from model.mutations import MUTATIONS
 from model.network import Semantics
 from model.render.atomic import write_atomic
-from model.render.narrate import describe
+from model.render.narrate import flights, sequence
 from model.rules import Revision
 from model.state import World
 from model.system import Action
@@ -223,6 +223,26 @@ def _lanes_of(action: Action) -> tuple[str, str]:
     return action.actor, action.actor
 
 
+# Where the chart puts each lifeline, its step texts and its rows (inches).
+_LANE_X = {"user": 0.0, "client": 2.5, "agent": 6.0}
+_TEXT_X = 7.0
+_ROW = 0.45
+_CHAR = 0.076  # about the width of a character of 10-point Helvetica
+
+
+def _at(lane: str, row: int, dx: float = 0.0, dy: float = 0.0) -> str:
+    return f'pos="{_LANE_X[lane] + dx:.2f},{dy - row * _ROW:.2f}!"'
+
+
+def _left(text: str) -> str:
+    """A DOT label of `text`, left-justified in its node."""
+    return dot_string(text)[:-1] + '\\l"'
+
+
+def _text_at(width: float, row: int) -> str:
+    return f'pos="{_TEXT_X + width / 2:.2f},{-row * _ROW:.2f}!"'
+
+
 def sequence_chart(
     name: str,
     caption: str,
@@ -231,46 +251,60 @@ def sequence_chart(
     steps: tuple[tuple[Action, World], ...],
     ending: str = "",
 ) -> Diagram:
-    """A message sequence chart of one counterexample; `ending` says how a leads-to
-    counterexample goes on after its last step."""
+    """A message sequence chart of one counterexample, with every node placed by hand so that
+    a message runs from the step that sent it to the step that delivers it: one that
+    overtakes another crosses it. `ending` says how a leads-to counterexample goes on."""
     dot = [
         "digraph G {",
-        "  rankdir=TB; splines=false; nodesep=2.2;",
-        '  node [shape=point, width=0.01]; edge [fontname="Helvetica", fontsize=10];',
+        "  layout=neato; splines=line; outputorder=edgesfirst;",
+        '  node [shape=point, width=0.01, fontname="Helvetica", fontsize=10];',
+        '  edge [fontname="Helvetica", fontsize=10];',
     ]
+    flown, left = flights(init, steps)
+    waiting = [(channel, at) for channel, sent in left.items() for at in sent]
+    words = "still in flight: what step " + ", ".join(str(at) for _, at in waiting) + " sent"
+    last = len(steps) + 1 + bool(waiting) + bool(ending)
     for lane in _LANES:
         dot.append(
-            f'  h_{lane} [shape=box, label={dot_string(lane)}, fontname="Helvetica", group={lane}];'
+            f"  h_{lane} [shape=box, label={dot_string(lane)}, fontsize=12, {_at(lane, 0)}];"
         )
-    # Keep the lifelines in order: user, client, agent.
-    dot.append("  { rank=same; h_user -> h_client -> h_agent [style=invis]; }")
-    prev = {lane: f"h_{lane}" for lane in _LANES}
+        dot.append(f"  e_{lane} [{_at(lane, last)}];")
+        dot.append(f"  h_{lane} -> e_{lane} [arrowhead=none, style=dashed];")
     mer = ["sequenceDiagram"] + [f"  participant {lane}" for lane in _LANES]
-    before = init
-    for i, (action, after) in enumerate(steps, 1):
-        text = describe(action, before, after, cfg.version)
+    texts = sequence(init, steps, cfg.version)
+    for i, (_, overtook) in flown.items():
+        if overtook:
+            texts[i - 1] += f" (overtakes what step {', '.join(map(str, overtook))} sent)"
+    # The steps' words in a column on the right, left-justified in one box width.
+    width = _CHAR * max(map(len, [*texts, ending, words if waiting else ""]))
+    column = f"shape=plaintext, width={width:.2f}, fixedsize=true"
+    for i, ((action, _), text) in enumerate(zip(steps, texts, strict=True), 1):
         src, dst = _lanes_of(action)
-        row = [f"p{i}_{lane}" for lane in _LANES]
-        dot.append("  { rank=same; " + " -> ".join(row) + " [style=invis]; }")
-        dot += [f"  p{i}_{lane} [group={lane}];" for lane in _LANES]  # straight lifelines
-        for lane in _LANES:
-            dot.append(f"  {prev[lane]} -> p{i}_{lane} [arrowhead=none, style=dashed];")
-            prev[lane] = f"p{i}_{lane}"
-        label = dot_string(f"{i}. {text}")
+        flight = flown.get(i)
+        dot.append(f"  t{i} [{column}, label={_left(text)}, {_text_at(width, i)}];")
+        dot += [f"  p{i}_{lane} [{_at(lane, i)}];" for lane in _LANES]
+        number = dot_string(str(i))
         if src == dst:
             dot.append(
-                f"  p{i}_{src} [shape=box, width=0, label={label}, fontsize=10, "
-                'fontname="Helvetica"];'
+                f"  n{i} [shape=box, label={number}, width=0.3, height=0.25, {_at(src, i)}];"
             )
-            mer.append(f"  Note over {src}: {mermaid_text(f'{i}. {text}')}")
+            mer.append(f"  Note over {src}: {mermaid_text(text)}")
         else:
-            dot.append(f"  p{i}_{src} -> p{i}_{dst} [label={label}, constraint=false];")
-            mer.append(f"  {src}->>{dst}: {mermaid_text(f'{i}. {text}')}")
-        before = after
+            # Mermaid draws arrows flat: there the words say what was overtaken.
+            start = f"p{flight.sent}_{src}" if flight and flight.sent else f"p{i}_{src}"
+            toward = 0.3 if _LANE_X[src] > _LANE_X[dst] else -0.3
+            dot.append(f"  {start} -> p{i}_{dst};")
+            dot.append(f"  m{i} [shape=plaintext, label={number}, {_at(dst, i, toward, 0.14)}];")
+            mer.append(f"  {src}->>{dst}: {mermaid_text(text)}")
+    if waiting:
+        # What never arrived: a dashed arrow from its sending step to the end of the chart.
+        dot.append(f"  w [{column}, label={_left(words)}, {_text_at(width, len(steps) + 1)}];")
+        for channel, at in waiting:
+            src, dst = ("client", "agent") if channel == "to_agent" else ("agent", "client")
+            dot.append(f"  p{at}_{src} -> e_{dst} [style=dashed];")
+        mer.append(f"  Note over client,agent: {mermaid_text(words)}")
     if ending:
-        style = 'shape=box, style=dashed, fontsize=10, fontname="Helvetica"'
-        dot.append(f"  end [{style}, label={dot_string(ending)}];")
-        dot.append(f"  {prev['agent']} -> end [style=invis];")
+        dot.append(f"  end [{column}, label={_left(ending)}, {_text_at(width, last)}];")
         mer.append(f"  Note over user,agent: {mermaid_text(ending)}")
     dot.append("}")
     return Diagram(name, caption, "\n".join(dot) + "\n", "\n".join(mer) + "\n")

@@ -3,10 +3,13 @@ messages sent and delivered."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from model.state import Cancel, Load, LoadResponse, Prompt, PromptResponse, Update, World
 from model.system import Action
 
 Steps = tuple[tuple[Action, World], ...]
+_REOPENS = ("load", "resume_without_replay")
 
 
 def _message(msg: object, version: int) -> str:
@@ -70,7 +73,7 @@ def describe(action: Action, before: World, after: World, version: int) -> str:
     )
     outs = [f"client sends {_message(m, version)}" for m in new_to_agent]
     outs += [f"agent sends {_message(m, version)}" for m in sent]
-    if action.name in ("load", "resume_without_replay") and not new_to_agent:
+    if action.name in _REOPENS and not new_to_agent:
         # Reopened on a new connection: what was in flight on the old one is lost, the agent
         # reads the load at once, and what it answered is in flight.
         load = _message(Load(action.name == "load"), version)
@@ -89,3 +92,43 @@ def sequence(init: World, steps: Steps, version: int) -> list[str]:
         lines.append(f"{i}. {describe(action, prev, world, version)}")
         prev = world
     return lines
+
+
+class Flight(NamedTuple):
+    """A delivered message's time in flight: the step that sent it (0: before the path) and
+    the steps that sent older messages of the same direction it overtook."""
+
+    sent: int
+    overtook: tuple[int, ...]
+
+
+class Flights(NamedTuple):
+    """The messages of a path: each delivery's flight by the step that delivers it, and the
+    steps that sent what is still in flight at the end, by direction."""
+
+    delivered: dict[int, Flight]
+    in_flight: dict[str, list[int]]
+
+
+def flights(init: World, steps: Steps) -> Flights:
+    """When each message of a path was sent, what it overtook and whether it arrived, from
+    the channels' contents step by step."""
+    stamps = {"to_agent": [0] * len(init.to_agent), "to_client": [0] * len(init.to_client)}
+    out: dict[int, Flight] = {}
+    before = init
+    for i, (action, after) in enumerate(steps, 1):
+        # A reopen on a new connection: the old channels are gone, everything now is new.
+        fresh = action.name in _REOPENS and not after.to_agent[len(before.to_agent) :]
+        for channel, sent in stamps.items():
+            rest: tuple[object, ...] = getattr(before, channel)
+            if action.actor == "net" and action.name == f"deliver_{channel}":
+                at = sent.pop(action.arg)
+                out[i] = Flight(at, tuple(t for t in sent if t < at))
+                rest = rest[: action.arg] + rest[action.arg + 1 :]
+            now: tuple[object, ...] = getattr(after, channel)
+            if fresh:
+                sent[:] = [i] * len(now)
+            else:
+                sent += [i] * (len(now) - len(rest))
+        before = after
+    return Flights(out, stamps)
