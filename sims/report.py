@@ -12,7 +12,7 @@ from typing import Any
 
 from model.render.atomic import write_atomic
 from sims.metrics import Totals
-from sims.scenario import Point, Scenario
+from sims.scenario import CHANCES, TIMINGS, Point, Scenario
 
 PLOTTED = ("stale_exposure_p50", "stale_exposure_p95", "stale_exposure_p99")
 OVERVIEW = (
@@ -80,6 +80,16 @@ def _axis(scenario: Scenario) -> str | None:
     return None
 
 
+def _label(key: str) -> str:
+    """A swept parameter as an axis label, with its unit."""
+    head, _, field = key.partition(".")
+    if (head in TIMINGS and field != "sigma") or head == "flicker_window":
+        return f"{key} (s)"
+    if head in CHANCES:
+        return f"{key} (chance)"
+    return key
+
+
 def plot(out: Path, scenario: Scenario, table: list[dict[str, Any]]) -> list[Path]:
     """Stale exposure p50/p95/p99 against the first numeric swept parameter, one line per
     setting of the others, and an overview of the other figures; none without such a sweep."""
@@ -106,18 +116,27 @@ def plot(out: Path, scenario: Scenario, table: list[dict[str, Any]]) -> list[Pat
         ),
         ("overview.png", list(OVERVIEW), "Suggestions under network delay"),
     ):
-        fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8), squeeze=False)
-        for ax, (metric, label) in zip(axes[0], panels, strict=True):
+        # At most three panels a row, so each stays legible where the picture is shown.
+        ncols = min(3, len(panels))
+        nrows = -(-len(panels) // ncols)
+        fig, axes = plt.subplots(
+            nrows, ncols, figsize=(4.6 * ncols, 3.4 * nrows + 0.5), squeeze=False
+        )
+        for ax, (metric, label) in zip(axes.flat, panels, strict=False):
             for name, points in lines.items():
                 ax.plot([r[x] for r in points], [r[metric] for r in points], marker="o", label=name)
-            ax.set_xlabel(x)
-            ax.set_title(label, fontsize=9)
+            ax.set_xlabel(_label(x))
+            ax.set_title(label, fontsize=10)
             ax.grid(True, alpha=0.3)
             if log:
                 ax.set_xscale("log")
-        axes[0][0].legend(fontsize=7)
+        for ax in axes.flat[len(panels) :]:
+            ax.set_visible(False)
+        # The legend under the panels, where it hides no point.
+        handles, names = axes[0][0].get_legend_handles_labels()
+        fig.legend(handles, names, loc="lower center", ncol=min(len(names), 4), fontsize=9)
         fig.suptitle(f"{title} ({scenario.raw.get('name', 'scenario')})")
-        fig.tight_layout()
+        fig.tight_layout(rect=(0, 0.5 / (3.4 * nrows + 0.5), 1, 1))
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=110, metadata={"Software": None})
         plt.close(fig)

@@ -52,7 +52,7 @@ DEFAULTS: dict[str, Any] = {
     "resume_replays": True,  # v2: resume with replayFrom (v1 load always replays)
     "replay_duration": {"dist": "uniform", "low": 0.1, "high": 0.5},
 }
-_DISTS = (
+TIMINGS = (  # parameters that are distributions of a time in seconds
     "latency",
     "latency_to_agent",
     "latency_to_client",
@@ -65,6 +65,7 @@ _DISTS = (
     "foreground_duration",
     "replay_duration",
 )
+CHANCES = ("no_prediction", "accept", "dismiss", "foreground", "reopen")  # probabilities
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +183,7 @@ def compile_point(raw: Mapping[str, Any], label: dict[str, Any], base: Path) -> 
         raise ScenarioError("name", f"expected a string, got {raw['name']!r}")
     turns = _count(raw, "turns", 1, 1000)
     foreground, reopen = _chance(raw, "foreground"), _chance(raw, "reopen")
-    dists = {key: compile_dist(raw[key], key, base) for key in _DISTS if raw[key] is not None}
+    dists = {key: compile_dist(raw[key], key, base) for key in TIMINGS if raw[key] is not None}
     return Point(
         label=label,
         params=raw,

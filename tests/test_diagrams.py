@@ -126,3 +126,13 @@ def test_every_message_of_a_counterexample_is_told_and_drawn() -> None:
         for i, flight in flights(start, steps).delivered.items():
             src, dst = diagrams._lanes_of(steps[i - 1][0])
             assert f"p{flight.sent}_{src} -> p{i}_{dst};" in chart.dot, (i, told)
+
+
+def test_the_state_graph_has_a_legend_and_names_each_state(
+    generated: list[diagrams.Diagram],
+) -> None:
+    graph = next(d for d in generated if d.name == "state-graph-lt5-broken")
+    assert "cluster_legend" in graph.dot
+    tips = re.findall(r"  s\d+ \[label=\"\d+\", tooltip=\"([^\"]+)\"", graph.dot)
+    assert tips and all(t.startswith("agent: ") and "; client: list " in t for t in tips)
+    assert any(t.endswith("violates withdrawn_after_prompt") for t in tips)

@@ -382,3 +382,12 @@ def test_an_unwritable_output_folder_is_a_clear_error(
     code = main(["simulate", "--sessions", "3", "--jobs", "1", "--out", str(blocker / "x")])
     assert code == 2
     assert "error: Not a directory" in capsys.readouterr().err
+
+
+def test_plot_axes_name_their_unit() -> None:
+    from sims.report import _label
+
+    assert _label("latency.median") == "latency.median (s)"
+    assert _label("prediction.sigma") == "prediction.sigma"
+    assert _label("accept") == "accept (chance)"
+    assert _label("sessions") == "sessions"

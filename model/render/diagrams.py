@@ -18,7 +18,7 @@ from model.invariants import INVARIANTS
 from model.mutations import MUTATIONS
 from model.network import Semantics
 from model.render.atomic import write_atomic
-from model.render.narrate import flights, sequence
+from model.render.narrate import describe_world, flights, sequence
 from model.rules import Revision
 from model.state import World
 from model.system import Action
@@ -187,10 +187,19 @@ def state_graph() -> Diagram:
         '  edge [fontname="Helvetica", fontsize=7];',
     ]
     mer = ["flowchart TD"]
+    red = ', style=filled, fillcolor="#f4a6a6"'
+    dot += [
+        '  subgraph cluster_legend { label="legend"; fontname="Helvetica"; fontsize=10;',
+        "    node [shape=box, width=0, fontsize=9];",
+        '    legend_ok [label="n: a state (0: the first); hover over it for its contents"];',
+        f'    legend_bad [label="a state that violates an invariant in force"{red}];',
+        "    legend_ok -> legend_bad [style=invis];",
+        "  }",
+    ]
     for i, w in enumerate(result.worlds):
         bad = [p.name for p in in_force if not p.holds(cfg, w)]
-        style = ', style=filled, fillcolor="#f4a6a6"' if bad else ""
-        tip = "; ".join(bad) if bad else "ok"
+        tip = describe_world(w, cfg.version) + (f"; violates {', '.join(bad)}" if bad else "")
+        style = red if bad else ""
         dot.append(f"  s{i} [label={dot_string(str(i))}, tooltip={dot_string(tip)}{style}];")
         mer.append(f'  s{i}(("{i}"))' + (":::bad" if bad else ""))
     for u, v, action in sorted(result.graph.edges(data="action"), key=lambda e: (e[0], e[1])):

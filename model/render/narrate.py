@@ -85,6 +85,19 @@ def describe(action: Action, before: World, after: World, version: int) -> str:
     return "; ".join([text, *outs])
 
 
+def describe_world(w: World, version: int) -> str:
+    """A world in words: each side's session and list, and what is in flight each way."""
+
+    def flying(messages: tuple[object, ...]) -> str:
+        return ", ".join(_message(m, version) for m in messages) or "nothing"
+
+    return (
+        f"agent: {w.agent.session.value}, list {w.agent.list_state.value}; "
+        f"client: list {w.client.list_state.value}, composer {w.client.composer.value}; "
+        f"to the agent: {flying(w.to_agent)}; to the client: {flying(w.to_client)}"
+    )
+
+
 def sequence(init: World, steps: Steps, version: int) -> list[str]:
     """A path as numbered sentences."""
     lines, prev = [], init
