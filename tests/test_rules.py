@@ -24,7 +24,8 @@ SOURCES = {
 # Where the model enforces rules: the actors' steps, the system's actions and the message layer.
 # The catalogue, the invariants and the mutations name rules too, but naming is not enforcing.
 ENFORCING = ("model/actors.py", "model/system.py", "model/messages.py")
-ID = re.compile(r"\b(?:UPD|SC|LT|TM|RP|CP|CAP|CT|D|L)-\d+\b")
+IDS = r"(?:UPD|SC|LT|TM|RP|CP|CAP|CT|D|L)-\d+"
+ID = re.compile(rf"\b{IDS}\b")
 
 
 def _ids_in(paths: tuple[str, ...]) -> set[str]:
@@ -85,3 +86,15 @@ def test_every_mutation_names_a_catalogued_rule_and_invariant() -> None:
 def test_readme_counts_are_current() -> None:
     readme = (ROOT / "README.md").read_text()
     assert counts_markdown() in readme, "README rule counts differ: acp-suggestions rules --counts"
+
+
+def test_the_catalogue_claims_a_trace_check_exactly_where_the_checker_makes_one() -> None:
+    """A rule marked "trace monitor" or "both" is one the trace checker reports (its id is in
+        the checker or the message layer it parses with), and every rule the checker reports is
+        marked so: the catalogue neither overclaims nor hides a check.  An id the checker reports
+    is a string in its code (mentions in comments do not count)."""
+    sources = [(ROOT / p).read_text() for p in ("model/wire/tracecheck.py", "model/messages.py")]
+    wire = {i for text in sources for i in re.findall(rf'"({IDS})"', text)}
+    claimed = {r.id for r in RULES if r.check in (Check.MONITOR, Check.BOTH)}
+    assert sorted(claimed - wire) == []
+    assert sorted(wire - claimed) == []
