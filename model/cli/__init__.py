@@ -11,9 +11,16 @@ def entry() -> int:
     """The `acp-suggestions` command: Ctrl-C while the command line is still loading exits
     130 without a traceback, as it does once a command runs; once it is done, a late Ctrl-C
     is ignored rather than shown as a traceback on the way out."""
-    try:
-        from model.cli.main import main
+    # While the modules load, a Ctrl-C is noted rather than raised: raised inside an import
+    # it can surface as a traceback the interpreter prints itself.
+    pressed: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(signum))
+    from model.cli.main import main
 
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    if pressed:
+        return 130
+    try:
         code = main()
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     except KeyboardInterrupt:
