@@ -18,12 +18,10 @@ import pydantic
 @functools.cache
 def _prompt_type() -> pydantic.TypeAdapter[list[Any]]:
     """The exact type of session/prompt's `prompt` field, taken from the SDK (rule UPD-4,
-    SC-1); loaded on first use, since the SDK's schema takes half a second to import."""
-    from acp.schema import PromptRequest
+    SC-1); loaded on first use, and without the rest of the SDK's schema (`model.sdk`)."""
+    from model.sdk import prompt_type
 
-    return pydantic.TypeAdapter(
-        PromptRequest.model_fields["prompt"].annotation  # type: ignore[arg-type, maybe-unrecognized-str-typeform]
-    )
+    return pydantic.TypeAdapter(prompt_type())
 
 
 TEXT, RESOURCE_LINK, IMAGE, AUDIO, RESOURCE = "text", "resource_link", "image", "audio", "resource"

@@ -14,8 +14,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from acp.meta import AGENT_METHODS, CLIENT_METHODS
-
 from model.messages import (
     AgentPromptCaps,
     ClientSuggestionCaps,
@@ -27,6 +25,7 @@ from model.messages import (
     parse_session_update,
 )
 from model.rules import RULES_BY_ID
+from model.sdk import methods
 
 Verdict = Literal["pass", "violation", "inconclusive"]
 Observer = Literal["client", "agent"]
@@ -48,7 +47,7 @@ _OTHER_UPDATES = frozenset(
 )
 # The methods each side serves (the ACP SDK's own lists): a request for anything else, but an
 # extension method (leading underscore), is not ACP traffic.
-_SERVED = {"agent": frozenset(AGENT_METHODS.values()), "client": frozenset(CLIENT_METHODS.values())}
+_SERVED = dict(zip(("agent", "client"), (frozenset(m.values()) for m in methods()), strict=True))
 # The shape rules each form of the update is checked against, by form.
 _SHAPE_RULES = {
     "update": ("UPD-1", "UPD-4", "UPD-5", "SC-1"),

@@ -1,0 +1,61 @@
+"""`model.sdk` loads part of the SDK's source: it must type content exactly as the SDK does."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import pydantic
+from hypothesis import given
+from hypothesis import strategies as st
+
+from model import sdk
+from tests.strategies import blocks, json_values
+
+KINDS = st.sampled_from(["text", "resource_link", "image", "audio", "resource", "other"])
+FIELDS = st.sampled_from(
+    ["text", "uri", "name", "data", "mimeType", "resource", "annotations", "_meta"]
+)
+near_blocks = st.builds(
+    lambda kind, extra: {"type": kind, **extra},
+    KINDS,
+    st.dictionaries(FIELDS, json_values, max_size=4),
+)
+
+
+def _full() -> pydantic.TypeAdapter[Any]:
+    from acp.schema import PromptRequest
+
+    return pydantic.TypeAdapter(PromptRequest.model_fields["prompt"].annotation)  # type: ignore[arg-type, maybe-unrecognized-str-typeform]
+
+
+FULL = _full()
+PART = pydantic.TypeAdapter(sdk.prompt_type())
+
+
+def _outcome(adapter: pydantic.TypeAdapter[Any], prompt: object) -> object:
+    try:
+        return ("ok", adapter.dump_python(adapter.validate_python(prompt), by_alias=True))
+    except pydantic.ValidationError as error:
+        return ("error", error.errors(include_url=False))
+
+
+@given(st.lists(blocks | near_blocks, max_size=3) | json_values)
+def test_the_partial_load_types_a_prompt_as_the_whole_sdk_does(prompt: object) -> None:
+    assert _outcome(PART, prompt) == _outcome(FULL, prompt)
+
+
+def test_the_method_tables_are_the_sdks() -> None:
+    from acp.meta import AGENT_METHODS, CLIENT_METHODS
+
+    assert sdk.methods() == (AGENT_METHODS, CLIENT_METHODS)
+
+
+def test_a_trace_check_does_not_import_the_sdk_package() -> None:
+    code = (
+        "import sys; from model.wire import tracecheck; from model import messages;"
+        "messages._prompt_type(); print(sorted(m for m in sys.modules if m.split('.')[0] == 'acp'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
