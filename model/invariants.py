@@ -36,6 +36,7 @@ class Property:
     reads: tuple[str, ...] = ()  # what of the world it reads (agent, client, to_agent,
     # to_client, or just whether to_client is empty: drained), so a checker may decide it once
     # per distinct value of those; () for the whole world
+    broken: str = ""  # an invariant: what is wrong in a state that breaks it, in words
 
     @property
     def doc(self) -> str:
@@ -155,64 +156,122 @@ def no_offer_from_before_own_prompt(cfg: Config, w: World) -> bool:
 
 INVARIANTS: tuple[Property, ...] = (
     Property(
-        "capability_respected", ("CAP-2", "D-8", "L-2"), capability_respected, reads=("to_client",)
+        "capability_respected",
+        ("CAP-2", "D-8", "L-2"),
+        capability_respected,
+        reads=("to_client",),
+        broken=(
+            "A suggestions update is on its way to a client that did not advertise "
+            "promptSuggestions."
+        ),
     ),
-    Property("never_in_transcript", ("CAP-2",), never_in_transcript, reads=("client",)),
     Property(
-        "content_supported", ("SC-1", "SC-3", "D-1", "L-1"), content_supported, reads=("to_client",)
+        "never_in_transcript",
+        ("CAP-2",),
+        never_in_transcript,
+        reads=("client",),
+        broken="The client shows a suggestion as part of the conversation.",
     ),
-    Property("no_blank_suggestion", ("SC-2", "L-4"), no_blank_suggestion, reads=("to_client",)),
     Property(
-        "prediction_current", ("LT-3", "LT-4", "L-3"), prediction_current, reads=("to_client",)
+        "content_supported",
+        ("SC-1", "SC-3", "D-1", "L-1"),
+        content_supported,
+        reads=("to_client",),
+        broken="A suggestion on its way uses a content type that one side did not advertise.",
+    ),
+    Property(
+        "no_blank_suggestion",
+        ("SC-2", "L-4"),
+        no_blank_suggestion,
+        reads=("to_client",),
+        broken="A suggestion on its way is only whitespace.",
+    ),
+    Property(
+        "prediction_current",
+        ("LT-3", "LT-4", "L-3"),
+        prediction_current,
+        reads=("to_client",),
+        broken=(
+            "A list on its way was predicted for an earlier point of the conversation than the "
+            "one it was sent at."
+        ),
     ),
     Property(
         "withdrawn_after_prompt",
         ("LT-5", "L-6"),
         withdrawn_after_prompt,
         reads=("agent", "client", "drained"),
+        broken=(
+            "Nothing is left in flight to the client, and it still holds a list predicted before "
+            "a prompt the agent has accepted."
+        ),
     ),
     Property(
         "withdrawn_after_foreground_work",
         ("LT-6",),
         withdrawn_after_foreground_work,
         reads=("agent", "client", "drained"),
+        broken=(
+            "Nothing is left in flight to the client, and it still holds a list predicted before "
+            "work the agent started without a prompt."
+        ),
     ),
     Property(
         "user_sends_every_prompt",
         ("CP-1", "CP-3", "D-5", "L-9"),
         user_sends_every_prompt,
         reads=("client",),
+        broken="A prompt was sent that the user did not send.",
     ),
     Property(
         "replay_carries_no_suggestions",
         ("RP-1", "D-6"),
         replay_carries_no_suggestions,
         reads=("to_client",),
+        broken="A suggestions update is part of a load or resume's replay.",
     ),
     Property(
         "list_starts_empty",
         ("LT-1", "RP-2", "L-7"),
         list_starts_empty,
         reads=("agent", "client"),
+        broken=(
+            "After a load or resume, the client still holds a list from before it, or the agent "
+            "holds a list while it replays."
+        ),
     ),
     Property(
         "client_holds_last_update",
         ("UPD-3", "UPD-6", "LT-2", "SC-4", "SC-5", "SC-6", "D-2"),
         client_holds_last_update,
         reads=("client",),
+        broken="The client's list is not the last update it received (less what it cannot use).",
     ),
     Property(
         "client_holds_latest",
         ("LT-2", "UPD-6", "D-1"),
         client_holds_latest,
         reads=("agent", "client", "drained"),
+        broken=(
+            "Nothing is left in flight to the client, and it holds a list older than the agent's "
+            "most recent one."
+        ),
     ),
-    Property("client_never_waits", ("TM-2", "TM-3", "D-7"), client_never_waits, reads=("client",)),
+    Property(
+        "client_never_waits",
+        ("TM-2", "TM-3", "D-7"),
+        client_never_waits,
+        reads=("client",),
+        broken=(
+            "The user has something to send, the protocol allows it, and the client holds it back."
+        ),
+    ),
     Property(
         "no_offer_from_before_own_prompt",
         ("D-4",),
         no_offer_from_before_own_prompt,
         reads=("client",),
+        broken="The client offers a suggestion predicted before the most recent prompt it sent.",
     ),
 )
 

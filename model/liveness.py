@@ -35,6 +35,7 @@ class LeadsTo:
     p: Callable[[Config, World], bool]
     q: Callable[[Config, World], bool]
     doc: str
+    broken: str  # what is wrong along a run that breaks it, in words
 
     def in_force(self, cfg: Config) -> bool:
         """Whether a rule of this property is in force in the configuration (a goal of the
@@ -83,6 +84,8 @@ LIVENESS: tuple[LeadsTo, ...] = (
         lambda cfg, w: not _stale_at_client(cfg, w),
         "After the agent accepts a prompt, the client eventually stops holding a list "
         "predicted before it.",
+        "The client comes to hold a list predicted before a prompt the agent accepted, and the "
+        "run shown goes on without it ever letting go of that list.",
     ),
     LeadsTo(
         "user_can_always_send",
@@ -91,6 +94,8 @@ LIVENESS: tuple[LeadsTo, ...] = (
         _can_send,
         "A user with a prompt in the composer can eventually send it, whether or not a "
         "suggestion ever comes.",
+        "The user has a prompt in the composer, and the run shown goes on without it ever "
+        "being sent.",
     ),
     LeadsTo(
         "fresh_list_eventually_offered",
@@ -100,5 +105,7 @@ LIVENESS: tuple[LeadsTo, ...] = (
         "A goal of the feature, not a rule (a client may show nothing): a list the agent "
         "sends for the conversation as it stands is eventually offered in the empty "
         "composer, unless a prompt or new work supersedes it or the user starts typing.",
+        "The agent sends a list for the conversation as it stands, and the run shown goes on "
+        "without the list ever being offered.",
     ),
 )

@@ -105,7 +105,6 @@ def prompt_type() -> Any:
     return schema.PromptRequest.model_fields["prompt"].annotation
 
 
-
 @functools.cache
 def methods() -> tuple[dict[str, str], dict[str, str]]:
     """The SDK's tables of the methods an agent and a client handle (`acp.meta`)."""

@@ -77,8 +77,8 @@ def test_review_outputs_are_complete_and_deterministic(tmp_path: Path) -> None:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     md = (tmp_path / "a" / "report.md").read_text()
     assert (
-        "| LT-5 | MUST | Lifetime | yes | withdrawn_after_prompt, stale_list_eventually_dropped"
-        in md
+        "| does not replace or withdraw its list when it accepts a prompt | yes | "
+        "withdrawn_after_prompt, stale_list_eventually_dropped" in md
     )
     itf = json.loads(
         (

@@ -14,7 +14,7 @@ import pytest
 from model.amendments import PROPOSED_BY_FINDINGS
 from model.check import duties, review, sessions
 from model.cli.main import main
-from model.render import findings, schema
+from model.render import findings, report, schema
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -84,8 +84,8 @@ def test_finding_6_only_a_client_that_shows_unknown_updates_puts_them_in_the_tra
 
 
 @pytest.fixture(scope="module")
-def review_json() -> dict[str, Any]:
-    """The default review, as `acp-suggestions review` writes it to review.json."""
+def full_review() -> tuple[review.Summary, list[review.Outcome]]:
+    """The default review, as `acp-suggestions review` runs it."""
     todo: list[review.Task] = [
         *review.jobs(),
         *review.proposal_jobs(PROPOSED_BY_FINDINGS),
@@ -93,11 +93,29 @@ def review_json() -> dict[str, Any]:
         *sessions.settings(),
     ]
     done = review.run_all(todo, workers=2)
-    summary = review.summarize(
-        review.outcomes_of(done), review.placements_of(done), review.sharings_of(done)
-    )
-    data: dict[str, Any] = json.loads(json.dumps(summary.as_json()))
+    outcomes = review.outcomes_of(done)
+    summary = review.summarize(outcomes, review.placements_of(done), review.sharings_of(done))
+    return summary, outcomes
+
+
+@pytest.fixture(scope="module")
+def review_json(full_review: tuple[review.Summary, list[review.Outcome]]) -> dict[str, Any]:
+    """The default review's review.json."""
+    data: dict[str, Any] = json.loads(json.dumps(full_review[0].as_json()))
     return data
+
+
+def test_the_report_opens_with_the_findings(
+    full_review: tuple[review.Summary, list[review.Outcome]], review_json: dict[str, Any]
+) -> None:
+    text = report.markdown(*full_review)
+    sections = [line for line in text.splitlines() if line.startswith("## ")]
+    assert sections[:3] == ["## Findings", "## Glossary", "## Rules broken one at a time"]
+    head = text.split("## Glossary")[0]
+    _, found = findings.items(review_json)
+    assert len(found) == len(findings.FINDINGS)
+    for n, finding in enumerate(found, 1):
+        assert f"\n{n}. {finding}\n" in head
 
 
 def test_the_readme_findings_are_what_the_review_writes(review_json: dict[str, Any]) -> None:

@@ -64,13 +64,13 @@ def test_contents_and_links_land_on_headings(small_review: Path) -> None:
     assert links and not [link for link in links if link not in ids]
     # Each rule's shortest counterexample is a link into the report, and each
     # counterexample links back to the table it belongs to.
-    assert re.search(r'<td><a href="#mutationlt-5v1fifo-[a-z_]+">\d+</a></td>', page)
-    assert '<a href="#rules-broken-one-at-a-time">Back to the rules</a>' in page
+    assert re.search(r'<td><a href="#run-\d+-[a-z_-]+-\d+-steps">\d+</a></td>', page)
+    assert 'Back to the <a href="#rules-broken-one-at-a-time">rules</a>' in page
     assert '<div class="wide"><table>' in page and "<ol>\n<li>user " in page
 
 
 def test_the_current_revision_comes_first(small_review: Path) -> None:
     text = (small_review / "report.md").read_text(encoding="utf-8")
     counterexamples = text.split("## Counterexamples", 1)[1]
-    current = counterexamples.find("### baseline.2026-11-14")
-    assert 0 <= current < counterexamples.find("### baseline.2026-10-15")
+    current = counterexamples.find("`baseline.2026-11-14")
+    assert 0 <= current < counterexamples.find("`baseline.2026-10-15")

@@ -432,7 +432,7 @@ class Proposal:
     settings: list[ProposalSetting]
 
 
-def _judged(job: Job) -> list[str]:
+def judged(job: Job) -> list[str]:
     """What a proposal is judged by: the properties in force, and the goals."""
     return _in_force(job) + [p.name for p in LIVENESS if not p.rules]
 
@@ -448,8 +448,8 @@ def _proposals(outcomes: Sequence[Outcome]) -> list[Proposal]:
         for v in VERSIONS:
             for setting, key, _ in _compared(v):
                 amended = amended_by[(f"{name}@{setting}", v)]
-                before = [n for n in by_key[key].violated if n in _judged(by_key[key].job)]
-                after = [n for n in amended.violated if n in _judged(amended.job)]
+                before = [n for n in by_key[key].violated if n in judged(by_key[key].job)]
+                after = [n for n in amended.violated if n in judged(amended.job)]
                 settings.append(
                     ProposalSetting(
                         key=key,

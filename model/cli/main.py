@@ -155,6 +155,7 @@ def _check(args: argparse.Namespace) -> int:
                 console.print(f"[red]VIOLATED[/] {p.name} ({', '.join(p.rules)}; {state}): {p.doc}")
                 for line in sequence(init, steps, cfg.version):
                     console.print("   " + line, markup=False)
+                console.print(f"   What is wrong: {p.broken}", markup=False)
             else:
                 console.print(f"{holds} {p.name} ({state})")
         for lt in LIVENESS:
@@ -176,6 +177,7 @@ def _check(args: argparse.Namespace) -> int:
             for line in sequence(result.worlds[0], steps, cfg.version):
                 console.print("   " + line, markup=False)
             console.print("   " + lasso.ending, markup=False)
+            console.print(f"   What is wrong: {lt.broken}", markup=False)
     return 1 if broken or result.deadlocks else 0
 
 
@@ -224,7 +226,14 @@ def _review(args: argparse.Namespace) -> int:
     from model.check.audit import audit
     from model.render import report
 
-    rfd_text = _read_rfd(args.rfd) if args.rfd else None
+    found = None
+    if args.rfd:
+        found = audit(_read_rfd(args.rfd), Revision(args.rfd_revision))
+        if not found.sentences:
+            raise UsageError(
+                f"--rfd {args.rfd}: no sentence with an RFC 2119 keyword (MUST, SHOULD, MAY "
+                "and their kin) was found; is this the RFD's text?"
+            )
     proposed = list(dict.fromkeys([*PROPOSED_BY_FINDINGS, *args.propose]))
     jobs = review.jobs() + review.proposal_jobs(proposed)
     cells = [] if args.no_duties else duties.cells()
@@ -235,8 +244,7 @@ def _review(args: argparse.Namespace) -> int:
     outcomes = review.outcomes_of(done)
     placements = review.placements_of(done)
     summary = review.summarize(outcomes, placements, review.sharings_of(done))
-    if rfd_text is not None:
-        found = audit(rfd_text, Revision(args.rfd_revision))
+    if found is not None:
         summary.audit = review.AuditOfFile(Path(args.rfd).name, args.rfd_revision, found)
     paths = report.write(Path(args.out), summary, outcomes)
     keep_only(Path(args.out), paths)

@@ -231,12 +231,18 @@ def _fill(text: str, indent: str = "") -> str:
     )
 
 
-def render(data: Review) -> str:
-    """The findings section of the README, between its markers."""
+def items(data: Review) -> tuple[str, list[str]]:
+    """The findings' introduction and the findings, each one paragraph."""
     if "duties" not in data:
         raise Unsupported("the review was run without the duty placement (--no-duties)")
-    out = [BEGIN, "", _fill(_intro(data)), ""]
-    out += [_fill(f"{n}. {finding(data)}", "   ") for n, finding in enumerate(FINDINGS, 1)]
+    return _intro(data), [finding(data) for finding in FINDINGS]
+
+
+def render(data: Review) -> str:
+    """The findings section of the README, between its markers."""
+    intro, found = items(data)
+    out = [BEGIN, "", _fill(intro), ""]
+    out += [_fill(f"{n}. {text}", "   ") for n, text in enumerate(found, 1)]
     return "\n".join([*out, END]) + "\n"
 
 

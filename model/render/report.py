@@ -7,10 +7,12 @@ import html
 import itertools
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from model.check.review import (
     AuditOfFile,
+    Counterexample,
     DutyRow,
     DutyTable,
     Outcome,
@@ -19,10 +21,12 @@ from model.check.review import (
     Summary,
     TwoSessionsVerdict,
     counterexamples,
+    judged,
 )
 from model.config import Bounds
 from model.invariants import PROPERTIES_BY_NAME
 from model.liveness import LIVENESS
+from model.render import findings
 from model.render.atomic import write_atomic
 from model.render.diagrams import sequence_chart
 from model.render.itf import dumps as itf_dumps
@@ -68,42 +72,88 @@ def load_bearing(verdict: RuleVerdict) -> str:
     return "**no**"
 
 
+_GLOSSARY = (
+    ("compliant peers", "an agent and a client that keep every rule of the revision in question"),
+    (
+        "mutation",
+        "the compliant peers with one rule broken on purpose, to see what the rule prevents",
+    ),
+    (
+        "load-bearing",
+        "breaking the rule alone breaks an invariant in force beyond what the compliant peers "
+        "already break in the same setting",
+    ),
+    (
+        "in force",
+        "a property is in force in a setting when one of its rules belongs to that revision "
+        "and protocol version; a broken property that is not in force is reported, not counted",
+    ),
+    ("invariant", "a property every reachable state must have; broken by a finite run"),
+    (
+        "leads-to",
+        "a property 'whenever P, eventually Q', judged under weak fairness (an action that "
+        "stays enabled is eventually taken); broken by a run that reaches P and then repeats "
+        "a cycle, or stops, without Q",
+    ),
+    ("goal", "a property of the feature's purpose with no rule behind it; never counted"),
+    (
+        "transport",
+        "fifo: every message in the order sent (stdio); sdk: the ACP Python SDK's dispatch, "
+        "where updates may overtake each other and responses wait for them; unordered: any "
+        "order",
+    ),
+    (
+        "client strategy",
+        "what a client does beyond the rules, e.g. stop offering on send or ignore updates "
+        "while its own prompt is unanswered",
+    ),
+    ("duty", "an agent rule a property may need; the duty placement says which sets suffice"),
+    (
+        "predicted after prompt N",
+        "a list predicted for the conversation as it stood once the agent had accepted N "
+        "prompts (prompt 0: before the first)",
+    ),
+    (
+        "bounds",
+        "how many prompts, predictions, loads and cancels a run may have; every verdict holds "
+        "within them",
+    ),
+)
+
+
 def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
-    """The review as Markdown: summary table first, then findings, then every counterexample."""
+    """The review as Markdown, for the RFD's author: findings, a glossary, the rules with what
+    breaking each does, the compliant peers and the other tables, then each counterexample
+    once, with the settings it occurs in."""
     out = ["# Spec review: prompt suggestions", ""]
     out += [
         f"{summary.explorations} explorations, {summary.states_explored:,} states in all. "
         "Each rule with a mutation is broken alone, in protocol v1 and v2 and over every "
-        "transport; 'breaks' lists the invariants in force that fail beyond what "
-        "compliant peers already fail in the same setting.  Every verdict holds within the "
-        f"bounds: {_bounds(Bounds())} (v2 also 1 run of work without a prompt).",
-        "",
-        "## Rules broken one at a time",
-        "",
+        "transport, and compared with compliant peers in the same setting.  Every verdict "
+        f"holds within the bounds: {_bounds(Bounds())} (v2 also 1 run of work without a "
+        "prompt); the terms are explained under [Glossary](#glossary).",
     ]
-    by_key = {o.job.key: o for o in outcomes}
+    out += _findings_section(summary)
+    out += ["", "## Glossary", ""]
+    out += [f"- **{term}**: {meaning}." for term, meaning in _GLOSSARY]
+    groups = _groups(summary, outcomes)
+    link = {pair: _group_heading(n, g) for n, g in enumerate(groups, 1) for pair in g.pairs}
+    out += ["", "## Rules broken one at a time", ""]
     rows = [
         [
             rid,
             r.level,
             r.section,
+            RULES_BY_ID[rid].summary,
+            r.mutation,
             load_bearing(r),
             ", ".join(r.breaks) or "-",
-            _link_to_shortest(r, by_key),
+            _link_to_shortest(r, by_key={o.job.key: o for o in outcomes}, link=link),
         ]
         for rid, r in summary.rules.items()
     ]
-    out += _table(
-        [
-            "rule",
-            "level",
-            "section",
-            "load-bearing",
-            "invariants broken",
-            "shortest counterexample",
-        ],
-        rows,
-    )
+    header = ["rule", "level", "section", "the rule", "the mutation", "load-bearing"]
+    out += _table([*header, "invariants broken", "shortest run"], rows)
     out += ["", "## Compliant peers", ""]
     rows = [
         [
@@ -158,22 +208,118 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
     out += ["", "## Rules without a mutation", ""]
     for rid in summary.unmutated_rules:
         rule = RULES_BY_ID[rid]
-        why = f" ({rule.why_unobservable})" if rule.why_unobservable else ""
-        out.append(f"- {rid} ({rule.level.value}, {rule.section}): {rule.check.value}{why}")
+        why = f"; {rule.why_unobservable}" if rule.why_unobservable else ""
+        out.append(
+            f"- {rid} ({rule.level.value}, {rule.section}): {rule.summary} "
+            f"({rule.check.value}{why})"
+        )
     out += ["", "## Invariants", ""]
     for name, p in PROPERTIES_BY_NAME.items():
         out.append(f"- `{name}` ({p.kind}; {', '.join(p.rules)}): {p.doc}")
     for lt in LIVENESS:
-        out.append(f"- `{lt.name}` (leads-to, weak fairness; {', '.join(lt.rules)}): {lt.doc}")
+        rules = ", ".join(lt.rules) or "a goal, no rule"
+        out.append(f"- `{lt.name}` (leads-to, weak fairness; {rules}): {lt.doc}")
     if summary.audit is not None:
         out += _audit_section(summary.audit)
     out += ["", "## Counterexamples", ""]
-    for job, name, cex in counterexamples(outcomes):
-        out += [f"### {_heading(job.key, name)}", ""]
-        out += [*sequence(cex.start, cex.steps, job.config.version), ""]
-        out += [cex.ending, ""] if cex.ending else []
-        out += [f"[Back to the {_BACK[job.kind][0]}](#{anchor(_BACK[job.kind][1])})", ""]
+    out += [
+        "Each run is shown once, with every setting it breaks a property in (a setting is "
+        "named kind.name.version.transport); the runs behind the tables above, the compliant "
+        "peers' first.  Files: `itf/` (ITF, for Apalache's and Quint's tools) and `msc/` "
+        "(Mermaid sequence charts) hold every counterexample by setting.",
+    ]
+    for n, group in enumerate(groups, 1):
+        out += ["", f"### {_group_heading(n, group)}", ""]
+        by_keys: dict[tuple[str, ...], list[str]] = {}
+        for name, keys in group.settings.items():
+            by_keys.setdefault(tuple(keys), []).append(f"`{name}`")
+        for keys, names in by_keys.items():
+            out.append(f"Breaks {' and '.join(names)} in {', '.join(f'`{k}`' for k in keys)}.")
+        out += ["", *sequence(group.cex.start, group.cex.steps, group.version), ""]
+        out += [group.cex.ending, ""] if group.cex.ending else []
+        out += ["What is wrong:", ""]
+        out += [f"- `{name}`: {_broken(name)}" for name in group.settings]
+        kinds = dict.fromkeys(k.split(".", 1)[0] for keys in group.settings.values() for k in keys)
+        back = ", ".join(f"[{_BACK[k][0]}](#{anchor(_BACK[k][1])})" for k in kinds)
+        out += ["", f"Back to the {back}."]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _broken(name: str) -> str:
+    prop = PROPERTIES_BY_NAME.get(name)
+    return (
+        prop.broken if prop is not None else next(lt.broken for lt in LIVENESS if lt.name == name)
+    )
+
+
+def _findings_section(summary: Summary) -> list[str]:
+    """The README's findings, from this review's data; a review that does not support them
+    (a smaller one, or one whose results changed) says why instead."""
+    out = ["", "## Findings", ""]
+    try:
+        intro, found = findings.items(summary.as_json())
+    except findings.Unsupported as why:
+        return [
+            *out,
+            f"The findings are written from the default review; this one does not "
+            f"support them ({why}).",
+        ]
+    return [
+        *out,
+        intro.replace("the bounds above", "the bounds of this review"),
+        "",
+        *(f"{n}. {text}" for n, text in enumerate(found, 1)),
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class _Group:
+    """One run that breaks properties in one or more settings."""
+
+    cex: Counterexample
+    version: int
+    settings: dict[str, list[str]]  # by property: the settings whose run this is
+
+    @property
+    def pairs(self) -> list[tuple[str, str]]:
+        return [(key, name) for name, keys in self.settings.items() for key in keys]
+
+
+def _shown(summary: Summary, outcomes: Sequence[Outcome]) -> dict[str, set[str]]:
+    """By setting: the broken properties the tables list (a mutation's or environment's
+    breaks beyond the compliant peers', a proposal's in force or goals, a baseline's all)."""
+    shown: dict[str, set[str]] = {}
+    for r in summary.rules.values():
+        for setting in r.environments:
+            shown[setting.key] = set(setting.breaks)
+    for key, env in summary.environments.items():
+        shown[key] = set(env.beyond_baseline)
+    for o in outcomes:
+        if o.job.kind == "baseline":
+            shown[o.job.key] = set(o.violated)
+        elif o.job.kind == "proposal":
+            shown[o.job.key] = set(judged(o.job))
+    return shown
+
+
+def _groups(summary: Summary, outcomes: Sequence[Outcome]) -> list[_Group]:
+    """The counterexamples the report shows, one group per distinct run (same steps, same
+    ending), in the order of their first setting."""
+    shown = _shown(summary, outcomes)
+    groups: dict[tuple[int, tuple[str, ...], str], _Group] = {}
+    for job, name, cex in counterexamples(outcomes):
+        if name not in shown.get(job.key, ()):
+            continue
+        version = job.config.version
+        lines = sequence(cex.start, cex.steps, version)
+        group = groups.setdefault((version, tuple(lines), cex.ending), _Group(cex, version, {}))
+        group.settings.setdefault(name, []).append(job.key)
+    return list(groups.values())
+
+
+def _group_heading(n: int, group: _Group) -> str:
+    steps = _count(len(group.cex.steps), "step")
+    return f"Run {n}: {', '.join(group.settings)} ({steps})"
 
 
 # Where a counterexample's reader came from, by the kind of its exploration.
@@ -185,18 +331,16 @@ _BACK = {
 }
 
 
-def _heading(key: str, name: str) -> str:
-    return f"{key}: {name}"
-
-
-def _link_to_shortest(r: RuleVerdict, by_key: dict[str, Outcome]) -> str:
+def _link_to_shortest(
+    r: RuleVerdict, by_key: dict[str, Outcome], link: dict[tuple[str, str], str]
+) -> str:
     """The rule's shortest counterexample as a link to it in the report ('-' if none)."""
     for setting in r.environments:
         if setting.shortest is None or setting.shortest != r.shortest:
             continue
         paths = by_key[setting.key].counterexamples
         name = next(n for n in setting.breaks if len(paths[n].steps) == r.shortest)
-        return f"[{r.shortest}](#{anchor(_heading(setting.key, name))})"
+        return f"[{r.shortest}](#{anchor(link[(setting.key, name)])})"
     return "-"
 
 
@@ -359,10 +503,11 @@ def _audit_section(of: AuditOfFile) -> list[str]:
             s.section,
             s.keyword + (" (lower case)" if s.lower_case else ""),
             s.rule or "**none**",
+            f"“{s.text}”",
         ]
         for s in of.audit.sentences
     ]
-    out += _table(["line", "section", "keyword", "rule"], rows)
+    out += _table(["line", "section", "keyword", "rule", "sentence"], rows)
     missing = ", ".join(of.audit.rules_without_sentence) or "none"
     unmapped = [s.line for s in of.audit.sentences if s.rule is None]
     out += [

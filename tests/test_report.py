@@ -1,0 +1,99 @@
+"""report.md for the RFD's author: terms defined, each rule with what its mutation does, each
+counterexample run shown once with the settings it occurs in and what is wrong at its end."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from model.check.audit import audit
+from model.check.review import AuditOfFile
+from model.cli.main import main
+from model.invariants import INVARIANTS
+from model.liveness import LIVENESS
+from model.mutations import MUTATIONS
+from model.render import report
+from model.rules import RULES_BY_ID, Revision
+
+
+def _runs(text: str) -> list[str]:
+    return text.split("## Counterexamples", 1)[1].split("\n### ")[1:]
+
+
+def test_every_property_says_what_is_wrong_when_broken() -> None:
+    assert all(p.broken for p in INVARIANTS) and all(lt.broken for lt in LIVENESS)
+
+
+def test_the_glossary_defines_the_reports_terms(small_review: Path) -> None:
+    text = (small_review / "report.md").read_text(encoding="utf-8")
+    glossary = text.split("## Glossary", 1)[1].split("\n## ", 1)[0]
+    for term in ("in force", "leads-to", "compliant peers", "load-bearing", "transport"):
+        assert f"- **{term}**:" in glossary
+    assert "prompt 0" in glossary and "predicted after prompt 0" in text
+
+
+def test_each_rule_row_says_what_the_rule_and_its_mutation_do(small_review: Path) -> None:
+    text = (small_review / "report.md").read_text(encoding="utf-8")
+    rows = {line.split(" | ")[0][2:]: line for line in text.splitlines() if line.startswith("| ")}
+    reviewed = [m for m in MUTATIONS if m.rule in rows]
+    assert len(reviewed) >= 10
+    for m in reviewed:
+        assert RULES_BY_ID[m.rule].summary in rows[m.rule] and m.summary in rows[m.rule]
+
+
+def test_each_run_is_shown_once_and_ends_with_what_is_wrong(small_review: Path) -> None:
+    runs = _runs((small_review / "report.md").read_text(encoding="utf-8"))
+    assert runs
+    seen = set()
+    for run in runs:
+        heading, body = run.split("\n", 1)
+        names = re.match(r"Run \d+: (.+) \(\d+ steps?\)$", heading)
+        assert names, heading
+        steps = body.split("\n\n", 1)[1].split("What is wrong:")[0]  # and the ending
+        versions = frozenset(re.findall(r"\.v(\d)\.", body.split("\n\n")[0]))
+        assert len(versions) == 1 and (versions, steps) not in seen
+        seen.add((versions, steps))
+        wrong = body.split("What is wrong:\n\n", 1)[1].split("\n\n")[0].splitlines()
+        assert [w.split("`")[1] for w in wrong] == names.group(1).split(", ")
+
+
+def test_a_mutations_breaks_are_each_in_a_run(small_review: Path) -> None:
+    """Every setting and property the rule table counts appears in a run's 'Breaks' line."""
+    import json
+
+    data = json.loads((small_review / "review.json").read_text(encoding="utf-8"))
+    breaks_lines = [
+        line
+        for run in _runs((small_review / "report.md").read_text())
+        for line in run.splitlines()
+        if line.startswith("Breaks ")
+    ]
+    for verdict in data["rules"].values():
+        for setting in verdict["environments"]:
+            for name in setting["breaks"]:
+                assert any(
+                    f"`{name}`" in line and f"`{setting['key']}`" in line for line in breaks_lines
+                ), (setting["key"], name)
+
+
+TEXT = "Lifetime\n\nThe agent MUST think first.\nNew section\n\nPeers SHOULD wave | twice.\n"
+
+
+def test_the_audit_quotes_each_sentence_with_its_line() -> None:
+    section = "\n".join(
+        report._audit_section(AuditOfFile("rfd.txt", "2026-11-14", audit(TEXT, Revision.CURRENT)))
+    )
+    assert "| 3 | Lifetime | MUST | LT-3 | “The agent MUST think first.” |" in section
+    assert "| 6 | New section | SHOULD | **none** | “Peers SHOULD wave \\| twice.” |" in section
+
+
+def test_an_rfd_file_with_no_requirement_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "rfd.txt"
+    empty.write_text("Just prose, with no keyword at all.\n")
+    assert main(["review", "--rfd", str(empty), "--out", str(tmp_path / "out")]) == 2
+    assert "no sentence with an RFC 2119 keyword" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
