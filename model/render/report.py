@@ -233,8 +233,9 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
         by_keys: dict[tuple[str, ...], list[str]] = {}
         for name, keys in group.settings.items():
             by_keys.setdefault(tuple(keys), []).append(f"`{name}`")
-        for keys, names in by_keys.items():
-            out.append(f"Breaks {' and '.join(names)} in {', '.join(f'`{k}`' for k in keys)}.")
+        for settings, names in by_keys.items():
+            where = ", ".join(f"`{k}`" for k in settings)
+            out.append(f"Breaks {' and '.join(names)} in {where}.")
         out += ["", *sequence(group.cex.start, group.cex.steps, group.version), ""]
         out += [group.cex.ending, ""] if group.cex.ending else []
         out += ["What is wrong:", ""]
