@@ -4,8 +4,9 @@ Writes a generated compliant v1 trace to a temporary file, then prints messages 
 reading it with `json.loads` alone and for `check_lines` (medians of several alternated runs),
 and the median of the runs' ratios.
 Run: .venv/bin/python benchmarks/tracecheck.py [--turns N] [--runs N]
-With --write PATH it only writes the trace there (9 messages a turn), e.g. a 1 GB one for
-`acp-suggestions trace check` to read.
+Each turn is a prompt, a withdrawal, `--chunks` message chunks (5 by default; real turns
+stream many more), the response and a new list.  With --write PATH it only writes the trace
+there, e.g. a 1 GB one for `acp-suggestions trace check` to read.
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ def _line(frm: str, msg: dict[str, object]) -> bytes:
     return json.dumps({"from": frm, "msg": {"jsonrpc": "2.0", **msg}}).encode() + b"\n"
 
 
-def write_trace(path: Path, turns: int) -> int:
-    """A v1 session of `turns` turns with streamed chunks; returns the number of lines."""
+def write_trace(path: Path, turns: int, chunks: int = 5) -> int:
+    """A v1 session of `turns` turns with `chunks` streamed chunks each; returns the number of
+    lines."""
     caps = {"session": {"promptSuggestions": {}}}
     lines = [
         _line(
@@ -65,7 +67,7 @@ def write_trace(path: Path, turns: int) -> int:
                     {"method": "session/update", "params": {"sessionId": "s", "update": withdraw}},
                 )
             )
-            for _ in range(5):
+            for _ in range(chunks):
                 f.write(
                     _line(
                         "agent",
@@ -79,7 +81,7 @@ def write_trace(path: Path, turns: int) -> int:
                     {"method": "session/update", "params": {"sessionId": "s", "update": suggest}},
                 )
             )
-    return len(lines) + turns * 9
+    return len(lines) + turns * (4 + chunks)
 
 
 def _seconds(fn) -> float:  # type: ignore[no-untyped-def]
@@ -92,15 +94,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=20_000)
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--chunks", type=int, default=5, help="message chunks a turn")
     parser.add_argument("--write", metavar="PATH", help="only write the trace to PATH")
     args = parser.parse_args()
     if args.write:
-        count = write_trace(Path(args.write), args.turns)
+        count = write_trace(Path(args.write), args.turns, args.chunks)
         print(f"wrote {count:,} messages, {Path(args.write).stat().st_size:,} bytes")
         return
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "trace.jsonl"
-        count = write_trace(path, args.turns)
+        count = write_trace(path, args.turns, args.chunks)
 
         def bare() -> None:
             with path.open("rb") as f:

@@ -1,14 +1,16 @@
 """A Hypothesis rule-based state machine over the composed system of one configuration.
 
-User and client actions, agent steps and the delivery of any in-flight message are separate
-rules, so Hypothesis interleaves them freely and races happen; the chosen invariants are
-checked after every step, and a failure prints the action trail.
+Each action of the model is its own rule (the user types, accepts, sends...; the agent
+predicts, publishes, ends its turn...; a message is delivered), so Hypothesis interleaves them
+freely, races happen, and a shrunk failure reads as a scenario: `state.user_sends()`,
+`state.deliver_to_client(i=1)`.  Each invariant checked is its own `@invariant`.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
@@ -16,7 +18,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from model.config import Config
 from model.invariants import REACHABLE, Property
-from model.system import AGENT, CLIENT, TO_AGENT, TO_CLIENT, USER, Action, System
+from model.system import Action, System
 
 SETTINGS = settings(
     max_examples=150,
@@ -28,6 +30,69 @@ SETTINGS = settings(
 )
 # Finding a planted violation needs no shrinking: the explorer gives the shortest path.
 FIND = settings(SETTINGS, max_examples=400, phases=[Phase.generate])
+
+# Each action of the model by (actor, name): the rule's name, and whether the action comes in
+# several copies (a message index, a prediction choice) that the rule picks from with `i`.
+RULES: dict[tuple[str, str], tuple[str, bool]] = {
+    ("user", "type"): ("user_types", False),
+    ("user", "accept"): ("user_accepts_the_suggestion", False),
+    ("user", "dismiss"): ("user_dismisses_the_suggestion", False),
+    ("user", "send"): ("user_sends", False),
+    ("user", "cancel"): ("user_cancels", False),
+    ("user", "load"): ("user_reopens_with_replay", False),
+    ("user", "resume_without_replay"): ("user_resumes_without_replay", False),
+    ("client", "auto_send"): ("client_sends_by_itself", False),
+    ("agent", "predict"): ("agent_predicts", True),
+    ("agent", "publish"): ("agent_publishes", False),
+    ("agent", "end_turn"): ("agent_ends_its_turn", False),
+    ("agent", "replay_done"): ("agent_finishes_the_replay", False),
+    ("agent", "accept_prompt"): ("agent_accepts_a_prompt", False),
+    ("agent", "foreground_work"): ("agent_starts_work_without_a_prompt", False),
+    ("agent", "need_action"): ("agent_needs_the_users_action", False),
+    ("agent", "action_resolved"): ("agent_gets_the_users_action", False),
+    ("net", "deliver_to_agent"): ("deliver_to_agent", True),
+    ("net", "deliver_to_client"): ("deliver_to_client", True),
+}
+
+
+def _step(key: tuple[str, str], several: bool) -> Callable[..., None]:
+    """The rule that takes the action `key` (the `i`-th enabled copy, if it has several)."""
+
+    def options(machine: Any) -> list[Action]:
+        return [a for a in machine.enabled if (a.actor, a.name) == key]
+
+    def take(machine: Any, action: Action) -> None:
+        machine.world = machine.system.next_state(machine.world, action)
+        machine.enabled = machine.system.actions(machine.world)
+        machine.trail.append(str(action))
+        machine.count_what_is_reached()
+
+    if several:
+
+        def step(self: Any, i: int) -> None:
+            found = options(self)
+            take(self, found[i % len(found)])
+
+        decorated = rule(i=st.integers(min_value=0, max_value=3))(step)
+    else:
+
+        def step(self: Any) -> None:
+            take(self, options(self)[0])
+
+        decorated = rule()(step)
+    step.__name__ = step.__qualname__ = RULES[key][0]
+    return precondition(lambda self: bool(options(self)))(decorated)
+
+
+def _check(cfg: Config, p: Property) -> Callable[[Any], None]:
+    def holds(self: Any) -> None:
+        if not p.holds(cfg, self.world):
+            raise AssertionError(
+                f"{p.name} ({', '.join(p.rules)}) violated after: {' '.join(self.trail)}"
+            )
+
+    holds.__name__ = holds.__qualname__ = p.name
+    return invariant()(holds)
 
 
 def machine_for(
@@ -41,52 +106,21 @@ def machine_for(
             super().__init__()
             self.system = System(cfg)
             self.world = self.system.init_state()
+            self.enabled = self.system.actions(self.world)
             self.trail: list[str] = []
 
-        def _options(self, group: tuple[str, ...]) -> list[Action]:
-            return [
-                a for a in self.system.actions(self.world) if a.actor in group or a.name in group
-            ]
-
-        def _act(self, data: st.DataObject, group: tuple[str, ...]) -> None:
-            action = data.draw(st.sampled_from(self._options(group)), label="action")
-            self.world = self.system.next_state(self.world, action)
-            self.trail.append(str(action))
-
-        @precondition(lambda self: self._options((USER, CLIENT)))
-        @rule(data=st.data())
-        def user_or_client(self, data: st.DataObject) -> None:
-            self._act(data, (USER, CLIENT))
-
-        @precondition(lambda self: self._options((AGENT,)))
-        @rule(data=st.data())
-        def agent(self, data: st.DataObject) -> None:
-            self._act(data, (AGENT,))
-
-        @precondition(lambda self: self._options((TO_AGENT,)))
-        @rule(data=st.data())
-        def deliver_to_agent(self, data: st.DataObject) -> None:
-            self._act(data, (TO_AGENT,))
-
-        @precondition(lambda self: self._options((TO_CLIENT,)))
-        @rule(data=st.data())
-        def deliver_to_client(self, data: st.DataObject) -> None:
-            self._act(data, (TO_CLIENT,))
-
-        @precondition(lambda self: not self.system.actions(self.world))
+        @precondition(lambda self: not self.enabled)
         @rule()
-        def quiescent(self) -> None:
+        def nothing_is_left_to_do(self) -> None:
             """Nothing is enabled: the bounds are used up and the network is empty."""
 
-        @invariant()
-        def invariants_hold(self) -> None:
-            for p in check:
-                if not p.holds(cfg, self.world):
-                    raise AssertionError(
-                        f"{p.name} ({', '.join(p.rules)}) violated after: {' '.join(self.trail)}"
-                    )
+        def count_what_is_reached(self) -> None:
             if seen is not None:
                 seen.update(p.name for p in REACHABLE if p.holds(cfg, self.world))
 
+    for key, (name, several) in RULES.items():
+        setattr(SystemMachine, name, _step(key, several))
+    for p in check:
+        setattr(SystemMachine, p.name, _check(cfg, p))
     SystemMachine.__name__ = f"System_v{cfg.version}_{cfg.revision.value}_{cfg.semantics.value}"
     return SystemMachine

@@ -18,7 +18,7 @@ from model.mutations import MUTATIONS, Mutation
 from model.network import Semantics
 from model.rules import Revision
 from tests.helpers import expected_to_hold
-from tests.stateful import FIND, SETTINGS, machine_for
+from tests.stateful import FIND, RULES, SETTINGS, machine_for
 from tests.strategies import describe
 
 WIDE = Bounds(prompts=4, predictions=5, loads=2, cancels=2, foreground=2, blocked=2)
@@ -51,3 +51,29 @@ def test_hypothesis_finds_each_mutation(mutation: Mutation, version: int) -> Non
     (target,) = [p for p in INVARIANTS if p.name == mutation.expect]
     with pytest.raises(AssertionError, match=rf"^{target.name} \(.*{mutation.rule}"):
         run_state_machine_as_test(machine_for(cfg, [target]), settings=FIND)
+
+
+def test_every_action_of_the_model_has_a_rule_of_its_own() -> None:
+    """A new action of the model must get a rule (else Hypothesis never takes it)."""
+    from model.check.explorer import explore
+
+    small = Bounds(1, 1, 1, 1, 1, 1)
+    configs = [cfg.with_(bounds=small) for cfg in COMPLIANT]
+    configs += [m.apply(baseline(m.revision, v, bounds=small)) for m, v in MUTANTS]
+    names = set()
+    for cfg in configs:
+        graph = explore(cfg, keep_graph=True).graph
+        assert graph is not None
+        names |= {(a.actor, a.name) for _, _, a in graph.edges(data="action")}
+    assert names == RULES.keys()
+
+
+def test_a_shrunk_failure_reads_as_a_scenario() -> None:
+    mutation = next(m for m in MUTATIONS if m.rule == "LT-5")
+    cfg = mutation.apply(baseline(mutation.revision, 1))
+    (target,) = [p for p in INVARIANTS if p.name == mutation.expect]
+    with pytest.raises(AssertionError) as failure:
+        run_state_machine_as_test(machine_for(cfg, [target]), settings=SETTINGS)
+    steps = "\n".join(failure.value.__notes__ if hasattr(failure.value, "__notes__") else [])
+    assert "state.user_sends()" in steps and "state.deliver_to_agent(i=" in steps
+    assert "data=" not in steps
