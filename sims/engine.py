@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from model.network import Semantics, is_response
 from model.state import Composer, Prompt, PromptResponse, Update
 from model.system import AGENT, CLIENT, NET, TO_AGENT, TO_CLIENT, USER, Action
-from sims import wire
+from model.wire import records as wire
 from sims.draws import Draws
 from sims.interned import Interned
 from sims.metrics import Session
@@ -202,15 +202,10 @@ class Engine:
             self._send_model(t, msg)
 
     def _send_model(self, t: float, msg: Any) -> None:
-        record = None if self.trace is None else self._record(msg)
+        record = None
+        if self.trace is not None:
+            record = wire.to_client(self.cfg, msg, self.prompt_ids, self.load_id)
         self._to_client(t, msg, record, self.v1 and type(msg) is PromptResponse)
-
-    def _record(self, msg: Any) -> wire.Record:
-        if type(msg) is Update:
-            return wire.update(self.cfg, msg)
-        if type(msg) is PromptResponse:
-            return wire.prompt_response(self.cfg.version, self.prompt_ids.popleft())
-        return wire.load_response(self.load_id)
 
     # --- the agent --------------------------------------------------------------------------
 

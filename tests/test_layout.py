@@ -17,7 +17,7 @@ MAY_IMPORT: dict[str, set[str]] = {
     "model.render": {"model", "model.check", "model.render"},
     "model.wire": {"model", "model.wire"},
     "model.cli": {"model", "model.check", "model.render", "model.wire", "model.cli", "sims"},
-    "sims": {"model", "model.check", "model.render", "sims"},
+    "sims": {"model", "model.check", "model.render", "model.wire", "sims"},
 }
 
 

@@ -334,6 +334,20 @@ def test_v2_acceptance_is_the_user_message_when_it_comes_first() -> None:
     assert _verdicts(kept, "LT-5", "agent") == {"violation"}
 
 
+@pytest.mark.parametrize("observer", ["client", "agent"])
+def test_v2_an_idle_before_the_prompt_is_accepted_ends_earlier_work(observer: str) -> None:
+    """Work without a prompt ends (idle) while the user's prompt is in flight: that idle is
+    not the prompt's turn end, and the prompt's own work is not work without a prompt.
+    (Found by the agreement test: both were reported as violations of compliant peers.)"""
+    running = [*_start_v2(), _suggest(), _state("running"), _suggest(TEXT), _prompt(3)]
+    crossed = [*running, _state("idle"), _res("agent", 3, {"messageId": "m1"})]
+    turn = [*crossed, _state("running"), _suggest(), _state("idle")]
+    assert _verdicts(turn, "LT-5", observer) == {"pass"}
+    assert "violation" not in _verdicts(turn, "LT-6", observer)
+    kept = [*crossed, _state("running"), _state("idle")]  # the list is never withdrawn
+    assert _verdicts(kept, "LT-5", observer) == {"violation"}
+
+
 def test_a_refused_prompt_owes_nothing() -> None:
     refused = {"from": "agent", "msg": {"jsonrpc": "2.0", "id": 3, "error": {"code": -1}}}
     trace = [*_start(), _prompt(3), refused]

@@ -112,7 +112,7 @@ class _Prompt:
     line: int
     list_at_send: bool  # the observer's list was non-empty when the prompt went out
     last_after: bool | None = None  # the last update since it went out was non-empty
-    accepted: bool = False  # agent observer, v2: its user message was inserted
+    accepted: bool = False  # v2: its user message was inserted (or its response seen)
     obliged: bool = False  # agent observer: the agent accepted it with a non-empty list
 
 
@@ -151,6 +151,13 @@ class Checker:
                 self.findings.append(Finding(rule, verdict, line, session, message))
             return
         self.findings.append(Finding(rule, verdict, line, session, message))
+
+    def end(self, last: int) -> None:
+        """The trace ended at line `last`: a turn still open decides nothing (LT-5)."""
+        for sid, s in self.sessions.items():
+            for prompt in s.prompts.values():
+                message = f"the trace ends before the turn of the prompt of line {prompt.line}"
+                self._find("LT-5", "inconclusive", last, sid, message)
 
     def _session(self, sid: str) -> _Session:
         s = self.sessions.get(sid)
@@ -275,10 +282,11 @@ class Checker:
                 self._accept(s, prompt)  # v2: accepted by now, if not at its user message
 
     def _accept(self, s: _Session, prompt: _Prompt) -> None:
-        """v2, agent observer: the prompt's user message is inserted; from here the agent owes
-        a replacement or withdrawal of a non-empty list (LT-5)."""
-        if self.observer == "agent" and not prompt.accepted:
-            prompt.accepted, prompt.obliged = True, s.list_nonempty
+        """v2: the prompt's user message is inserted, so the next idle ends its turn; from
+        here the agent owes a replacement or withdrawal of a non-empty list (LT-5)."""
+        if not prompt.accepted:
+            prompt.accepted = True
+            prompt.obliged = self.observer == "agent" and s.list_nonempty
 
     def _on_update(self, number: int, params: dict[str, Any]) -> None:
         sid = str(params.get("sessionId"))
@@ -318,9 +326,12 @@ class Checker:
                 s.foreground = number
             s.working = True
         elif state == "idle":
-            for prompt in s.prompts.values():
-                self._decide_withdrawal(number, sid, prompt)
-            s.prompts.clear()
+            # It ends the turns of accepted prompts only: a prompt not yet accepted waits
+            # for work still running, whose end this idle may be (LT-5).
+            for rid, prompt in list(s.prompts.items()):
+                if prompt.accepted:
+                    self._decide_withdrawal(number, sid, prompt)
+                    del s.prompts[rid]
             if s.foreground is not None:
                 self._find(
                     "LT-6",
@@ -531,15 +542,7 @@ def check_lines(lines: Iterable[bytes], observer: Observer = "client") -> Checke
         if msg is not None:
             checker.feed(number, sender, msg)
         last = number
-    for sid, s in checker.sessions.items():
-        for prompt in s.prompts.values():
-            checker._find(
-                "LT-5",
-                "inconclusive",
-                last,
-                sid,
-                f"the trace ends before the turn of the prompt of line {prompt.line}",
-            )
+    checker.end(last)
     return checker
 
 

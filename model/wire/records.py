@@ -1,14 +1,16 @@
-"""The JSON-RPC messages a simulated session puts on the wire, in the trace checker's record
-form, so every simulated run can be checked like traffic a real peer recorded."""
+"""The JSON-RPC messages of a session of the model, in the trace checker's record form: the
+simulator records its runs with them, and `model.wire.project` an explored path, so both can
+be checked like traffic a real peer recorded."""
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any
 
 from model.config import Config
 from model.messages import AUDIO, IMAGE, RESOURCE, RESOURCE_LINK, TEXT
 from model.rules import Revision
-from model.state import BLANK, UNPARSEABLE, Suggestion, Update
+from model.state import BLANK, UNPARSEABLE, PromptResponse, Suggestion, Update
 
 Record = dict[str, Any]
 SESSION = "sim-1"
@@ -115,6 +117,22 @@ def prompt(rid: int) -> Record:
     """`session/prompt` with the user's text (or the suggestion they took)."""
     params = {"sessionId": SESSION, "prompt": [_BLOCKS[TEXT]]}
     return _request("client", rid, "session/prompt", params)
+
+
+def to_client(cfg: Config, msg: object, unanswered: deque[int], load_id: int) -> Record:
+    """The record of a model message to the client: an update, the answer to the oldest
+    prompt in `unanswered` (taken from it), or the answer to the load of `load_id`."""
+    if type(msg) is Update:
+        return update(cfg, msg)
+    if type(msg) is PromptResponse:
+        return prompt_response(cfg.version, unanswered.popleft())
+    return load_response(load_id)
+
+
+def cancel() -> Record:
+    """`session/cancel`, a notification from the client."""
+    msg = {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": SESSION}}
+    return {"from": "client", "msg": msg}
 
 
 def prompt_response(version: int, rid: int) -> Record:

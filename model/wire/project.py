@@ -1,0 +1,154 @@
+"""A path of the model as each side sees it on the wire: the JSON-RPC messages the agent
+sends and reads, in its order, and those the client sends and receives, in the order they
+arrive.  The
+trace checker runs over these exactly as over a recording, which is how the tests hold the
+checker and the model's invariants together."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from model.config import Config
+from model.network import Semantics
+from model.session import V2
+from model.state import Cancel, Load, Prompt, PromptResponse, World
+from model.system import NET, REOPENS, TO_AGENT, TO_CLIENT, Action
+from model.wire import records as wire
+
+# v2 `state_update` values by session state; the model has no message for them, so the
+# agent's record of one goes out with the step that changes the state.
+_STATES: dict[object, str] = {
+    V2.IDLE: "idle",
+    V2.RUNNING: "running",
+    V2.REQUIRES_ACTION: "requires_action",
+}
+
+
+@dataclass
+class Sides:
+    """The two sides' traces of one path."""
+
+    agent: list[wire.Record] = field(default_factory=list)
+    client: list[wire.Record] = field(default_factory=list)
+
+
+@dataclass
+class _InFlight:
+    records: list[wire.Record]
+    arrived: bool = False
+
+
+@dataclass
+class _Wire:
+    """What is in flight, record by record, beside the model's channels."""
+
+    cfg: Config
+    sides: Sides
+    to_agent: list[wire.Record] = field(default_factory=list)
+    # Each message to the client with the wire-only records the agent sent before it, and
+    # whether it has arrived (under `sdk` before it is handled).
+    to_client: list[_InFlight] = field(default_factory=list)
+    only: list[wire.Record] = field(default_factory=list)  # wire-only records not yet attached
+    next_id: int = wire.FIRST_ID
+    load_id: int = 0
+    read: deque[int] = field(default_factory=deque)  # prompts the agent read, not yet answered
+
+    def client_sends(self, records: Sequence[wire.Record]) -> None:
+        self.sides.client.extend(records)
+        self.to_agent.extend(records)
+
+    def agent_sends(self, before: World, after: World, sent: Sequence[object]) -> None:
+        """The agent's records of one step: its messages, with a v2 `state_update` where the
+        session state changed (after a prompt's acceptance, before other work, after the
+        turn's last updates)."""
+        out = [wire.to_client(self.cfg, m, self.read, self.load_id) for m in sent]
+        state = _STATES.get(after.agent.session)
+        if self.cfg.version == 2 and state and after.agent.session is not before.agent.session:
+            at = 1 if sent and type(sent[0]) is PromptResponse else 0
+            at = len(out) if state == "idle" else at
+            out.insert(at, wire.state(state))
+        for record in out:
+            self.sides.agent.append(record)
+            if record["msg"].get("method") == "session/update" and self._wire_only(record):
+                self.only.append(record)
+            else:
+                self.to_client.append(_InFlight([*self.only, record]))
+                self.only = []
+
+    @staticmethod
+    def _wire_only(record: wire.Record) -> bool:
+        return record["msg"]["params"]["update"].get("sessionUpdate") == "state_update"
+
+    def prompt(self) -> wire.Record:
+        record = wire.prompt(self.next_id)
+        self.next_id += 1
+        return record
+
+
+def project(cfg: Config, start: World, steps: Sequence[tuple[Action, World]]) -> Sides:
+    """Both sides' traces of the path from `start` through `steps` (each an action and the
+    world after it).  Wire-only records still in flight at the end are delivered, since the
+    run has ended and they would arrive."""
+    sides = Sides(agent=wire.header(cfg), client=wire.header(cfg))
+    w = _Wire(cfg, sides)
+    before = start
+    for action, after in steps:
+        if action.actor != NET:
+            if action.name in REOPENS and not cfg.load_on_live_connection:
+                _reopen(w, before, after, replay=action.name == "load")
+            else:
+                for msg in after.to_agent[len(before.to_agent) :]:
+                    w.client_sends([_request(w, msg)])
+                w.agent_sends(before, after, after.to_client[len(before.to_client) :])
+        elif action.name == TO_AGENT:
+            record = w.to_agent.pop(action.arg)
+            sides.agent.append(record)
+            if record["msg"].get("method") == "session/prompt":
+                w.read.append(record["msg"]["id"])
+            w.agent_sends(before, after, after.to_client[len(before.to_client) :])
+        else:
+            assert action.name == TO_CLIENT
+            # The client records what arrives on the wire: in the order sent, except on an
+            # unordered transport; the SDK reorders only its handling (`Semantics.SDK`).
+            handled = w.to_client.pop(action.arg)
+            arrive = w.to_client[: action.arg] if cfg.semantics is Semantics.SDK else []
+            for message in [*arrive, handled]:
+                if not message.arrived:
+                    sides.client.extend(message.records)
+                    message.arrived = True
+        before = after
+    sides.client.extend(w.only)
+    return sides
+
+
+def _request(w: _Wire, msg: object) -> wire.Record:
+    if type(msg) is Prompt:
+        return w.prompt()
+    if type(msg) is Cancel:
+        return wire.cancel()
+    assert type(msg) is Load  # a load or resume on the live connection
+    w.load_id = w.next_id
+    w.next_id += 1
+    return _load_request(w.cfg, w.load_id, msg.replay)
+
+
+def _load_request(cfg: Config, rid: int, replay: bool) -> wire.Record:
+    *_, request = wire.reopen(cfg, rid - 1, replay)
+    return request
+
+
+def _reopen(w: _Wire, before: World, after: World, replay: bool) -> None:
+    """A reopen on a new connection: what was in flight is lost, both sides see the new
+    connection's `initialize` and the load or resume, and the agent answers at once with what
+    it sends on reading it (the replay)."""
+    handshake = wire.reopen(w.cfg, w.next_id, replay)
+    w.to_agent.clear()
+    w.to_client.clear()
+    w.only = []
+    w.read.clear()
+    w.load_id, w.next_id = w.next_id + 1, w.next_id + 2
+    w.sides.client.extend(handshake)
+    w.sides.agent.extend(handshake)
+    w.agent_sends(before, after, after.to_client)
