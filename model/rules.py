@@ -530,6 +530,32 @@ RULES: tuple[Rule, ...] = (
 
 RULES_BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}
 
+SIGNATURES: dict[str, str] = {
+    # What each rule with a keyword is about, in a few of the RFD's own terms (who, which
+    # message or field, when): the audit matches sentences to rules by these, so a sentence
+    # keeps its rule when the text around it moves or is reworded.
+    "SC-1": "suggestion prompt valid session/prompt request",
+    "SC-2": "agents suggestion only content empty whitespace-only text",
+    "SC-3": "agents content types both sides support",
+    "SC-5": "client skip whole suggestion remaining blocks",
+    "LT-3": "agents predict list conversation as it stands when they send",
+    "LT-4": "conversation changes before agent sent prediction discard",
+    "LT-5": "current list not empty agent replace withdraw suggestions: []",
+    "LT-6": "agents replace withdraw list stops applying another reason",
+    "LT-7": "client stop offering any time dismisses typing",
+    "TM-1": "agents send update any time",
+    "RP-1": "agents include suggestions session replay",
+    "RP-3": "after session/load session/resume completes agent new update",
+    "CP-1": "client send suggestion as prompt explicit user action",
+    "CP-2": "UI show full text identify every other block before user selects",
+    "CAP-2": "agents send prompt_suggestions_update unless client advertises capability",
+    "D-3": "client drop it locally",
+    "D-4": "client offer suggestion from before most recent prompt it sent",
+    "D-5": "accepting suggestion fills composer send",
+    "D-6": "not conversation history appear replay session/load",
+    "D-7": "turn ends with no suggestion client wait",
+}
+
 
 def in_force(rule_ids: tuple[str, ...], revision: Revision, version: int) -> bool:
     """Whether a property standing for `rule_ids` is in force: one of its rules belongs to

@@ -1,8 +1,13 @@
-"""RFC 2119 audit of an RFD text against the rule catalogue.
+"""RFC 2119 audit of an RFD text against the rule catalogue, and the normative difference
+between two texts.
 
-Finds every sentence with a requirement keyword, maps it to the rule of the same section and
-level (the n-th such sentence of a section to the n-th such rule), and lists sentences without a
-rule, rules without a sentence, and lower-case keywords (RFC 8174: only capitals are normative).
+Every requirement keyword of the text is matched to the rule it is about by meaning: how much
+of the rule's signature (a few of the RFD's terms, `model.rules.SIGNATURES`) its sentence says,
+words compared with `rapidfuzz` so plurals and tenses match, the section a hint, and one
+sentence to one rule over the whole text (a maximum weight matching, so the order of
+sentences does not matter).  The keyword's level is compared with the
+catalogue's separately, so a MUST weakened to a SHOULD shows as that.  Lower-case keywords are
+flagged (RFC 8174: only capitals are normative).
 """
 
 from __future__ import annotations
@@ -11,13 +16,17 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from model.rules import RULES, Revision
+import networkx as nx
+from rapidfuzz import fuzz, process, utils
+
+from model.rules import RULES, SIGNATURES, Revision
 
 _UPPER = re.compile(
     r"\b(MUST NOT|MUST|SHALL NOT|SHALL|SHOULD NOT|SHOULD|MAY|REQUIRED|RECOMMENDED|OPTIONAL)\b"
 )
 _LOWER = re.compile(r"\b(must|should|may)( not| never)?\b")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'(])")
+_CLAUSE = re.compile(r"[,;:—]\s+")
 _CANONICAL = {
     "SHALL": "MUST",
     "SHALL NOT": "MUST NOT",
@@ -25,18 +34,36 @@ _CANONICAL = {
     "RECOMMENDED": "SHOULD",
     "OPTIONAL": "MAY",
 }
+MATCH = 75  # the least share of a rule's signature a sentence must say to state the rule
+PAIR = 70  # the least at which two sentences of two texts are taken for one (or same rule)
+SAME = 90  # at or above, a paired sentence is the same, not reworded
+_SECTION_HINT = 15  # added to the similarity of a rule of the clause's own section
+
+
+def _level(keyword: str) -> str:
+    """A keyword as the catalogue writes levels: `must never` is MUST NOT."""
+    return keyword.upper().replace(" NEVER", " NOT")
 
 
 @dataclass(frozen=True, slots=True)
 class Sentence:
-    """A sentence with a requirement keyword, where it stands and what it maps to."""
+    """A requirement keyword in a sentence: where it stands, and the rule it states."""
 
     line: int
     section: str
-    keyword: str
-    text: str
+    keyword: str  # the level as written, in capitals (`must never` is MUST NOT)
+    text: str  # the whole sentence
     lower_case: bool
+    clause: str = ""  # the part of the sentence around the keyword
     rule: str | None = None
+    similarity: int = 0  # the share of the rule's signature the sentence says, 0-100
+    catalogue_level: str = ""  # the rule's level in the catalogue, when it differs
+
+    def level_note(self) -> str:
+        """'LT-5: MUST in the catalogue, SHOULD in the text', or '' when they agree."""
+        if not self.catalogue_level:
+            return ""
+        return f"{self.rule}: {self.catalogue_level} in the catalogue, {self.keyword} in the text"
 
 
 @dataclass
@@ -45,6 +72,17 @@ class Audit:
 
     sentences: list[Sentence] = field(default_factory=list)
     rules_without_sentence: list[str] = field(default_factory=list)
+
+    @property
+    def level_changes(self) -> list[Sentence]:
+        """Sentences whose keyword is not their rule's level in the catalogue."""
+        return [s for s in self.sentences if s.catalogue_level]
+
+    @property
+    def clean(self) -> bool:
+        """Every keyword sentence states a rule at its level, and every rule has a sentence."""
+        unmapped = any(s.rule is None for s in self.sentences)
+        return not (unmapped or self.rules_without_sentence or self.level_changes)
 
     def as_dict(self) -> dict[str, Any]:
         """Plain data for review.json."""
@@ -55,6 +93,8 @@ class Audit:
                     "section": s.section,
                     "keyword": s.keyword,
                     "rule": s.rule,
+                    "similarity": s.similarity,
+                    "catalogue_level": s.catalogue_level or None,
                     "lower_case": s.lower_case,
                     "text": s.text,
                 }
@@ -62,6 +102,7 @@ class Audit:
             ],
             "sentences_without_rule": [s.line for s in self.sentences if s.rule is None],
             "rules_without_sentence": self.rules_without_sentence,
+            "level_changes": [s.level_note() for s in self.level_changes],
             "lower_case_keywords": [s.line for s in self.sentences if s.lower_case],
         }
 
@@ -87,29 +128,155 @@ def _sentences(text: str, sections: set[str]) -> list[tuple[int, str, str]]:
     return out
 
 
-def audit(text: str, revision: Revision) -> Audit:
-    """Audit `text` (an RFD of `revision`) against the rules of that revision."""
-    rules = [r for r in RULES if revision in r.revisions]
-    sections = {r.section for r in rules}
-    queues: dict[tuple[str, str], list[str]] = {}
-    for r in rules:
-        if r.keyword_as_written:
-            queues.setdefault(
-                (r.section, r.keyword_as_written.upper().replace(" NEVER", " NOT")), []
-            ).append(r.id)
-    result = Audit()
-    mapped: set[str] = set()
+def keyword_sentences(text: str, revision: Revision) -> list[Sentence]:
+    """Every requirement keyword of `text`, with its sentence and clause, not yet mapped."""
+    sections = {r.section for r in RULES if revision in r.revisions}
+    found = []
     for number, section, sentence in _sentences(text, sections):
         hits = [(m.start(), m.group(0), False) for m in _UPPER.finditer(sentence)]
         hits += [(m.start(), m.group(0), True) for m in _LOWER.finditer(sentence)]
-        for _, raw, lower in sorted(hits):
-            keyword = _CANONICAL.get(raw, raw).upper().replace(" NEVER", " NOT")
-            queue = queues.get((section, keyword), [])
-            rule_id = queue.pop(0) if queue else None
-            if rule_id:
-                mapped.add(rule_id)
-            result.sentences.append(Sentence(number, section, keyword, sentence, lower, rule_id))
-    result.rules_without_sentence = [
-        r.id for r in rules if r.keyword_as_written and r.id not in mapped
-    ]
+        for at, raw, lower in sorted(hits):
+            clause = sentence
+            if len(hits) > 1:  # the part of the sentence around this keyword
+                start = max((m.end() for m in _CLAUSE.finditer(sentence, 0, at)), default=0)
+                end = _CLAUSE.search(sentence, at)
+                clause = sentence[start : end.start() if end else len(sentence)]
+            keyword = _level(_CANONICAL.get(raw, raw))
+            found.append(Sentence(number, section, keyword, sentence, lower, clause))
+    return found
+
+
+_KEYWORDS = "must should may not never shall required recommended optional"
+_GLUE = "the a an and or of to it its is be as that this for with in on by from so"
+_COMMON = frozenset(f"{_KEYWORDS} {_GLUE}".split())
+
+
+def _terms(text: str) -> str:
+    """The words that carry meaning: lower case, no punctuation, no keywords or glue."""
+    return " ".join(w for w in utils.default_process(text).split() if w not in _COMMON)
+
+
+def _similarity(a: str, b: str) -> int:
+    """How alike two sentences are, 0-100 (for pairing the sentences of two texts)."""
+    return round(fuzz.token_set_ratio(_terms(a), _terms(b)))
+
+
+def _coverage(signature: str, text: str) -> int:
+    """How much of a rule's signature a sentence says, 0-100: the share of its terms found
+    in the sentence, a term found when a word is spelled nearly alike (plurals, tenses)."""
+    terms, words = _terms(signature).split(), _terms(text).split()
+    found = sum(
+        process.extractOne(t, words, scorer=fuzz.ratio, score_cutoff=80) is not None for t in terms
+    )
+    return round(100 * found / len(terms))
+
+
+def _matching(weights: dict[tuple[int, int], int]) -> dict[int, int]:
+    """The assignment of left to right items that maximises the total weight (networkx)."""
+    graph = nx.Graph()
+    for (i, j), w in sorted(weights.items()):
+        graph.add_edge(("l", i), ("r", j), weight=w)
+    pairs = nx.max_weight_matching(graph)
+    return dict(sorted((a[1], b[1]) if a[0] == "l" else (b[1], a[1]) for a, b in pairs))
+
+
+def audit(text: str, revision: Revision) -> Audit:
+    """Audit `text` (an RFD of `revision`) against the rules of that revision."""
+    rules = [r for r in RULES if revision in r.revisions and r.keyword_as_written]
+    items = keyword_sentences(text, revision)
+    scores: dict[tuple[int, int], int] = {}
+    for i, s in enumerate(items):
+        for j, r in enumerate(rules):
+            similarity = _coverage(SIGNATURES[r.id], s.clause)
+            if similarity >= MATCH:
+                hint = _SECTION_HINT if s.section == r.section else 0
+                same_level = 1 if s.keyword == _level(r.keyword_as_written) else 0
+                # Integer weights, ties broken by position, so the matching is one answer.
+                scores[(i, j)] = ((similarity + hint) * 4 + same_level * 2) * 10_000 - i - j
+    matched = _matching(scores)
+    result = Audit()
+    for i, s in enumerate(items):
+        chosen = matched.get(i)
+        if chosen is None:
+            result.sentences.append(s)
+            continue
+        rule = rules[chosen]
+        level = _level(rule.keyword_as_written)
+        result.sentences.append(
+            Sentence(
+                s.line,
+                s.section,
+                s.keyword,
+                s.text,
+                s.lower_case,
+                s.clause,
+                rule.id,
+                _coverage(SIGNATURES[rule.id], s.clause),
+                "" if level == s.keyword else level,
+            )
+        )
+    mapped = {s.rule for s in result.sentences}
+    result.rules_without_sentence = [r.id for r in rules if r.id not in mapped]
     return result
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One normative difference between two texts: added, removed, reworded or a level
+    changed (a reworded sentence may also change level)."""
+
+    kind: str
+    old: Sentence | None
+    new: Sentence | None
+
+    @property
+    def rule(self) -> str | None:
+        """The rule the sentence states: the new text's, or the old one's if removed."""
+        return (self.new.rule if self.new else None) or (self.old.rule if self.old else None)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain data for JSON."""
+
+        def brief(s: Sentence | None) -> dict[str, Any] | None:
+            if s is None:
+                return None
+            return {"line": s.line, "keyword": s.keyword, "rule": s.rule, "text": s.text}
+
+        return {
+            "kind": self.kind,
+            "rule": self.rule,
+            "old": brief(self.old),
+            "new": brief(self.new),
+        }
+
+
+def compare(old: Audit, new: Audit) -> list[Change]:
+    """What changed between two audited texts, sentence by sentence: keyword clauses are
+    paired by the similarity of their sentences (a maximum weight matching again)."""
+    weights: dict[tuple[int, int], int] = {}
+    for i, a in enumerate(old.sentences):
+        for j, b in enumerate(new.sentences):
+            similarity = _similarity(a.clause, b.clause)
+            same_rule = a.rule is not None and a.rule == b.rule
+            if similarity >= PAIR or same_rule:
+                weights[(i, j)] = (similarity + (50 if same_rule else 0)) * 10_000 - i - j
+    pairs = _matching(weights)
+    changes = []
+    for i, j in pairs.items():
+        a, b = old.sentences[i], new.sentences[j]
+        if _similarity(a.clause, b.clause) < SAME:
+            changes.append(Change("reworded", a, b))
+        if a.keyword != b.keyword:
+            changes.append(Change("level changed", a, b))
+    taken = set(pairs.values())
+    changes += [Change("removed", a, None) for i, a in enumerate(old.sentences) if i not in pairs]
+    changes += [Change("added", None, b) for j, b in enumerate(new.sentences) if j not in taken]
+    return sorted(changes, key=_order)
+
+
+def _order(change: Change) -> tuple[int, int, str]:
+    """Removed sentences first, by their old line; then the rest by their new line."""
+    if change.new is None:
+        assert change.old is not None
+        return (0, change.old.line, change.kind)
+    return (1, change.new.line, change.kind)

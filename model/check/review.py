@@ -9,7 +9,7 @@ from typing import Any
 
 from model.amendments import AMENDMENTS_BY_NAME
 from model.check import duties, leadsto, sessions
-from model.check.audit import Audit
+from model.check.audit import Audit, Change
 from model.check.explorer import explore
 from model.check.pool import run_unordered
 from model.config import PREDICT_TEXT_OR_IMAGE, Bounds, Config, baseline
@@ -339,6 +339,8 @@ class AuditOfFile:
     file: str
     revision: str
     audit: Audit
+    against: str = ""  # an older text compared with it (`--against`)
+    changes: tuple[Change, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -498,11 +500,11 @@ class Summary:
         if self.two_sessions:
             out["two_sessions"] = [asdict(t) for t in self.two_sessions]
         if self.audit is not None:
-            out["audit"] = {
-                "file": self.audit.file,
-                "revision": self.audit.revision,
-                **self.audit.audit.as_dict(),
-            }
+            a = self.audit
+            audit = {"file": a.file, "revision": a.revision, **a.audit.as_dict()}
+            if a.against:
+                audit |= {"against": a.against, "changes": [c.as_dict() for c in a.changes]}
+            out["audit"] = audit
         return out
 
 

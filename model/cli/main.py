@@ -22,6 +22,8 @@ from model.render.atomic import keep_only
 from model.rules import Revision, in_force
 
 if TYPE_CHECKING:
+    from model.check.audit import Audit
+    from model.check.review import AuditOfFile
     from model.wire import tracecheck
 
 # Each subcommand imports what it needs when it runs, so `--help` and a small `trace check`
@@ -210,30 +212,75 @@ def _progress(what: str, total: int, quiet: bool) -> Iterator[Callable[[int], No
         yield advance
 
 
-def _read_rfd(path: str) -> str:
+def _read_rfd(path: str, option: str = "--rfd") -> str:
+    where = f"{option} {path}" if option else path
     try:
         return Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise UsageError(f"--rfd {path}: no such file") from None
+        raise UsageError(f"{where}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--rfd {path}: cannot read it as UTF-8 text ({exc})") from None
+        raise UsageError(f"{where}: cannot read it as UTF-8 text ({exc})") from None
+
+
+def _audited(path: str, revision: str, option: str) -> Audit:
+    """The audit of an RFD file; a file with no keyword sentence is refused."""
+    from model.check.audit import audit
+
+    found = audit(_read_rfd(path, option), Revision(revision))
+    if not found.sentences:
+        where = f"{option} {path}" if option else path
+        raise UsageError(
+            f"{where}: no sentence with an RFC 2119 keyword (MUST, SHOULD, MAY and their "
+            "kin) was found; is this the RFD's text?"
+        )
+    return found
+
+
+def _audit_of_file(args: argparse.Namespace, file: str, option: str) -> AuditOfFile:
+    from model.check.audit import compare
+    from model.check.review import AuditOfFile
+
+    found = _audited(file, args.rfd_revision, option)
+    if not args.against:
+        return AuditOfFile(Path(file).name, args.rfd_revision, found)
+    revision = args.against_revision or args.rfd_revision
+    old = _audited(args.against, revision, "--against")
+    changes = tuple(compare(old, found))
+    return AuditOfFile(Path(file).name, args.rfd_revision, found, Path(args.against).name, changes)
+
+
+def _audit_options(parser: argparse.ArgumentParser, what: str) -> None:
+    revisions = [r.value for r in Revision]
+    parser.add_argument(
+        "--rfd-revision", choices=revisions, default=Revision.CURRENT.value, help=what
+    )
+    parser.add_argument("--against", metavar="OLD", help="also list what changed since OLD")
+    parser.add_argument(
+        "--against-revision",
+        choices=revisions,
+        help="the revision OLD is (default: the same as the new text's)",
+    )
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from model.render import audit as rendered
+
+    of = _audit_of_file(args, args.file, "")
+    report = rendered.Report(of.file, of.revision, of.audit, of.against, of.changes)
+    write = {"text": rendered.text, "json": rendered.as_json, "junit": rendered.junit}
+    sys.stdout.write(write[args.format](report))
+    return 1 if report.problems else 0
 
 
 def _review(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from model.check import duties, review, sessions
-    from model.check.audit import audit
     from model.render import report
 
-    found = None
-    if args.rfd:
-        found = audit(_read_rfd(args.rfd), Revision(args.rfd_revision))
-        if not found.sentences:
-            raise UsageError(
-                f"--rfd {args.rfd}: no sentence with an RFC 2119 keyword (MUST, SHOULD, MAY "
-                "and their kin) was found; is this the RFD's text?"
-            )
+    if args.against and not args.rfd:
+        raise UsageError("--against compares with the text of --rfd: give --rfd too")
+    audited = _audit_of_file(args, args.rfd, "--rfd") if args.rfd else None
     proposed = list(dict.fromkeys([*PROPOSED_BY_FINDINGS, *args.propose]))
     jobs = review.jobs() + review.proposal_jobs(proposed)
     cells = [] if args.no_duties else duties.cells()
@@ -244,8 +291,7 @@ def _review(args: argparse.Namespace) -> int:
     outcomes = review.outcomes_of(done)
     placements = review.placements_of(done)
     summary = review.summarize(outcomes, placements, review.sharings_of(done))
-    if found is not None:
-        summary.audit = review.AuditOfFile(Path(args.rfd).name, args.rfd_revision, found)
+    summary.audit = audited
     paths = report.write(Path(args.out), summary, outcomes)
     keep_only(Path(args.out), paths)
     seconds = time.perf_counter() - started
@@ -570,13 +616,18 @@ def parser() -> argparse.ArgumentParser:
         help="skip the duty placement (what each client strategy needs of the agent)",
     )
     rev.add_argument("--rfd", metavar="FILE", help="also audit this RFD text (RFC 2119/8174)")
-    rev.add_argument(
-        "--rfd-revision",
-        choices=[r.value for r in Revision],
-        default=Revision.CURRENT.value,
-        help="the revision FILE is",
-    )
+    _audit_options(rev, "the revision FILE is")
     rev.set_defaults(run=_review)
+
+    aud = sub.add_parser(
+        "audit",
+        help="map an RFD text's RFC 2119 sentences to the rules (exit 1 on a sentence "
+        "without a rule, a rule without a sentence, or a changed level)",
+    )
+    aud.add_argument("file", metavar="FILE", help="the RFD text")
+    _audit_options(aud, "the revision FILE is")
+    aud.add_argument("--format", choices=["text", "json", "junit"], default="text")
+    aud.set_defaults(run=_audit)
 
     fnd = sub.add_parser(
         "findings",

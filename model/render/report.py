@@ -28,6 +28,7 @@ from model.invariants import PROPERTIES_BY_NAME
 from model.liveness import LIVENESS
 from model.render import findings
 from model.render.atomic import write_atomic
+from model.render.audit import reviewed_by
 from model.render.diagrams import sequence_chart
 from model.render.itf import dumps as itf_dumps
 from model.render.itf import to_itf
@@ -498,28 +499,49 @@ def _proposal_section(proposals: Sequence[Proposal]) -> list[str]:
 
 def _audit_section(of: AuditOfFile) -> list[str]:
     out = ["", f"## RFC 2119 audit of {of.file} ({of.revision})", ""]
+    out += [
+        "Each keyword sentence is mapped to the rule it states by meaning (the share of the "
+        "rule's signature it says), and its level compared with the catalogue's.",
+        "",
+    ]
     rows = [
         [
             s.line,
             s.section,
             s.keyword + (" (lower case)" if s.lower_case else ""),
-            s.rule or "**none**",
+            f"{s.rule} ({s.similarity}%)" if s.rule else "**none**",
+            s.level_note() or "-",
             f"“{s.text}”",
         ]
         for s in of.audit.sentences
     ]
-    out += _table(["line", "section", "keyword", "rule", "sentence"], rows)
+    out += _table(["line", "section", "keyword", "rule", "level", "sentence"], rows)
     missing = ", ".join(of.audit.rules_without_sentence) or "none"
-    unmapped = [s.line for s in of.audit.sentences if s.rule is None]
+    unmapped = [s.line for s in of.audit.sentences if s.rule is None and not s.lower_case]
     out += [
         "",
         f"Rules with a keyword but no sentence found: {missing}.",
-        f"Sentences with no rule: lines {', '.join(map(str, unmapped))}."
+        f"Normative sentences with no rule: lines {', '.join(map(str, unmapped))}."
         if unmapped
-        else "Every keyword sentence maps to a rule.",
+        else "Every normative (capitalised) keyword sentence maps to a rule.",
         "Lower-case keywords are not normative under RFC 8174: each listed one should be "
         "capitalised or reworded.",
     ]
+    if of.against:
+        out += ["", f"### Changes since {of.against}", ""]
+        rows = [
+            [
+                c.kind,
+                c.old.line if c.old else "-",
+                c.new.line if c.new else "-",
+                c.rule or "-",
+                ", ".join(reviewed_by(c.rule)) if c.rule else "-",
+                f"“{(c.new or c.old).text}”",  # type: ignore[union-attr]
+            ]
+            for c in of.changes
+        ]
+        header = ["change", "old line", "new line", "rule", "what in this review stands on it"]
+        out += _table([*header, "sentence"], rows) if rows else ["No normative change."]
     return out
 
 
