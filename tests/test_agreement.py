@@ -36,7 +36,7 @@ from model.state import World
 from model.system import Action, System
 from model.wire.project import project
 from model.wire.records import Record
-from model.wire.tracecheck import Checker
+from model.wire.tracecheck import EXACT_FROM, Checker
 
 RULES = {
     "CAP-2": "capability_respected",
@@ -46,7 +46,7 @@ RULES = {
     "LT-5": "withdrawn_after_prompt",
     "LT-6": "withdrawn_after_foreground_work",
 }
-SENT = ("CAP-2", "SC-2", "SC-3", "RP-1")  # exact everywhere
+SENT = tuple(r for r in RULES if EXACT_FROM[r] == ("agent", "client"))  # exact on both sides
 PINNED = ("LT-4", "LT-5", "LT-6", "UPD-3")  # mutations the turn invariants do not mirror
 # A turn with a prompt; a list then work without a prompt (v2); a list then a reopen.
 BOUNDS = (Bounds(1, 1, 0, 0, 0, 0), Bounds(0, 1, 0, 0, 1, 0), Bounds(0, 1, 1, 0, 0, 0))
@@ -132,6 +132,13 @@ def test_every_setting_is_run_and_every_rule_is_decided_both_ways(outcomes: Coun
         for side in ("agent", "client"):
             verdicts = {k[5] for k in outcomes if k[4] == rule and k[3] == side}
             assert {"pass", "violation"} <= verdicts, (rule, side, verdicts)
+
+
+def test_the_checker_claims_exactness_where_this_test_shows_it() -> None:
+    """The checker's table of exact sides (in its JSON output) is what the tests below show:
+    both sides for what the agent sends, the agent's alone for the turn rules."""
+    assert SENT == ("CAP-2", "SC-2", "SC-3", "RP-1")
+    assert EXACT_FROM["LT-5"] == EXACT_FROM["LT-6"] == ("agent",)
 
 
 def test_what_the_agent_sends_is_judged_exactly_from_both_sides(outcomes: Counter[Key]) -> None:

@@ -225,6 +225,7 @@ def test_cli_json_shape_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureFix
         "section",
         "level",
         "verdict",
+        "exact_from",
         "line",
         "session",
         "message",

@@ -81,6 +81,20 @@ class TraceError(ValueError):
         self.line = line
 
 
+# The sides from which the checker's verdict on each rule is exact, as the agreement test with
+# the model (tests/test_agreement.py) shows over every run of small configurations: what the
+# agent sends is the same message on both sides of an ordered transport; whether the agent
+# withdrew its list in time only the agent's side can tell (the client's verdict is sound:
+# inconclusive where a list may have crossed the prompt).
+_BOTH: tuple[Observer, ...] = ("agent", "client")
+EXACT_FROM: dict[str, tuple[Observer, ...]] = {
+    **dict.fromkeys(("UPD-1", "UPD-4", "UPD-5", "SC-1", "D-1", "L-1"), _BOTH),
+    **dict.fromkeys(("CAP-2", "D-8", "L-2", "SC-2", "SC-3", "RP-1"), _BOTH),
+    "LT-5": ("agent",),
+    "LT-6": ("agent",),
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
     """One verdict on one instance of a rule."""
@@ -99,6 +113,7 @@ class Finding:
             "section": r.section,
             "level": r.level.value,
             "verdict": self.verdict,
+            "exact_from": list(EXACT_FROM[self.rule]),
             "line": self.line,
             "session": self.session,
             "message": self.message,
