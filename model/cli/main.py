@@ -425,6 +425,51 @@ def _trace_check(args: argparse.Namespace) -> int:
     return {"error": 2, "violation": 1}.get(verdict, 0)
 
 
+def _probe(args: argparse.Namespace) -> int:
+    from model.wire import probe, tracecheck
+
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        raise UsageError("probe: give the agent's command after --, e.g. -- my-agent --stdio")
+    names = [s.name for s in (*probe.SCENARIOS, probe.LEGACY_SCENARIO)]
+    for name in args.scenario:
+        if name not in names:
+            raise UsageError(f"--scenario {name}: no such scenario (one of {', '.join(names)})")
+    out = Path(args.out)
+    outcomes = probe.probe(
+        command,
+        out,
+        legacy=args.legacy,
+        only=args.scenario,
+        seed=args.seed,
+        step_timeout=args.step_timeout,
+        total_timeout=args.timeout,
+    )
+    reports = [o.report for o in outcomes]
+    verdict = tracecheck.overall(reports)
+    rules = probe.by_rule(outcomes)
+    if args.format == "junit":
+        print(tracecheck.junit(reports), end="")
+    elif args.format == "json":
+        scenarios = [
+            {"scenario": o.scenario.name, "actions": list(o.scenario.actions), **o.report.as_dict()}
+            for o in outcomes
+        ]
+        print(json.dumps({"verdict": verdict, "scenarios": scenarios, "rules": rules}, indent=2))
+    else:
+        for o in outcomes:
+            why = f": {o.report.error}" if o.report.error else ""
+            print(f"{o.scenario.name}: {o.report.verdict}{why}")
+        for rule, verdicts in rules.items():
+            seen = "; ".join(
+                f"{v} {len(where)}" + (f" ({', '.join(where[:3])})" if v != "pass" else "")
+                for v, where in verdicts.items()
+            )
+            print(f"  {rule}: {seen}")
+        print(f"{verdict}: traces and the agent's stderr in {out}/")
+    return {"error": 2, "violation": 1}.get(verdict, 0)
+
+
 def _simulate(args: argparse.Namespace) -> int:
     from rich.table import Table
 
@@ -657,6 +702,31 @@ def parser() -> argparse.ArgumentParser:
         help="text for people, json for tools, junit for CI (default: text)",
     )
     tc.set_defaults(run=_trace_check)
+
+    prb = sub.add_parser(
+        "probe",
+        help="drive a live agent over stdio into the RFD's races and check what it sends",
+        description="Start the agent (the command after --) once per scenario, talk to it as "
+        "an ACP v1 client over stdio, record every message and check the recordings by the "
+        "trace checker's rules.  Exit 0 pass or inconclusive, 1 violation, 2 error.",
+    )
+    prb.add_argument("--legacy", action="store_true", help="also probe the legacy _meta channel")
+    prb.add_argument(
+        "--scenario",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only this scenario (repeatable; the names are in the README)",
+    )
+    prb.add_argument("--seed", type=_positive, default=1, help="picks the waits (default 1)")
+    prb.add_argument("--out", default="probe-out", help="traces and stderr (default probe-out/)")
+    prb.add_argument(
+        "--step-timeout", type=float, default=10.0, help="seconds for one answer (default 10)"
+    )
+    prb.add_argument("--timeout", type=float, default=120.0, help="seconds in all (default 120)")
+    prb.add_argument("--format", choices=["text", "json", "junit"], default="text")
+    prb.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
+    prb.set_defaults(run=_probe)
 
     sim = sub.add_parser(
         "simulate",

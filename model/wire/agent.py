@@ -1,0 +1,135 @@
+"""A reference ACP agent (protocol v1) that implements prompt suggestions, on the ACP Python
+SDK's JSON-RPC connection over stdio, for trying the probe and the trace checker on a live
+process: `python -m model.wire.agent [--break RULE] [--misbehave HOW]`.
+
+It keeps the rules unless told to break one (`--break`: LT-5 keeps its list when a prompt
+comes, CAP-2 ignores the capability, SC-2 suggests whitespace, RP-1 replays its suggestions
+on `session/load`), speaks the legacy `_meta.promptSuggestions` channel to a client that
+allowlists it, and can fail as broken agents do (`--misbehave`: crash at `initialize`, hang
+on a prompt, write garbage to stdout, stay silent at `initialize`).  The SDK's typed models
+drop capability fields they do not know, so it reads the raw JSON, as an implementation of a
+draft feature does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+from typing import Any
+
+BREAKABLE = ("LT-5", "CAP-2", "SC-2", "RP-1")
+MISBEHAVIOURS = ("crash", "hang", "garbage", "silent")
+
+
+class ReferenceAgent:
+    """One agent process: every prompt ends its turn at once, then a prediction follows."""
+
+    def __init__(self, breaks: str, misbehave: str) -> None:
+        self.breaks, self.misbehave = breaks, misbehave
+        self.conn: Any = None
+        self.advertised = self.allowlisted = False
+        self.holding: dict[str, bool] = {}  # by session: the client holds a non-empty list
+        self.turns: dict[str, int] = {}
+        self.sessions = 0
+
+    async def handle(self, method: str, params: Any, is_notification: bool) -> Any:
+        if method == "initialize":
+            if self.misbehave == "silent":
+                await asyncio.Event().wait()  # never answers
+            return self._initialize(params)
+        if method == "session/new":
+            self.sessions += 1
+            sid = f"sess-{self.sessions}"
+            self.holding[sid], self.turns[sid] = False, 0
+            return {"sessionId": sid}
+        if method == "session/load":
+            return await self._load(params["sessionId"])
+        if method == "session/prompt":
+            return await self._prompt(params["sessionId"])
+        if method == "session/cancel":
+            return None
+        raise ValueError(f"method not found: {method}")
+
+    def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        if self.misbehave == "crash":
+            os._exit(3)
+        caps = params.get("clientCapabilities") or {}
+        session = caps.get("session") or {}
+        self.advertised = isinstance(session.get("promptSuggestions"), dict)
+        air = ((caps.get("_meta") or {}).get("jetbrains") or {}).get("air")
+        self.allowlisted = isinstance(air, dict)
+        return {
+            "protocolVersion": 1,
+            "agentCapabilities": {"loadSession": True},
+            "authMethods": [],
+        }
+
+    async def _load(self, sid: str) -> dict[str, Any]:
+        """Replay the session (a message), then answer: the list starts empty (RP-2)."""
+        await self._update(sid, _chunk("Earlier answer."))
+        if self.breaks == "RP-1":
+            await self._suggest(sid, ["A suggestion from before the load"])
+        self.holding[sid], self.turns[sid] = False, self.turns.get(sid, 0)
+        return {}
+
+    async def _prompt(self, sid: str) -> dict[str, Any]:
+        if self.misbehave == "hang":
+            await asyncio.Event().wait()
+        if self.misbehave == "garbage":
+            sys.stdout.write("this is not JSON-RPC\n")
+            sys.stdout.flush()
+        if self.holding.get(sid) and self.breaks != "LT-5":
+            await self._suggest(sid, [])  # LT-5: withdraw before the turn runs
+        await self._update(sid, _chunk("Done."))
+        self.turns[sid] = self.turns.get(sid, 0) + 1
+        asyncio.get_running_loop().create_task(self._predict(sid, self.turns[sid]))
+        return {"stopReason": "end_turn"}
+
+    async def _update(self, sid: str, update: dict[str, Any]) -> None:
+        await self.conn.send_notification("session/update", {"sessionId": sid, "update": update})
+
+    async def _suggest(self, sid: str, texts: list[str]) -> None:
+        if self.allowlisted and not self.advertised:
+            meta = {"promptSuggestions": {"suggestions": [{"text": t} for t in texts]}}
+            await self._update(sid, {"sessionUpdate": "session_info_update", "_meta": meta})
+        else:
+            suggestions = [{"prompt": [{"type": "text", "text": t}]} for t in texts]
+            await self._update(
+                sid, {"sessionUpdate": "prompt_suggestions_update", "suggestions": suggestions}
+            )
+        self.holding[sid] = bool(texts)
+
+    async def _predict(self, sid: str, turn: int) -> None:
+        """After the turn's response, publish a prediction if no prompt came since (LT-4)."""
+        await asyncio.sleep(0.01)
+        gate = self.advertised or self.allowlisted or self.breaks == "CAP-2"
+        if turn == self.turns[sid] and gate:
+            text = "   " if self.breaks == "SC-2" else f"Explain what changed in turn {turn}"
+            await self._suggest(sid, [text])
+
+
+def _chunk(text: str) -> dict[str, Any]:
+    return {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
+
+
+async def _serve(agent: ReferenceAgent) -> None:
+    from acp.connection import Connection
+    from acp.stdio import stdio_streams
+
+    reader, writer = await stdio_streams()
+    agent.conn = Connection(agent.handle, writer, reader, listening=False)
+    await agent.conn.main_loop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m model.wire.agent", description=__doc__)
+    parser.add_argument("--break", dest="breaks", choices=BREAKABLE, help="break this rule")
+    parser.add_argument("--misbehave", choices=MISBEHAVIOURS, help="fail as a broken agent")
+    args = parser.parse_args(argv)
+    asyncio.run(_serve(ReferenceAgent(args.breaks or "", args.misbehave or "")))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,291 @@
+"""Probe a live agent: start it as a subprocess, talk to it over stdio as an ACP client (the
+ACP Python SDK's connection), drive it into the situations the RFD's rules are about, record
+every message in the trace checker's format, and check the recordings.
+
+Each scenario is a sequence of the client's and the user's actions of the model (`user.send`,
+`user.cancel`, `user.load`, a second session): a `wait` lets a suggestion arrive (up to a
+second) and a little more, and no wait sends the next prompt while a prediction may be in
+flight; the seed picks the extra delays.  Every scenario runs on a fresh agent process.  A
+step that takes longer than the step timeout, or a probe longer than the global one, an agent
+that exits, or output that is not JSON-RPC ends that scenario with an error, never a hang.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from model.wire.tracecheck import FileReport, check_lines, notes
+
+ADVERTISED: dict[str, Any] = {"session": {"promptSuggestions": {}}}
+LEGACY: dict[str, Any] = {"_meta": {"jetbrains": {"air": {}}}}
+_SUGGESTING = ("prompt_suggestions_update", "session_info_update")
+
+
+class ProbeError(Exception):
+    """The agent did not behave as an ACP agent: it exited, hung or wrote garbage."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """A scenario: what the client advertises, the model's actions it drives, the rules it
+    exercises."""
+
+    name: str
+    caps: str  # "advertised", "none" or "legacy"
+    actions: tuple[str, ...]
+    rules: tuple[str, ...]
+
+
+# The scenarios, from the model's client and user actions that reach the agent.
+SCENARIOS: tuple[Scenario, ...] = (
+    Scenario(
+        "prompt-after-suggestion",
+        "advertised",
+        ("user.send", "wait", "user.send", "wait", "user.send"),
+        ("CAP-2", "SC-1", "SC-2", "SC-3", "UPD-1", "UPD-4", "UPD-5", "LT-5"),
+    ),
+    Scenario(
+        "prompt-while-predicting",
+        "advertised",
+        ("user.send", "user.send", "user.send", "wait"),
+        ("CAP-2", "LT-5"),
+    ),
+    Scenario(
+        "cancel-mid-turn",
+        "advertised",
+        ("user.send", "wait", "user.send+user.cancel", "wait"),
+        ("LT-5",),
+    ),
+    Scenario(
+        "load-with-replay",
+        "advertised",
+        ("user.send", "wait", "user.load", "wait", "user.send", "wait"),
+        ("RP-1", "LT-5"),
+    ),
+    Scenario(
+        "two-sessions",
+        "advertised",
+        ("user.send", "session.second", "user.send@2", "wait", "user.send", "user.send@2", "wait"),
+        ("CAP-2", "LT-5"),
+    ),
+    Scenario("capability-off", "none", ("user.send", "wait", "user.send", "wait"), ("CAP-2",)),
+)
+LEGACY_SCENARIO = Scenario(
+    "legacy-channel", "legacy", ("user.send", "wait", "user.send", "wait"), ("L-1", "L-2", "LT-5")
+)
+
+
+@dataclass
+class Outcome:
+    """One scenario's recording and its check (or why it could not run)."""
+
+    scenario: Scenario
+    trace: Path
+    report: FileReport = field(default_factory=lambda: FileReport(""))
+
+
+async def _run(
+    scenario: Scenario,
+    command: Sequence[str],
+    rng: random.Random,
+    lines: list[str],
+    stderr: Any,
+    step_timeout: float,
+) -> None:
+    from acp.connection import StreamDirection, StreamEvent
+    from acp.stdio import spawn_stdio_connection
+
+    suggested = asyncio.Event()  # a suggestions update arrived since the last prompt
+
+    def record(event: StreamEvent) -> None:
+        sender = "client" if event.direction is StreamDirection.OUTGOING else "agent"
+        lines.append(json.dumps({"from": sender, "msg": event.message}, sort_keys=True))
+        update = (event.message.get("params") or {}).get("update") or {}
+        if sender == "agent" and update.get("sessionUpdate") in _SUGGESTING:
+            suggested.set()
+        elif event.message.get("method") == "session/prompt":
+            suggested.clear()
+
+    async def refuse(method: str, params: Any, is_notification: bool) -> Any:
+        if is_notification:
+            return None
+        raise ValueError(f"method not found: {method}")
+
+    caps = {"advertised": ADVERTISED, "legacy": LEGACY, "none": {}}[scenario.caps]
+    async with spawn_stdio_connection(
+        refuse, command[0], *command[1:], stderr=stderr, observers=[record]
+    ) as (conn, process):
+
+        async def step(what: str, call: Awaitable[Any]) -> Any:
+            waiting = asyncio.ensure_future(call)
+            exited = asyncio.ensure_future(process.wait())
+            done, _ = await asyncio.wait(
+                {waiting, exited}, timeout=step_timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+            if waiting in done:
+                exited.cancel()
+                return waiting.result()
+            waiting.cancel()
+            if exited in done:
+                raise ProbeError(f"the agent exited (code {process.returncode}) during {what}")
+            exited.cancel()
+            raise ProbeError(f"no answer to {what} within {step_timeout:g} s")
+
+        init = {"protocolVersion": 1, "clientCapabilities": caps}
+        await step("initialize", conn.send_request("initialize", init))
+        new = {"cwd": str(Path.cwd()), "mcpServers": []}
+        sessions = [(await step("session/new", conn.send_request("session/new", new)))]
+        for action in scenario.actions:
+            if action == "wait":  # the user reads the answer; a suggestion may arrive
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(suggested.wait(), min(1.0, step_timeout))
+                await asyncio.sleep(rng.uniform(0.0, 0.05))
+            else:
+                await _act(action, conn, sessions, step, rng, new)
+
+
+async def _act(
+    action: str,
+    conn: Any,
+    sessions: list[dict[str, Any]],
+    step: Callable[[str, Awaitable[Any]], Awaitable[Any]],
+    rng: random.Random,
+    new: dict[str, Any],
+) -> None:
+    """One of the model's actions on the live connection."""
+    which = 1 if action.endswith("@2") else 0
+    sid = sessions[which]["sessionId"] if sessions else ""
+    prompt = {"sessionId": sid, "prompt": [{"type": "text", "text": "Carry on"}]}
+    if action.startswith("user.send+user.cancel"):
+        turn = asyncio.ensure_future(conn.send_request("session/prompt", prompt))
+        await asyncio.sleep(0)
+        await conn.send_notification("session/cancel", {"sessionId": sid})
+        await step("session/prompt", turn)
+    elif action.startswith("user.send"):
+        await step("session/prompt", conn.send_request("session/prompt", prompt))
+        await asyncio.sleep(rng.uniform(0.0, 0.01))  # a prediction may still be in flight
+    elif action == "user.load":
+        load = {"sessionId": sid, "cwd": new["cwd"], "mcpServers": []}
+        await step("session/load", conn.send_request("session/load", load))
+    elif action == "session.second":
+        sessions.append(await step("session/new", conn.send_request("session/new", new)))
+    else:
+        raise ValueError(f"unknown scenario action {action!r}")
+
+
+class _Complaints(logging.Handler):
+    """What the SDK's connection logs as an error while a scenario runs (it logs a line of
+    the agent's stdout that is not JSON-RPC and goes on)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+@dataclass
+class _Probe:
+    """One probe of an agent: its command, where the recordings go, the timing."""
+
+    command: Sequence[str]
+    out: Path
+    seed: int
+    step_timeout: float
+    total_timeout: float
+    deadline: float = 0.0
+    complaints: _Complaints = field(default_factory=_Complaints)
+
+    async def run(self, scenarios: Sequence[Scenario]) -> list[Outcome]:
+        self.deadline = asyncio.get_running_loop().time() + self.total_timeout
+        root = logging.getLogger()
+        root.addHandler(self.complaints)
+        try:
+            return [await self.scenario(n, scenario) for n, scenario in enumerate(scenarios)]
+        finally:
+            root.removeHandler(self.complaints)
+
+    async def scenario(self, n: int, scenario: Scenario) -> Outcome:
+        """Run one scenario on a fresh agent; record it, then check the recording."""
+        trace = self.out / f"{scenario.name}.jsonl"
+        outcome = Outcome(scenario, trace, FileReport(str(trace)))
+        lines: list[str] = []
+        self.complaints.messages.clear()
+        used_up = f"the probe's {self.total_timeout:g} s were used up"
+        with (self.out / f"{scenario.name}.agent-stderr.txt").open("wb") as stderr:
+            left = self.deadline - asyncio.get_running_loop().time()
+            rng = random.Random(self.seed * 1_000 + n)
+            try:
+                if left <= 0:
+                    raise ProbeError(used_up)
+                run = _run(scenario, self.command, rng, lines, stderr, self.step_timeout)
+                await asyncio.wait_for(run, left)
+            except ProbeError as error:
+                outcome.report.error = str(error)
+            except TimeoutError:
+                outcome.report.error = used_up
+            except (OSError, ConnectionError) as error:
+                outcome.report.error = f"the agent closed the connection ({error})"
+        if self.complaints.messages and not outcome.report.error:
+            outcome.report.error = (
+                "the agent wrote something that is not JSON-RPC to stdout "
+                f"(the SDK's connection: {self.complaints.messages[0]})"
+            )
+        if outcome.report.error:
+            outcome.report.error += f"; its stderr is in {stderr.name}"
+        trace.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        if not outcome.report.error:
+            _check(outcome, lines)
+        return outcome
+
+
+def _check(outcome: Outcome, lines: list[str]) -> None:
+    from model.wire.tracecheck import TraceError
+
+    try:
+        checker = check_lines(line.encode() + b"\n" for line in lines)
+    except TraceError as error:
+        outcome.report.error = f"{outcome.trace}: {error}"
+        return
+    outcome.report.findings, outcome.report.notes = checker.findings, notes(checker)
+
+
+def probe(
+    command: Sequence[str],
+    out: Path,
+    *,
+    legacy: bool = False,
+    only: Sequence[str] = (),
+    seed: int = 1,
+    step_timeout: float = 10.0,
+    total_timeout: float = 120.0,
+) -> list[Outcome]:
+    """Run every scenario (or those named in `only`) against the agent `command`; traces and
+    the agent's stderr go to `out`."""
+    out.mkdir(parents=True, exist_ok=True)
+    scenarios = [*SCENARIOS, LEGACY_SCENARIO] if legacy else list(SCENARIOS)
+    scenarios = [s for s in scenarios if not only or s.name in only]
+    return asyncio.run(_Probe(command, out, seed, step_timeout, total_timeout).run(scenarios))
+
+
+def by_rule(outcomes: Sequence[Outcome]) -> dict[str, dict[str, list[str]]]:
+    """Each rule a scenario exercises: its verdicts with where they were found (scenario and
+    line), or `not exercised`."""
+    table: dict[str, dict[str, list[str]]] = {}
+    for o in outcomes:
+        for rule in o.scenario.rules:
+            table.setdefault(rule, {})
+        for f in o.report.findings:
+            table.setdefault(f.rule, {}).setdefault(f.verdict, []).append(
+                f"{o.scenario.name}:{f.line}"
+            )
+    return {rule: verdicts or {"not exercised": []} for rule, verdicts in sorted(table.items())}

@@ -1,0 +1,87 @@
+"""The probe drives a live agent (the reference agent, in a subprocess over real stdio pipes)
+into the RFD's situations and checks what comes back: the compliant agent passes, each
+mutation is caught by the rule it breaks, and a broken agent is an error, never a hang."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from model.cli.main import main
+from model.wire.probe import LEGACY_SCENARIO, SCENARIOS, by_rule, probe
+
+AGENT = [sys.executable, "-m", "model.wire.agent"]
+
+
+def test_the_compliant_agent_passes_every_scenario(tmp_path: Path) -> None:
+    outcomes = probe(AGENT, tmp_path, legacy=True)
+    assert [o.scenario.name for o in outcomes] == [s.name for s in (*SCENARIOS, LEGACY_SCENARIO)]
+    # A list that arrives after a prompt went out may have crossed it: from the client's side
+    # that is inconclusive (the race the scenarios provoke), never a violation.
+    assert {o.report.verdict for o in outcomes} <= {"pass", "inconclusive"}
+    rules = by_rule(outcomes)
+    claimed = {r for s in (*SCENARIOS, LEGACY_SCENARIO) for r in s.rules}
+    assert claimed <= rules.keys()
+    assert all("pass" in v and "violation" not in v for v in rules.values()), rules
+    for o in outcomes:  # every message is in the recording
+        assert o.trace.read_text().count("\n") >= 6
+
+
+@pytest.mark.parametrize(
+    ("rule", "scenario"),
+    [
+        ("LT-5", "prompt-after-suggestion"),
+        ("CAP-2", "capability-off"),
+        ("SC-2", "prompt-after-suggestion"),
+        ("RP-1", "load-with-replay"),
+    ],
+)
+def test_each_mutation_is_caught_by_its_rule(rule: str, scenario: str, tmp_path: Path) -> None:
+    outcomes = probe([*AGENT, "--break", rule], tmp_path)
+    violations = by_rule(outcomes)[rule]["violation"]
+    assert any(where.startswith(f"{scenario}:") for where in violations), violations
+
+
+@pytest.mark.parametrize(
+    ("how", "says"),
+    [
+        ("crash", "the agent closed the connection"),
+        ("hang", "no answer to session/prompt within 1 s"),
+        ("garbage", "not JSON-RPC to stdout"),
+        ("silent", "no answer to initialize within 1 s"),
+    ],
+)
+def test_a_broken_agent_is_an_error_not_a_hang(
+    how: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    started = time.monotonic()
+    argv = ["probe", "--out", str(tmp_path), "--step-timeout", "1", "--timeout", "20"]
+    argv += ["--scenario", "prompt-after-suggestion", "--", *AGENT, "--misbehave", how]
+    assert main(argv) == 2
+    assert time.monotonic() - started < 15
+    out = capsys.readouterr().out
+    assert says in out and "agent-stderr.txt" in out
+
+
+def test_json_and_junit_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import xmlschema
+
+    argv = ["probe", "--out", str(tmp_path), "--scenario", "prompt-after-suggestion"]
+    assert main([*argv, "--format", "json", "--", *AGENT, "--break", "LT-5"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["verdict"] == "violation" and "violation" in data["rules"]["LT-5"]
+    assert data["scenarios"][0]["scenario"] == "prompt-after-suggestion"
+    assert main([*argv, "--format", "junit", "--", *AGENT]) == 0
+    schema = xmlschema.XMLSchema(Path(__file__).parent / "data" / "junit.xsd")
+    schema.validate(capsys.readouterr().out.encode())
+
+
+def test_bad_usage_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["probe"]) == 2
+    assert "give the agent's command after --" in capsys.readouterr().err
+    assert main(["probe", "--scenario", "nope", "--", *AGENT]) == 2
+    assert "--scenario nope: no such scenario" in capsys.readouterr().err
