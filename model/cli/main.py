@@ -439,6 +439,7 @@ def _probe(args: argparse.Namespace) -> int:
     outcomes = probe.probe(
         command,
         out,
+        version=args.version,
         legacy=args.legacy,
         only=args.scenario,
         seed=args.seed,
@@ -707,9 +708,10 @@ def parser() -> argparse.ArgumentParser:
         "probe",
         help="drive a live agent over stdio into the RFD's races and check what it sends",
         description="Start the agent (the command after --) once per scenario, talk to it as "
-        "an ACP v1 client over stdio, record every message and check the recordings by the "
+        "an ACP client (v1 or v2) over stdio, record every message and check the recordings by the "
         "trace checker's rules.  Exit 0 pass or inconclusive, 1 violation, 2 error.",
     )
+    prb.add_argument("--version", type=int, choices=[1, 2], default=1, help="protocol version")
     prb.add_argument("--legacy", action="store_true", help="also probe the legacy _meta channel")
     prb.add_argument(
         "--scenario",

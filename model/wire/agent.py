@@ -1,6 +1,7 @@
-"""A reference ACP agent (protocol v1) that implements prompt suggestions, on the ACP Python
-SDK's JSON-RPC connection over stdio, for trying the probe and the trace checker on a live
-process: `python -m model.wire.agent [--break RULE] [--misbehave HOW]`.
+"""A reference ACP agent (protocol v1 and v2, as the client asks) that implements prompt
+suggestions, on the ACP Python SDK's JSON-RPC connection over stdio, for trying the probe and
+the trace checker on a live process: `python -m model.wire.agent [--break RULE] [--misbehave
+HOW]`.
 
 It keeps the rules unless told to break one (`--break`: LT-5 keeps its list when a prompt
 comes, CAP-2 ignores the capability, SC-2 suggests whitespace, RP-1 replays its suggestions
@@ -28,6 +29,7 @@ class ReferenceAgent:
 
     def __init__(self, breaks: str, misbehave: str) -> None:
         self.breaks, self.misbehave = breaks, misbehave
+        self.version = 1
         self.conn: Any = None
         self.advertised = self.allowlisted = False
         self.holding: dict[str, bool] = {}  # by session: the client holds a non-empty list
@@ -44,7 +46,7 @@ class ReferenceAgent:
             sid = f"sess-{self.sessions}"
             self.holding[sid], self.turns[sid] = False, 0
             return {"sessionId": sid}
-        if method == "session/load":
+        if method in ("session/load", "session/resume"):
             return await self._load(params["sessionId"])
         if method == "session/prompt":
             return await self._prompt(params["sessionId"])
@@ -55,11 +57,14 @@ class ReferenceAgent:
     def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
         if self.misbehave == "crash":
             os._exit(3)
-        caps = params.get("clientCapabilities") or {}
+        self.version = 2 if params.get("protocolVersion") == 2 else 1
+        caps = params.get("clientCapabilities" if self.version == 1 else "capabilities") or {}
         session = caps.get("session") or {}
         self.advertised = isinstance(session.get("promptSuggestions"), dict)
         air = ((caps.get("_meta") or {}).get("jetbrains") or {}).get("air")
         self.allowlisted = isinstance(air, dict)
+        if self.version == 2:
+            return {"protocolVersion": 2, "capabilities": {"session": {"prompt": {}}}}
         return {
             "protocolVersion": 1,
             "agentCapabilities": {"loadSession": True},
@@ -81,11 +86,23 @@ class ReferenceAgent:
             sys.stdout.write("this is not JSON-RPC\n")
             sys.stdout.flush()
         if self.holding.get(sid) and self.breaks != "LT-5":
-            await self._suggest(sid, [])  # LT-5: withdraw before the turn runs
-        await self._update(sid, _chunk("Done."))
+            await self._suggest(sid, [])  # LT-5: withdraw as the prompt is accepted
         self.turns[sid] = self.turns.get(sid, 0) + 1
-        asyncio.get_running_loop().create_task(self._predict(sid, self.turns[sid]))
+        turn = self.turns[sid]
+        if self.version == 2:  # accepted now (the response); the turn runs after it
+            asyncio.get_running_loop().create_task(self._v2_turn(sid, turn))
+            return {"messageId": f"{sid}-{turn}"}
+        await self._update(sid, _chunk("Done."))
+        asyncio.get_running_loop().create_task(self._predict(sid, turn))
         return {"stopReason": "end_turn"}
+
+    async def _v2_turn(self, sid: str, turn: int) -> None:
+        """v2: the turn's work after the prompt was accepted, reported by `state_update`."""
+        await asyncio.sleep(0.005)  # the response goes out first
+        await self._update(sid, {"sessionUpdate": "state_update", "state": "running"})
+        await self._update(sid, _chunk("Done."))
+        await self._update(sid, {"sessionUpdate": "state_update", "state": "idle"})
+        await self._predict(sid, turn)
 
     async def _update(self, sid: str, update: dict[str, Any]) -> None:
         await self.conn.send_notification("session/update", {"sessionId": sid, "update": update})

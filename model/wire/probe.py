@@ -1,6 +1,6 @@
-"""Probe a live agent: start it as a subprocess, talk to it over stdio as an ACP client (the
-ACP Python SDK's connection), drive it into the situations the RFD's rules are about, record
-every message in the trace checker's format, and check the recordings.
+"""Probe a live agent: start it as a subprocess, talk to it over stdio as an ACP v1 or v2
+client (the ACP Python SDK's connection), drive it into the situations the RFD's rules are
+about, record every message in the trace checker's format, and check the recordings.
 
 Each scenario is a sequence of the client's and the user's actions of the model (`user.send`,
 `user.cancel`, `user.load`, a second session): a `wait` lets a suggestion arrive (up to a
@@ -49,7 +49,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "prompt-after-suggestion",
         "advertised",
-        ("user.send", "wait", "user.send", "wait", "user.send"),
+        ("user.send", "wait", "user.send", "wait", "user.send", "wait"),
         ("CAP-2", "SC-1", "SC-2", "SC-3", "UPD-1", "UPD-4", "UPD-5", "LT-5"),
     ),
     Scenario(
@@ -95,6 +95,7 @@ class Outcome:
 async def _run(
     scenario: Scenario,
     command: Sequence[str],
+    version: int,
     rng: random.Random,
     lines: list[str],
     stderr: Any,
@@ -139,7 +140,8 @@ async def _run(
             exited.cancel()
             raise ProbeError(f"no answer to {what} within {step_timeout:g} s")
 
-        init = {"protocolVersion": 1, "clientCapabilities": caps}
+        key = "clientCapabilities" if version == 1 else "capabilities"
+        init = {"protocolVersion": version, key: caps}
         await step("initialize", conn.send_request("initialize", init))
         new = {"cwd": str(Path.cwd()), "mcpServers": []}
         sessions = [(await step("session/new", conn.send_request("session/new", new)))]
@@ -149,7 +151,7 @@ async def _run(
                     await asyncio.wait_for(suggested.wait(), min(1.0, step_timeout))
                 await asyncio.sleep(rng.uniform(0.0, 0.05))
             else:
-                await _act(action, conn, sessions, step, rng, new)
+                await _act(action, conn, sessions, step, rng, new, version)
 
 
 async def _act(
@@ -159,6 +161,7 @@ async def _act(
     step: Callable[[str, Awaitable[Any]], Awaitable[Any]],
     rng: random.Random,
     new: dict[str, Any],
+    version: int,
 ) -> None:
     """One of the model's actions on the live connection."""
     which = 1 if action.endswith("@2") else 0
@@ -172,9 +175,12 @@ async def _act(
     elif action.startswith("user.send"):
         await step("session/prompt", conn.send_request("session/prompt", prompt))
         await asyncio.sleep(rng.uniform(0.0, 0.01))  # a prediction may still be in flight
-    elif action == "user.load":
+    elif action == "user.load" and version == 1:
         load = {"sessionId": sid, "cwd": new["cwd"], "mcpServers": []}
         await step("session/load", conn.send_request("session/load", load))
+    elif action == "user.load":  # v2: resume, replaying from the start
+        resume = {"sessionId": sid, "replayFrom": {"type": "start"}}
+        await step("session/resume", conn.send_request("session/resume", resume))
     elif action == "session.second":
         sessions.append(await step("session/new", conn.send_request("session/new", new)))
     else:
@@ -199,6 +205,7 @@ class _Probe:
 
     command: Sequence[str]
     out: Path
+    version: int
     seed: int
     step_timeout: float
     total_timeout: float
@@ -227,7 +234,9 @@ class _Probe:
             try:
                 if left <= 0:
                     raise ProbeError(used_up)
-                run = _run(scenario, self.command, rng, lines, stderr, self.step_timeout)
+                run = _run(
+                    scenario, self.command, self.version, rng, lines, stderr, self.step_timeout
+                )
                 await asyncio.wait_for(run, left)
             except ProbeError as error:
                 outcome.report.error = str(error)
@@ -263,6 +272,7 @@ def probe(
     command: Sequence[str],
     out: Path,
     *,
+    version: int = 1,
     legacy: bool = False,
     only: Sequence[str] = (),
     seed: int = 1,
@@ -274,7 +284,8 @@ def probe(
     out.mkdir(parents=True, exist_ok=True)
     scenarios = [*SCENARIOS, LEGACY_SCENARIO] if legacy else list(SCENARIOS)
     scenarios = [s for s in scenarios if not only or s.name in only]
-    return asyncio.run(_Probe(command, out, seed, step_timeout, total_timeout).run(scenarios))
+    run = _Probe(command, out, version, seed, step_timeout, total_timeout).run(scenarios)
+    return asyncio.run(run)
 
 
 def by_rule(outcomes: Sequence[Outcome]) -> dict[str, dict[str, list[str]]]:
