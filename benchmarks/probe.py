@@ -1,6 +1,6 @@
-"""Benchmark of a full probe of the reference agent: every scenario, the legacy channel too,
-each on a fresh agent process, as `acp-suggestions probe --legacy` runs them; the median of
-several runs' wall time.
+"""Benchmark of a full probe of the reference agent, in v1 and in v2: every scenario, the
+legacy channel too, each on a fresh agent process, as `acp-suggestions probe --legacy` runs
+them; the median of several runs' wall time.
 Run: .venv/bin/python benchmarks/probe.py [--runs N]
 """
 
@@ -21,18 +21,21 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     agent = [sys.executable, "-m", "model.wire.agent"]
-    times = []
-    for _ in range(args.runs):
-        with tempfile.TemporaryDirectory() as out:
-            started = time.perf_counter()
-            outcomes = probe(agent, Path(out), legacy=True)
-            times.append(time.perf_counter() - started)
-        verdicts = {o.report.verdict for o in outcomes}
-        assert verdicts <= {"pass", "inconclusive"}, verdicts  # a race may leave one open
-    scenarios = len(outcomes)
-    median = statistics.median(times)
-    print(f"full probe of the reference agent ({scenarios} scenarios, a process each):")
-    print(f"  {median:.2f} s median of {args.runs} ({min(times):.2f}-{max(times):.2f} s)")
+    print("full probe of the reference agent (every scenario, a process each):")
+    for version in (1, 2):
+        times = []
+        for _ in range(args.runs):
+            with tempfile.TemporaryDirectory() as out:
+                started = time.perf_counter()
+                outcomes = probe(agent, Path(out), version=version, legacy=True)
+                times.append(time.perf_counter() - started)
+            verdicts = {o.report.verdict for o in outcomes}
+            assert verdicts <= {"pass", "inconclusive"}, verdicts  # a race may leave one open
+        median, low, high = statistics.median(times), min(times), max(times)
+        print(
+            f"  v{version}, {len(outcomes)} scenarios: {median:.2f} s median of {args.runs} "
+            f"({low:.2f}-{high:.2f} s)"
+        )
 
 
 if __name__ == "__main__":

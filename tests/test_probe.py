@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from model.cli.main import main
-from model.wire.probe import LEGACY_SCENARIO, SCENARIOS, by_rule, probe
+from model.wire import coverage
+from model.wire.probe import LEGACY_SCENARIO, SCENARIOS, Scenario, by_rule, probe
 
 AGENT = [sys.executable, "-m", "model.wire.agent"]
 
@@ -20,12 +21,13 @@ AGENT = [sys.executable, "-m", "model.wire.agent"]
 @pytest.mark.parametrize("version", [1, 2])
 def test_the_compliant_agent_passes_every_scenario(version: int, tmp_path: Path) -> None:
     outcomes = probe(AGENT, tmp_path, version=version, legacy=True)
-    assert [o.scenario.name for o in outcomes] == [s.name for s in (*SCENARIOS, LEGACY_SCENARIO)]
+    expected = [s.name for s in (*SCENARIOS, LEGACY_SCENARIO) if version in s.versions]
+    assert [o.scenario.name for o in outcomes] == expected
     # A list that arrives after a prompt went out may have crossed it: from the client's side
     # that is inconclusive (the race the scenarios provoke), never a violation.
     assert {o.report.verdict for o in outcomes} <= {"pass", "inconclusive"}
     rules = by_rule(outcomes)
-    claimed = {r for s in (*SCENARIOS, LEGACY_SCENARIO) for r in s.rules}
+    claimed = {r for s in (*SCENARIOS, LEGACY_SCENARIO) if version in s.versions for r in s.rules}
     assert claimed <= rules.keys()
     assert all("pass" in v and "violation" not in v for v in rules.values()), rules
     for o in outcomes:  # every message is in the recording
@@ -89,3 +91,32 @@ def test_bad_usage_is_named(capsys: pytest.CaptureFixture[str]) -> None:
     assert "give the agent's command after --" in capsys.readouterr().err
     assert main(["probe", "--scenario", "nope", "--", *AGENT]) == 2
     assert "--scenario nope: no such scenario" in capsys.readouterr().err
+
+
+def _covered(version: int, scenarios: tuple[Scenario, ...]) -> set[coverage.Transition]:
+    out: set[coverage.Transition] = set()
+    for s in scenarios:
+        if version in s.versions:
+            out |= coverage.run(s.actions, coverage.config(version, s.caps))
+    return out
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_the_scenarios_can_take_every_agent_transition_of_the_model(version: int) -> None:
+    """Run in the model at every timing, the scenarios take every transition of the agent
+    (each step with the session and list state it starts from) that the model's state graph
+    has in the same settings; without the cancel scenarios, cancels go unexercised."""
+    scenarios = (*SCENARIOS, LEGACY_SCENARIO)
+    reachable: set[coverage.Transition] = set()
+    for caps in ("advertised", "none", "legacy"):
+        reachable |= coverage.reachable(coverage.config(version, caps, coverage.SMALL))
+    assert _covered(version, scenarios) == reachable
+    fewer = tuple(s for s in scenarios if "cancel" not in s.name)
+    missing = reachable - _covered(version, fewer)
+    assert missing and all(t[0] == "reads Cancel" or t[1] == "cancelling" for t in missing)
+
+
+def test_a_scenario_the_model_does_not_allow_is_refused() -> None:
+    cfg = coverage.config(1, "advertised")
+    with pytest.raises(ValueError, match=r"never lets a client take 'user\.send\+user\.load'"):
+        coverage.run(("user.send", "user.send+user.load"), cfg)

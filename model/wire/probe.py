@@ -27,6 +27,7 @@ from model.wire.tracecheck import FileReport, check_lines, notes
 ADVERTISED: dict[str, Any] = {"session": {"promptSuggestions": {}}}
 LEGACY: dict[str, Any] = {"_meta": {"jetbrains": {"air": {}}}}
 _SUGGESTING = ("prompt_suggestions_update", "session_info_update")
+_TEXT = {"type": "text", "text": "Go on"}
 
 
 class ProbeError(Exception):
@@ -42,6 +43,7 @@ class Scenario:
     caps: str  # "advertised", "none" or "legacy"
     actions: tuple[str, ...]
     rules: tuple[str, ...]
+    versions: tuple[int, ...] = (1, 2)  # where the model lets a client do this
 
 
 # The scenarios, from the model's client and user actions that reach the agent.
@@ -75,6 +77,23 @@ SCENARIOS: tuple[Scenario, ...] = (
         "advertised",
         ("user.send", "session.second", "user.send@2", "wait", "user.send", "user.send@2", "wait"),
         ("CAP-2", "LT-5"),
+    ),
+    Scenario(
+        "cancel-first-turn", "advertised", ("user.send+user.cancel", "wait"), ("LT-5", "CAP-2")
+    ),
+    Scenario(
+        "load-during-turn",
+        "advertised",
+        ("user.send", "wait", "user.send+user.load", "wait", "user.send", "wait"),
+        ("RP-1", "LT-5"),
+        (2,),  # a v1 client loads between turns only
+    ),
+    Scenario(
+        "cancel-during-resume",
+        "advertised",
+        ("user.send", "wait", "user.load+user.cancel", "wait", "user.send", "wait"),
+        ("RP-1", "LT-5"),
+        (2,),  # a v1 client cancels only a turn
     ),
     Scenario("capability-off", "none", ("user.send", "wait", "user.send", "wait"), ("CAP-2",)),
 )
@@ -154,6 +173,25 @@ async def _run(
                 await _act(action, conn, sessions, step, rng, new, version)
 
 
+def _message(part: str, sid: str, version: int, new: dict[str, Any]) -> tuple[bool, str, Any]:
+    """What one of the model's client actions puts on the wire: (a request?, method, params)."""
+    if part.startswith("user.send"):
+        return (
+            True,
+            "session/prompt",
+            {"sessionId": sid, "prompt": [{"type": "text", "text": "Go on"}]},
+        )
+    if part == "user.cancel":
+        return False, "session/cancel", {"sessionId": sid}
+    if part == "user.load" and version == 1:
+        return True, "session/load", {"sessionId": sid, "cwd": new["cwd"], "mcpServers": []}
+    if part == "user.load":  # v2: resume, replaying from the start
+        return True, "session/resume", {"sessionId": sid, "replayFrom": {"type": "start"}}
+    if part == "session.second":
+        return True, "session/new", new
+    raise ValueError(f"unknown scenario action {part!r}")
+
+
 async def _act(
     action: str,
     conn: Any,
@@ -163,28 +201,23 @@ async def _act(
     new: dict[str, Any],
     version: int,
 ) -> None:
-    """One of the model's actions on the live connection."""
-    which = 1 if action.endswith("@2") else 0
-    sid = sessions[which]["sessionId"] if sessions else ""
-    prompt = {"sessionId": sid, "prompt": [{"type": "text", "text": "Carry on"}]}
-    if action.startswith("user.send+user.cancel"):
-        turn = asyncio.ensure_future(conn.send_request("session/prompt", prompt))
-        await asyncio.sleep(0)
-        await conn.send_notification("session/cancel", {"sessionId": sid})
-        await step("session/prompt", turn)
-    elif action.startswith("user.send"):
-        await step("session/prompt", conn.send_request("session/prompt", prompt))
+    """One of the scenario's actions on the live connection: its parts (`a+b`) go out at
+    once, then their answers are awaited."""
+    sid = sessions[1 if action.endswith("@2") else 0]["sessionId"]
+    answers = []
+    for part in action.split("+"):
+        request, method, params = _message(part, sid, version, new)
+        if request:
+            answers.append((method, asyncio.ensure_future(conn.send_request(method, params))))
+            await asyncio.sleep(0)  # it goes out before the next part
+        else:
+            await conn.send_notification(method, params)
+    for method, answer in answers:
+        result = await step(method, answer)
+        if method == "session/new":
+            sessions.append(result)
+    if action.startswith("user.send") and "+" not in action:
         await asyncio.sleep(rng.uniform(0.0, 0.01))  # a prediction may still be in flight
-    elif action == "user.load" and version == 1:
-        load = {"sessionId": sid, "cwd": new["cwd"], "mcpServers": []}
-        await step("session/load", conn.send_request("session/load", load))
-    elif action == "user.load":  # v2: resume, replaying from the start
-        resume = {"sessionId": sid, "replayFrom": {"type": "start"}}
-        await step("session/resume", conn.send_request("session/resume", resume))
-    elif action == "session.second":
-        sessions.append(await step("session/new", conn.send_request("session/new", new)))
-    else:
-        raise ValueError(f"unknown scenario action {action!r}")
 
 
 class _Complaints(logging.Handler):
@@ -283,7 +316,7 @@ def probe(
     the agent's stderr go to `out`."""
     out.mkdir(parents=True, exist_ok=True)
     scenarios = [*SCENARIOS, LEGACY_SCENARIO] if legacy else list(SCENARIOS)
-    scenarios = [s for s in scenarios if not only or s.name in only]
+    scenarios = [s for s in scenarios if version in s.versions and (not only or s.name in only)]
     run = _Probe(command, out, version, seed, step_timeout, total_timeout).run(scenarios)
     return asyncio.run(run)
 

@@ -1,0 +1,137 @@
+"""What the probe's scenarios cover of the model: each scenario's actions are run in the model
+(the compliant peers of the current revision, over stdio, loading on the live connection as
+the probe does) at every timing the live run may meet, and the agent transitions they can
+take are compared with every agent transition the model can take in the same settings.  A
+transition is the agent's step (an action of its own, or reading
+a prompt, a cancel or a load) with the agent's session state and list state before it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from model.config import Bounds, Config, baseline
+from model.messages import ClientSuggestionCaps
+from model.rules import Revision
+from model.state import World
+from model.system import AGENT, NET, TO_AGENT, USER, Action, System
+
+Transition = tuple[str, str, str]  # (the agent's step, its session state, its list state)
+# Bounds that let every scenario run to its end: a prompt for each send, a prediction after
+# each turn, a cancel, a reopen.
+BOUNDS = Bounds(prompts=4, predictions=4, loads=1, cancels=1, foreground=0, blocked=0)
+# The model's reachable transitions, at bounds small enough to explore in seconds: every
+# (step, session state, list state) the larger bounds reach is reached here already.
+SMALL = Bounds(prompts=2, predictions=2, loads=1, cancels=1, foreground=0, blocked=0)
+
+
+def _step_name(w: World, action: Action) -> str:
+    if action.actor == NET and action.name == TO_AGENT:
+        return f"reads {type(w.to_agent[action.arg]).__name__}"
+    return action.name
+
+
+def transition(w: World, action: Action) -> Transition | None:
+    """The agent transition `action` takes in `w`, if it is one."""
+    if action.actor == AGENT or (action.actor == NET and action.name == TO_AGENT):
+        return _step_name(w, action), w.agent.session.value, w.agent.list_state.value
+    return None
+
+
+def is_read(t: Transition) -> bool:
+    """Whether the transition is the agent reading what the client sent: the transitions a
+    client can provoke (the others are the agent's own choices of when to act)."""
+    return t[0].startswith("reads ")
+
+
+def config(version: int, caps: str, bounds: Bounds = BOUNDS) -> Config:
+    """The compliant peers a scenario meets, with what its client advertises; the probe
+    loads on the connection it has, so a load is read like any message."""
+    if caps == "legacy":
+        cfg = baseline(Revision.LEGACY, version, bounds=bounds)
+    else:
+        cfg = baseline(Revision.CURRENT, version, bounds=bounds)
+        if caps == "none":
+            cfg = cfg.with_(client_caps=ClientSuggestionCaps())
+    return cfg.with_(load_on_live_connection=True)
+
+
+def reachable(cfg: Config) -> set[Transition]:
+    """Every agent transition of the model's state graph for `cfg`."""
+    system = System(cfg)
+    seen, todo, found = {system.init_state()}, [system.init_state()], set()
+    while todo:
+        w = todo.pop()
+        for action, after in system.successors(w):
+            t = transition(w, action)
+            if t is not None:
+                found.add(t)
+            if after not in seen:
+                seen.add(after)
+                todo.append(after)
+    return found
+
+
+# Each scenario action as the user steps it takes (the composer filled by typing) and what
+# the probe awaits before its next action: the answers to what it sent.
+_USER_STEPS: dict[str, tuple[str, ...]] = {
+    "user.send": ("type", "send"),
+    "user.send+user.cancel": ("type", "send", "cancel"),
+    "user.send+user.load": ("type", "send", "load"),
+    "user.load": ("load",),
+    "user.load+user.cancel": ("load", "cancel"),
+    "wait": (),
+    "session.second": (),  # a second session is the same machine again
+}
+
+
+def _answered(w: World) -> bool:
+    return w.client.outstanding == 0 and not w.client.loading
+
+
+def _user_steps(system: System, w: World, names: tuple[str, ...]) -> World | None:
+    """`w` after the user's steps, or None where the model does not let the user take them."""
+    for name in names:
+        for action, after in system.successors(w):
+            if action.actor == USER and action.name == name:
+                w = after
+                break
+        else:
+            return None
+    return w
+
+
+def run(scenario_actions: Sequence[str], cfg: Config) -> set[Transition]:
+    """The agent transitions a scenario can take in the model, at every timing the live
+    probe may meet: between the scenario's actions the agent and the network take any steps,
+    and each action comes once what the previous one sent is answered (a `wait` ends at any
+    time after that).  Raises ValueError on an action the model never lets a client take."""
+    unknown = [a for a in scenario_actions if a.split("@")[0] not in _USER_STEPS]
+    if unknown:
+        raise ValueError(f"unknown scenario action {unknown[0]!r}")
+    system = System(cfg)
+    start = (system.init_state(), 0)
+    seen, todo, taken = {start}, [start], set[Transition]()
+    usable = [False] * len(scenario_actions)
+    while todo:
+        w, i = todo.pop()
+        nexts = []
+        if i < len(scenario_actions) and _answered(w):
+            name = scenario_actions[i].split("@")[0]
+            after = _user_steps(system, w, _USER_STEPS[name])
+            if after is not None:
+                usable[i] = True
+                nexts.append((after, i + 1))
+        for step, moved in system.successors(w):
+            if step.actor != USER:
+                t = transition(w, step)
+                if t is not None:
+                    taken.add(t)
+                nexts.append((moved, i))
+        for state in nexts:
+            if state not in seen:
+                seen.add(state)
+                todo.append(state)
+    never = [a for a, ok in zip(scenario_actions, usable, strict=True) if not ok]
+    if never:
+        raise ValueError(f"the model never lets a client take {never[0]!r} there")
+    return taken
