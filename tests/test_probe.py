@@ -91,6 +91,10 @@ def test_bad_usage_is_named(capsys: pytest.CaptureFixture[str]) -> None:
     assert "give the agent's command after --" in capsys.readouterr().err
     assert main(["probe", "--scenario", "nope", "--", *AGENT]) == 2
     assert "--scenario nope: no such scenario" in capsys.readouterr().err
+    assert main(["probe", "--", "/nonexistent/agent"]) == 2
+    assert "cannot run '/nonexistent/agent'" in capsys.readouterr().err
+    assert main(["probe", "--timeout", "0", "--", *AGENT]) == 2
+    assert "must be more than 0 seconds" in capsys.readouterr().err
 
 
 def _covered(version: int, scenarios: tuple[Scenario, ...]) -> set[coverage.Transition]:

@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -431,6 +432,8 @@ def _probe(args: argparse.Namespace) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         raise UsageError("probe: give the agent's command after --, e.g. -- my-agent --stdio")
+    if shutil.which(command[0]) is None:
+        raise UsageError(f"probe: cannot run {command[0]!r}: no such executable")
     names = [s.name for s in (*probe.SCENARIOS, probe.LEGACY_SCENARIO)]
     for name in args.scenario:
         if name not in names:
@@ -463,7 +466,9 @@ def _probe(args: argparse.Namespace) -> int:
             print(f"{o.scenario.name}: {o.report.verdict}{why}")
         for rule, verdicts in rules.items():
             seen = "; ".join(
-                f"{v} {len(where)}" + (f" ({', '.join(where[:3])})" if v != "pass" else "")
+                v
+                if not where
+                else f"{v} {len(where)}" + (f" ({', '.join(where[:3])})" if v != "pass" else "")
                 for v, where in verdicts.items()
             )
             print(f"  {rule}: {seen}")
@@ -541,6 +546,16 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
+    return value
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value < 0:
@@ -577,6 +592,8 @@ def parser() -> argparse.ArgumentParser:
         "  acp-suggestions check --version 2 --semantics unordered\n"
         "  acp-suggestions check --break LT-5\n"
         "  acp-suggestions trace check recorded.jsonl --observer agent --format junit\n"
+        "  acp-suggestions audit rfd.md --against old-rfd.md --format junit\n"
+        "  acp-suggestions probe --version 2 -- python -m model.wire.agent\n"
         "  acp-suggestions diagrams --out diagrams/\n"
         "  acp-suggestions simulate --seed 1 --out sim/",
     )
@@ -723,9 +740,9 @@ def parser() -> argparse.ArgumentParser:
     prb.add_argument("--seed", type=_positive, default=1, help="picks the waits (default 1)")
     prb.add_argument("--out", default="probe-out", help="traces and stderr (default probe-out/)")
     prb.add_argument(
-        "--step-timeout", type=float, default=10.0, help="seconds for one answer (default 10)"
+        "--step-timeout", type=_seconds, default=10.0, help="seconds for one answer (default 10)"
     )
-    prb.add_argument("--timeout", type=float, default=120.0, help="seconds in all (default 120)")
+    prb.add_argument("--timeout", type=_seconds, default=120.0, help="seconds in all (default 120)")
     prb.add_argument("--format", choices=["text", "json", "junit"], default="text")
     prb.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
     prb.set_defaults(run=_probe)

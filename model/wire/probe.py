@@ -275,8 +275,10 @@ class _Probe:
                 outcome.report.error = str(error)
             except TimeoutError:
                 outcome.report.error = used_up
-            except (OSError, ConnectionError) as error:
+            except ConnectionError as error:
                 outcome.report.error = f"the agent closed the connection ({error})"
+            except OSError as error:
+                outcome.report.error = f"could not start the agent ({error})"
         if self.complaints.messages and not outcome.report.error:
             outcome.report.error = (
                 "the agent wrote something that is not JSON-RPC to stdout "
