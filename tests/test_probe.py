@@ -93,8 +93,9 @@ def test_bad_usage_is_named(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--scenario nope: no such scenario" in capsys.readouterr().err
     assert main(["probe", "--", "/nonexistent/agent"]) == 2
     assert "cannot run '/nonexistent/agent'" in capsys.readouterr().err
-    assert main(["probe", "--timeout", "0", "--", *AGENT]) == 2
-    assert "must be more than 0 seconds" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:
+        main(["probe", "--timeout", "0", "--", *AGENT])
+    assert exited.value.code == 2 and "must be more than 0 seconds" in capsys.readouterr().err
 
 
 def _covered(version: int, scenarios: tuple[Scenario, ...]) -> set[coverage.Transition]:
