@@ -4,7 +4,9 @@ May import everything: the protocol model, `model.check`, `model.render`, `model
 simulator (`sims`); nothing imports it.
 """
 
-import signal
+# The interpreter's own signal module: `signal` builds its enums on import, a window of a
+# few milliseconds in which a Ctrl-C would still be the interpreter's to print.
+import _signal as signal
 
 
 def entry() -> int:
