@@ -44,6 +44,14 @@ _USER_WORDS = {
     "load": "user reopens the session with replay",
     "resume_without_replay": "user reopens the session without replay",
 }
+_AGENT_WORDS = {
+    "end_turn": "agent ends the turn",
+    "replay_done": "agent finishes the replay",
+    "accept_prompt": "agent accepts the prompt (inserts the user message)",
+    "foreground_work": "agent starts work without a prompt",
+    "need_action": "agent waits for the user's action (requires_action)",
+    "action_resolved": "agent gets the user's action and runs on",
+}
 
 
 def describe(action: Action, before: World, after: World, version: int) -> str:
@@ -67,7 +75,7 @@ def describe(action: Action, before: World, after: World, version: int) -> str:
     elif action.name == "publish":
         text = "agent finishes the prediction"
     else:
-        text = "agent " + action.name.replace("_", " ")
+        text = _AGENT_WORDS[action.name]
     new_to_agent = (
         after.to_agent[len(before.to_agent) :] if action.actor in ("user", "client") else ()
     )
