@@ -79,10 +79,14 @@ class Audit:
         return [s for s in self.sentences if s.catalogue_level]
 
     @property
+    def unmapped(self) -> list[Sentence]:
+        """Normative sentences that state no rule (lower case is not normative, RFC 8174)."""
+        return [s for s in self.sentences if s.rule is None and not s.lower_case]
+
+    @property
     def clean(self) -> bool:
-        """Every keyword sentence states a rule at its level, and every rule has a sentence."""
-        unmapped = any(s.rule is None for s in self.sentences)
-        return not (unmapped or self.rules_without_sentence or self.level_changes)
+        """Every normative sentence states a rule at its level, and every rule has one."""
+        return not (self.unmapped or self.rules_without_sentence or self.level_changes)
 
     def as_dict(self) -> dict[str, Any]:
         """Plain data for review.json."""

@@ -267,10 +267,9 @@ def _audit(args: argparse.Namespace) -> int:
     from model.render import audit as rendered
 
     of = _audit_of_file(args, args.file, "")
-    report = rendered.Report(of.file, of.revision, of.audit, of.against, of.changes)
     write = {"text": rendered.text, "json": rendered.as_json, "junit": rendered.junit}
-    sys.stdout.write(write[args.format](report))
-    return 1 if report.problems else 0
+    sys.stdout.write(write[args.format](of))
+    return 1 if rendered.problems(of) else 0
 
 
 def _review(args: argparse.Namespace) -> int:

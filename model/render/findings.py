@@ -53,7 +53,7 @@ def _proposal(data: Review, name: str) -> dict[str, dict[str, Any]]:
     raise Unsupported(f"the review did not judge the proposal {name}")
 
 
-def _intro(data: Review) -> str:
+def _intro(data: Review, bounds: str) -> str:
     duties = data["duties"]
     cells = len(duties["strategies"]) * len(
         {(r["version"], r["semantics"]) for r in duties["rows"]}
@@ -63,7 +63,7 @@ def _intro(data: Review) -> str:
         f"Findings of the default review ({data['explorations']} explorations, "
         f"{data['states_explored']:,} states; duty placement {cells} cells, "
         f"{duties['explorations']} configurations), each with a command that shows it. Every "
-        f"verdict holds within the bounds above ({b1['prompts']} prompts, {b1['predictions']} "
+        f"verdict holds within {bounds} ({b1['prompts']} prompts, {b1['predictions']} "
         f"predictions, {b1['loads']} load or resume, {b1['foreground']} foreground run; the "
         f"duty table {b2['predictions']} prediction in v2); the ones that say a client can keep "
         "something were also checked at 3 prompts, 3 predictions and a cancel "
@@ -231,11 +231,11 @@ def _fill(text: str, indent: str = "") -> str:
     )
 
 
-def items(data: Review) -> tuple[str, list[str]]:
+def items(data: Review, bounds: str = "the bounds above") -> tuple[str, list[str]]:
     """The findings' introduction and the findings, each one paragraph."""
     if "duties" not in data:
         raise Unsupported("the review was run without the duty placement (--no-duties)")
-    return _intro(data), [finding(data) for finding in FINDINGS]
+    return _intro(data, bounds), [finding(data) for finding in FINDINGS]
 
 
 def render(data: Review) -> str:

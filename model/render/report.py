@@ -259,7 +259,7 @@ def _findings_section(summary: Summary) -> list[str]:
     (a smaller one, or one whose results changed) says why instead."""
     out = ["", "## Findings", ""]
     try:
-        intro, found = findings.items(summary.as_json())
+        intro, found = findings.items(summary.as_json(), "the bounds of this review")
     except findings.Unsupported as why:
         return [
             *out,
@@ -268,7 +268,7 @@ def _findings_section(summary: Summary) -> list[str]:
         ]
     return [
         *out,
-        intro.replace("the bounds above", "the bounds of this review"),
+        intro,
         "",
         *(f"{n}. {text}" for n, text in enumerate(found, 1)),
     ]
@@ -517,7 +517,7 @@ def _audit_section(of: AuditOfFile) -> list[str]:
     ]
     out += _table(["line", "section", "keyword", "rule", "level", "sentence"], rows)
     missing = ", ".join(of.audit.rules_without_sentence) or "none"
-    unmapped = [s.line for s in of.audit.sentences if s.rule is None and not s.lower_case]
+    unmapped = [s.line for s in of.audit.unmapped]
     out += [
         "",
         f"Rules with a keyword but no sentence found: {missing}.",

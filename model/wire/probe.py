@@ -108,7 +108,7 @@ class Outcome:
 
     scenario: Scenario
     trace: Path
-    report: FileReport = field(default_factory=lambda: FileReport(""))
+    report: FileReport
 
 
 async def _run(

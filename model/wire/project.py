@@ -131,12 +131,7 @@ def _request(w: _Wire, msg: object) -> wire.Record:
     assert type(msg) is Load  # a load or resume on the live connection
     w.load_id = w.next_id
     w.next_id += 1
-    return _load_request(w.cfg, w.load_id, msg.replay)
-
-
-def _load_request(cfg: Config, rid: int, replay: bool) -> wire.Record:
-    *_, request = wire.reopen(cfg, rid - 1, replay)
-    return request
+    return wire.load(w.cfg, w.load_id, msg.replay)
 
 
 def _reopen(w: _Wire, before: World, after: World, replay: bool) -> None:

@@ -94,9 +94,8 @@ def header(cfg: Config) -> list[Record]:
     ]
 
 
-def reopen(cfg: Config, rid: int, replay: bool) -> list[Record]:
-    """The session reopened on a new connection: `initialize`, then v1 `session/load` or v2
-    `session/resume` (with `replayFrom` when it replays)."""
+def load(cfg: Config, rid: int, replay: bool) -> Record:
+    """v1 `session/load` or v2 `session/resume` (with `replayFrom` when it replays)."""
     params: dict[str, Any] = {"sessionId": SESSION}
     if cfg.version == 1:
         method = "session/load"
@@ -105,7 +104,12 @@ def reopen(cfg: Config, rid: int, replay: bool) -> list[Record]:
         method = "session/resume"
         if replay:
             params["replayFrom"] = {"type": "start"}
-    return [*initialize(cfg, rid), _request("client", rid + 1, method, params)]
+    return _request("client", rid, method, params)
+
+
+def reopen(cfg: Config, rid: int, replay: bool) -> list[Record]:
+    """The session reopened on a new connection: `initialize`, then the load or resume."""
+    return [*initialize(cfg, rid), load(cfg, rid + 1, replay)]
 
 
 def load_response(rid: int) -> Record:

@@ -213,10 +213,8 @@ class Checker:
         else:
             raise TraceError(number, "expected a JSON-RPC request, notification or response")
 
-    def _check_served(self, number: int, sender: str, method: object) -> None:
+    def _check_served(self, number: int, sender: str, method: str) -> None:
         receiver = "agent" if sender == "client" else "client"
-        if not isinstance(method, str):
-            raise TraceError(number, f"expected a method name (a string), got {method!r}")
         if method not in _SERVED[receiver] and not method.startswith("_"):
             raise TraceError(
                 number,
