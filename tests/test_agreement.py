@@ -34,9 +34,10 @@ from model.network import Semantics
 from model.rules import Revision
 from model.state import World
 from model.system import Action, System
+from model.wire.monitors import EXACT_FROM
 from model.wire.project import project
 from model.wire.records import Record
-from model.wire.tracecheck import EXACT_FROM, Checker
+from model.wire.tracecheck import Checker
 
 RULES = {
     "CAP-2": "capability_respected",

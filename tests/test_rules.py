@@ -90,10 +90,10 @@ def test_readme_counts_are_current() -> None:
 
 def test_the_catalogue_claims_a_trace_check_exactly_where_the_checker_makes_one() -> None:
     """A rule marked "trace monitor" or "both" is one the trace checker reports (its id is in
-        the checker or the message layer it parses with), and every rule the checker reports is
-        marked so: the catalogue neither overclaims nor hides a check.  An id the checker reports
-    is a string in its code (mentions in comments do not count)."""
-    sources = [(ROOT / p).read_text() for p in ("model/wire/tracecheck.py", "model/messages.py")]
+    a monitor or in the message layer the checker parses with), and every rule the checker
+    reports is marked so: the catalogue neither overclaims nor hides a check.  An id the checker
+    reports is a string in its code (mentions in comments do not count)."""
+    sources = [(ROOT / p).read_text() for p in ("model/wire/monitors.py", "model/messages.py")]
     wire = {i for text in sources for i in re.findall(rf'"({IDS})"', text)}
     claimed = {r.id for r in RULES if r.check in (Check.MONITOR, Check.BOTH)}
     assert sorted(claimed - wire) == []

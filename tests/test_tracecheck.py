@@ -4,8 +4,10 @@ crossing case inconclusive from the client and decided from the agent, and bad i
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import json
+import re
 import tempfile
 import tracemalloc
 from collections.abc import Iterator
@@ -18,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model.cli.main import main
+from model.wire.monitors import EXACT_FROM, MONITORS
 from model.wire.tracecheck import TraceError, check_lines, notes, verdict
 
 CAPS = {"session": {"promptSuggestions": {}}}
@@ -607,3 +610,17 @@ def test_the_fast_decoders_decide_every_line_as_json_loads_does(data: st.DataObj
     fast = _outcome(bytes(trace))
     with mock.patch.object(tracecheck, "_head", refuse):
         assert _outcome(bytes(trace)) == fast
+
+
+def test_each_monitor_declares_the_rules_it_reports() -> None:
+    """A monitor's `rules` (and so the checker's table of exact sides) names exactly the rule
+    ids its code reports, and no two monitors report the same rule."""
+    ids = re.compile(r'"([A-Z]+-\d+)"')
+    seen: list[str] = []
+    for monitor in MONITORS:
+        reported = set(ids.findall(inspect.getsource(monitor))) - set(monitor.rules)
+        assert reported == set(), (monitor.__name__, reported)
+        assert set(monitor.rules) <= set(ids.findall(inspect.getsource(monitor)))
+        seen += monitor.rules
+    assert len(seen) == len(set(seen))
+    assert set(EXACT_FROM) == set(seen)

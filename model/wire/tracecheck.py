@@ -1,5 +1,6 @@
 """The trace checker: recorded ACP traffic (JSON Lines) checked against the rules a wire trace
-can show, with the verdicts violation, pass and inconclusive.
+can show, with the verdicts violation, pass and inconclusive.  It follows the connection and
+feeds the rules' monitors (`model.wire.monitors`) the events they watch.
 
 One pass over the lines, holding only per-connection and per-session state, so memory grows
 with the number of live sessions, not with the trace.  A rule the observer cannot decide is
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
@@ -20,17 +21,14 @@ from model.messages import (
     AgentPromptCaps,
     ClientSuggestionCaps,
     MessageError,
-    SuggestionsUpdate,
-    allowed_kinds,
     parse_agent_caps,
     parse_client_caps,
     parse_session_update,
 )
 from model.rules import RULES_BY_ID
 from model.sdk import methods
+from model.wire.monitors import EVENTS, EXACT_FROM, MONITORS, Monitor, Observer, Verdict
 
-Verdict = Literal["pass", "violation", "inconclusive"]
-Observer = Literal["client", "agent"]
 MAX_LINE = 16 * 1024 * 1024
 _decode = json.JSONDecoder().decode  # str in, no encoding sniffing per line
 _OTHER_UPDATES = frozenset(
@@ -50,12 +48,6 @@ _OTHER_UPDATES = frozenset(
 # The methods each side serves (the ACP SDK's own lists): a request for anything else, but an
 # extension method (leading underscore), is not ACP traffic.
 _SERVED = dict(zip(("agent", "client"), (frozenset(m.values()) for m in methods()), strict=True))
-# The shape rules each form of the update is checked against, by form.
-_SHAPE_RULES = {
-    "update": ("UPD-1", "UPD-4", "UPD-5", "SC-1"),
-    "draft": ("D-1",),
-    "legacy": ("L-1",),
-}
 _FOLLOWED = frozenset(
     {
         "initialize",
@@ -79,20 +71,6 @@ class TraceError(ValueError):
     def __init__(self, line: int, message: str) -> None:
         super().__init__(f"line {line}: {message}")
         self.line = line
-
-
-# The sides from which the checker's verdict on each rule is exact, as the agreement test with
-# the model (tests/test_agreement.py) shows over every run of small configurations: what the
-# agent sends is the same message on both sides of an ordered transport; whether the agent
-# withdrew its list in time only the agent's side can tell (the client's verdict is sound:
-# inconclusive where a list may have crossed the prompt).
-_BOTH: tuple[Observer, ...] = ("agent", "client")
-EXACT_FROM: dict[str, tuple[Observer, ...]] = {
-    **dict.fromkeys(("UPD-1", "UPD-4", "UPD-5", "SC-1", "D-1", "L-1"), _BOTH),
-    **dict.fromkeys(("CAP-2", "D-8", "L-2", "SC-2", "SC-3", "RP-1"), _BOTH),
-    "LT-5": ("agent",),
-    "LT-6": ("agent",),
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,29 +100,22 @@ class Finding:
 
 @dataclass
 class _Prompt:
-    """A session/prompt in flight and what the observer saw of the list around it."""
+    """A session/prompt in flight, named by its line."""
 
     line: int
-    list_at_send: bool  # the observer's list was non-empty when the prompt went out
-    last_after: bool | None = None  # the last update since it went out was non-empty
     accepted: bool = False  # v2: its user message was inserted (or its response seen)
-    obliged: bool = False  # agent observer: the agent accepted it with a non-empty list
 
 
 @dataclass
 class _Session:
-    list_nonempty: bool = False
-    replaying: bool = False
-    replay_broken: bool = False  # suggestions were sent during this replay
-    prompts: dict[Any, _Prompt] = field(default_factory=dict)
-    working: bool = False  # v2: running or requires_action
-    foreground: int | None = None  # line where work began without a prompt over a list
-    well_formed: set[str] = field(default_factory=set)  # update forms whose shape passed
+    list_nonempty: bool = False  # the list the observer last saw is non-empty
+    prompts: dict[Any, _Prompt] = field(default_factory=dict)  # by request id
 
 
 @dataclass
 class Checker:
-    """The state of one check over one trace."""
+    """One check over one trace: follows the connection (version, capabilities, requests,
+    sessions, prompts) and turns its messages into the events the rules' monitors watch."""
 
     observer: Observer = "client"
     version: int | None = None
@@ -155,24 +126,38 @@ class Checker:
     findings: list[Finding] = field(default_factory=list)
     passes: dict[tuple[str, str | None], int] = field(default_factory=dict)
     unchecked: dict[str, tuple[int, int]] = field(default_factory=dict)  # method: first, count
+    on: dict[str, tuple[Callable[..., None], ...]] = field(default_factory=dict)
 
-    def _find(
-        self, rule: str, verdict: Verdict, line: int, session: str | None, message: str
-    ) -> None:
+    def __post_init__(self) -> None:
+        """Each event's handlers: the monitors' that watch it, in the monitors' order."""
+        monitors = [m(self, self._find) for m in MONITORS]
+        for event in EVENTS:
+            self.on[event] = tuple(
+                getattr(m, event)
+                for m in monitors
+                if getattr(type(m), event) is not getattr(Monitor, event)
+            )
+
+    def _find(self, rule: str, verdict: Verdict, line: int, session: str, message: str) -> None:
+        """Record a finding; a rule's pass only once per session."""
         if verdict == "pass":
-            key = (rule, session)
-            if key not in self.passes:
-                self.passes[key] = line
-                self.findings.append(Finding(rule, verdict, line, session, message))
-            return
+            if (rule, session) in self.passes:
+                return
+            self.passes[rule, session] = line
         self.findings.append(Finding(rule, verdict, line, session, message))
 
+    def listed(self, sid: str) -> bool:
+        """Whether the list the observer last saw in session `sid` is non-empty."""
+        return self._session(sid).list_nonempty
+
+    def in_flight(self, sid: str) -> bool:
+        """Whether a prompt of session `sid` has gone out and its turn not ended."""
+        return bool(self._session(sid).prompts)
+
     def end(self, last: int) -> None:
-        """The trace ended at line `last`: a turn still open decides nothing (LT-5)."""
-        for sid, s in self.sessions.items():
-            for prompt in s.prompts.values():
-                message = f"the trace ends before the turn of the prompt of line {prompt.line}"
-                self._find("LT-5", "inconclusive", last, sid, message)
+        """The trace ended at line `last`."""
+        for handle in self.on["ended"]:
+            handle(last)
 
     def _session(self, sid: str) -> _Session:
         s = self.sessions.get(sid)
@@ -246,15 +231,18 @@ class Checker:
                 raise TraceError(number, str(err)) from None
         elif method in ("session/load", "session/resume"):
             replay = method == "session/load" or params.get("replayFrom") is not None
-            s = self._session(str(params.get("sessionId")))
-            s.list_nonempty, s.replaying = False, replay  # RP-2: it starts empty
+            sid = str(params.get("sessionId"))
+            self._session(sid).list_nonempty = False  # RP-2: it starts empty
+            for handle in self.on["reopened"]:
+                handle(number, sid, replay)
         elif method == "session/prompt" and sender == "client":
             sid = str(params.get("sessionId"))
-            s = self._session(sid)
-            prompt = _Prompt(number, s.list_nonempty)
-            if self.observer == "agent" and (self.version or 1) == 1:
-                prompt.obliged = s.list_nonempty  # v1: read = accepted
-            s.prompts[request_id] = prompt
+            self._session(sid).prompts[request_id] = _Prompt(number)
+            for handle in self.on["prompt_sent"]:
+                handle(number, sid, number)
+            if (self.version or 1) == 1:  # v1: the agent accepts a prompt as it reads it
+                for handle in self.on["prompt_accepted"]:
+                    handle(sid, number)
         elif method not in _FOLLOWED:
             # Methods no rule here is about (and extensions, unknown notifications) are
             # tolerated as a real peer would, and reported once each as notes.
@@ -276,10 +264,8 @@ class Checker:
             self.sessions[str(result.get("sessionId"))] = _Session()
         elif method in ("session/load", "session/resume"):
             sid = str(params.get("sessionId"))
-            s = self._session(sid)
-            if s.replaying and not s.replay_broken:
-                self._find("RP-1", "pass", number, sid, "no suggestions in replay")
-            s.replaying = s.replay_broken = False
+            for handle in self.on["reopen_answered"]:
+                handle(number, sid)
         elif method == "session/prompt":
             sid = str(params.get("sessionId"))
             s = self._session(sid)
@@ -288,18 +274,21 @@ class Checker:
                 return
             if failed:  # refused: never accepted, nothing to withdraw for it
                 del s.prompts[msg["id"]]
+                for handle in self.on["prompt_refused"]:
+                    handle(sid, prompt.line)
             elif (self.version or 1) == 1:
                 del s.prompts[msg["id"]]
-                self._decide_withdrawal(number, sid, prompt)
-            else:
-                self._accept(s, prompt)  # v2: accepted by now, if not at its user message
+                for handle in self.on["turn_ended"]:
+                    handle(number, sid, prompt.line)
+            else:  # v2: accepted by now, if not at its user message; its idle ends the turn
+                self._accept(sid, prompt)
 
-    def _accept(self, s: _Session, prompt: _Prompt) -> None:
-        """v2: the prompt's user message is inserted, so the next idle ends its turn; from
-        here the agent owes a replacement or withdrawal of a non-empty list (LT-5)."""
+    def _accept(self, sid: str, prompt: _Prompt) -> None:
+        """v2: the prompt's user message is inserted, so the next idle ends its turn."""
         if not prompt.accepted:
             prompt.accepted = True
-            prompt.obliged = self.observer == "agent" and s.list_nonempty
+            for handle in self.on["prompt_accepted"]:
+                handle(sid, prompt.line)
 
     def _on_update(self, number: int, params: dict[str, Any]) -> None:
         sid = str(params.get("sessionId"))
@@ -314,123 +303,35 @@ class Checker:
         if variant == "user_message":  # v2: the oldest prompt not yet inserted is now
             waiting = next((p for p in s.prompts.values() if not p.accepted), None)
             if waiting is not None:
-                self._accept(s, waiting)
+                self._accept(sid, waiting)
             return
         try:
             parsed = parse_session_update(update)
         except MessageError as err:
-            self._find(err.rule, "violation", number, sid, err.message + f" at {err.path}")
+            for handle in self.on["malformed"]:
+                handle(number, sid, err)
             return
         if parsed is None:
             return
-        self._check_update(number, sid, s, parsed)
+        for handle in self.on["suggestions"]:
+            handle(number, sid, parsed)
         s.list_nonempty = bool(parsed.suggestions)
-        s.foreground = None
-        for prompt in s.prompts.values():
-            prompt.last_after = bool(parsed.suggestions)
-            if self.observer == "agent":
-                prompt.obliged = False  # replaced or withdrawn after acceptance
 
     def _on_state(self, number: int, sid: str, s: _Session, state: object) -> None:
-        """v2 `state_update`: work that starts with no prompt in flight is foreground work
-        without a prompt (LT-6); idle ends a turn (LT-5, LT-6)."""
+        """v2 `state_update`: running or requires_action is work; idle ends the turns of the
+        accepted prompts (a prompt not yet accepted waits for work still running, whose end
+        this idle may be), then the work."""
         if state in ("running", "requires_action"):
-            if not s.working and not s.prompts and s.list_nonempty:
-                s.foreground = number
-            s.working = True
+            for handle in self.on["working"]:
+                handle(number, sid)
         elif state == "idle":
-            # It ends the turns of accepted prompts only: a prompt not yet accepted waits
-            # for work still running, whose end this idle may be (LT-5).
             for rid, prompt in list(s.prompts.items()):
                 if prompt.accepted:
-                    self._decide_withdrawal(number, sid, prompt)
                     del s.prompts[rid]
-            if s.foreground is not None:
-                self._find(
-                    "LT-6",
-                    "violation",
-                    number,
-                    sid,
-                    f"work began without a prompt at line {s.foreground} while a list "
-                    "was offered, and the turn ended without replacing or withdrawing it",
-                )
-            elif s.working:
-                self._find("LT-6", "pass", number, sid, "no list left over foreground work")
-            s.working, s.foreground = False, None
-
-    # --- rules ---------------------------------------------------------------------------
-
-    def _check_update(self, number: int, sid: str, s: _Session, u: SuggestionsUpdate) -> None:
-        if u.form == "update":
-            rule, ok = "CAP-2", self.client_caps.advertised
-        elif u.form == "draft":
-            rule, ok = "D-8", self.client_caps.advertised or self.version == 2
-        else:
-            rule, ok = "L-2", self.client_caps.legacy_allowlisted
-        if ok:
-            self._find(rule, "pass", number, sid, "the client advertised support")
-        else:
-            message = "suggestions sent to a client that did not advertise support"
-            self._find(rule, "violation", number, sid, message)
-        for err in u.skipped:
-            self._find(err.rule, "violation", number, sid, f"{err.message} at {err.path}")
-        if u.skipped or u.form not in s.well_formed:  # a pass is reported once per session
-            broken = {err.rule for err in u.skipped}
-            for shape in _SHAPE_RULES[u.form]:
-                if shape not in broken:
-                    self._find(shape, "pass", number, sid, "well-formed")
-            s.well_formed.add(u.form)
-        allowed = allowed_kinds(self.agent_caps, self.client_caps)
-        for i, sug in enumerate(u.suggestions):
-            extra = sorted({k for k in sug.kinds if k not in allowed})
-            if extra:
-                message = f"suggestion {i} uses {', '.join(extra)}, which both sides do not support"
-                self._find("SC-3", "violation", number, sid, message)
-            else:
-                self._find("SC-3", "pass", number, sid, "content types both sides support")
-            if sug.blank:
-                self._find(
-                    "SC-2", "violation", number, sid, f"suggestion {i} is whitespace-only text"
-                )
-            else:
-                self._find("SC-2", "pass", number, sid, "not blank")
-        if s.replaying and u.suggestions:
-            s.replay_broken = True
-            self._find("RP-1", "violation", number, sid, "suggestions sent during replay")
-
-    def _decide_withdrawal(self, number: int, sid: str, prompt: _Prompt) -> None:
-        """LT-5 at the end of a turn: was a non-empty list replaced or withdrawn?"""
-        if self.observer == "agent":
-            if prompt.obliged:
-                self._find(
-                    "LT-5",
-                    "violation",
-                    number,
-                    sid,
-                    f"the prompt of line {prompt.line} was accepted with a non-empty "
-                    "list, and the turn ended without an update",
-                )
-            else:
-                self._find("LT-5", "pass", number, sid, "no list left over a prompt")
-            return
-        if prompt.last_after is None:
-            verdict: Verdict = "violation" if prompt.list_at_send else "pass"
-            message = (
-                f"a non-empty list was current when the prompt of line {prompt.line} "
-                "went out, and no update came before the turn ended"
-                if prompt.list_at_send
-                else "no list to withdraw"
-            )
-        elif not prompt.last_after:
-            verdict, message = "pass", "the list was withdrawn"
-        else:
-            verdict = "inconclusive"
-            message = (
-                f"the last list before the turn ended arrived after the prompt of line "
-                f"{prompt.line} went out: it may replace the old list or may have "
-                "crossed the prompt in transit; only the agent's side can tell"
-            )
-        self._find("LT-5", verdict, number, sid, message)
+                    for handle in self.on["turn_ended"]:
+                        handle(number, sid, prompt.line)
+            for handle in self.on["idle"]:
+                handle(number, sid)
 
 
 class _Update(msgspec.Struct):

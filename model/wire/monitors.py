@@ -1,0 +1,285 @@
+"""The rules a wire trace can show, one monitor each: small state machines over the events the
+trace checker reads off JSON-RPC messages (a list arrives, a prompt is sent, accepted, its turn
+ends, a session reopens...).  The checker runs them over recorded traffic; the agreement test
+(tests/test_agreement.py) runs the same monitors along every run of the model, projected to what
+each side sees, and compares their verdicts with the model's invariants.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from model.messages import MessageError, SuggestionsUpdate, allowed_kinds
+
+if TYPE_CHECKING:
+    from model.wire.tracecheck import Checker
+
+Verdict = Literal["pass", "violation", "inconclusive"]
+Observer = Literal["client", "agent"]
+Find = Callable[[str, Verdict, int, str, str], None]  # rule, verdict, line, session, message
+_BOTH: tuple[Observer, ...] = ("agent", "client")
+
+
+class Monitor:
+    """Watches the wire events of one trace for the rules in `rules` and reports its verdicts
+    through `find`.  `exact_from` names the sides whose recording it judges exactly, as the
+    agreement test with the model shows; from any other side it is sound (inconclusive where
+    it cannot tell).  Every event is ignored unless a monitor overrides it."""
+
+    rules: ClassVar[tuple[str, ...]]
+    exact_from: ClassVar[tuple[Observer, ...]] = _BOTH
+
+    def __init__(self, wire: Checker, find: Find) -> None:
+        self.wire, self.find = wire, find
+
+    def suggestions(self, number: int, sid: str, update: SuggestionsUpdate) -> None:
+        """A list arrived (the wire's view of the session's list is not yet updated)."""
+
+    def malformed(self, number: int, sid: str, err: MessageError) -> None:
+        """A suggestions update that cannot be read at all."""
+
+    def reopened(self, number: int, sid: str, replay: bool) -> None:
+        """session/load or session/resume was asked for; `replay` if history will be replayed."""
+
+    def reopen_answered(self, number: int, sid: str) -> None:
+        """The reopen's response: any replay is over."""
+
+    def prompt_sent(self, number: int, sid: str, prompt: int) -> None:
+        """A session/prompt went out; `prompt` is its line, which names it from here on."""
+
+    def prompt_accepted(self, sid: str, prompt: int) -> None:
+        """The agent took the prompt on (v1: as it read it; v2: its user message inserted)."""
+
+    def prompt_refused(self, sid: str, prompt: int) -> None:
+        """The prompt's request failed: it never started a turn."""
+
+    def turn_ended(self, number: int, sid: str, prompt: int) -> None:
+        """The prompt's turn ended (v1: its response; v2: the idle after its acceptance)."""
+
+    def working(self, number: int, sid: str) -> None:
+        """v2: the session's state became running or requires_action."""
+
+    def idle(self, number: int, sid: str) -> None:
+        """v2: the session's state became idle (after the turns it ends were reported)."""
+
+    def ended(self, last: int) -> None:
+        """The trace ended at line `last`."""
+
+
+class Capability(Monitor):
+    """CAP-2 (and the draft's D-8, the legacy channel's L-2): suggestions only to a client that
+    advertised support for the form they are sent in."""
+
+    rules = ("CAP-2", "D-8", "L-2")
+
+    def suggestions(self, number: int, sid: str, update: SuggestionsUpdate) -> None:
+        caps = self.wire.client_caps
+        if update.form == "update":
+            rule, ok = "CAP-2", caps.advertised
+        elif update.form == "draft":
+            rule, ok = "D-8", caps.advertised or self.wire.version == 2
+        else:
+            rule, ok = "L-2", caps.legacy_allowlisted
+        if ok:
+            self.find(rule, "pass", number, sid, "the client advertised support")
+        else:
+            message = "suggestions sent to a client that did not advertise support"
+            self.find(rule, "violation", number, sid, message)
+
+
+class Shape(Monitor):
+    """The message's shape, by form: UPD-1, UPD-4, UPD-5 and SC-1 (the update), D-1 (the
+    draft's), L-1 (the legacy channel's).  A pass is reported once per session and form."""
+
+    rules = ("UPD-1", "UPD-4", "UPD-5", "SC-1", "D-1", "L-1")
+    _BY_FORM: ClassVar[dict[str, tuple[str, ...]]] = {
+        "update": ("UPD-1", "UPD-4", "UPD-5", "SC-1"),
+        "draft": ("D-1",),
+        "legacy": ("L-1",),
+    }
+
+    def __init__(self, wire: Checker, find: Find) -> None:
+        super().__init__(wire, find)
+        self.well_formed: set[tuple[str, str]] = set()  # (session, form) whose shape passed
+
+    def malformed(self, number: int, sid: str, err: MessageError) -> None:
+        self.find(err.rule, "violation", number, sid, f"{err.message} at {err.path}")
+
+    def suggestions(self, number: int, sid: str, update: SuggestionsUpdate) -> None:
+        for err in update.skipped:
+            self.find(err.rule, "violation", number, sid, f"{err.message} at {err.path}")
+        if update.skipped or (sid, update.form) not in self.well_formed:
+            broken = {err.rule for err in update.skipped}
+            for rule in self._BY_FORM[update.form]:
+                if rule not in broken:
+                    self.find(rule, "pass", number, sid, "well-formed")
+            self.well_formed.add((sid, update.form))
+
+
+class Content(Monitor):
+    """SC-3 (content types both sides support) and SC-2 (no whitespace-only text), judged on
+    each suggestion of a list."""
+
+    rules = ("SC-3", "SC-2")
+
+    def suggestions(self, number: int, sid: str, update: SuggestionsUpdate) -> None:
+        allowed = allowed_kinds(self.wire.agent_caps, self.wire.client_caps)
+        for i, sug in enumerate(update.suggestions):
+            extra = sorted({k for k in sug.kinds if k not in allowed})
+            if extra:
+                message = f"suggestion {i} uses {', '.join(extra)}, which both sides do not support"
+                self.find("SC-3", "violation", number, sid, message)
+            else:
+                self.find("SC-3", "pass", number, sid, "content types both sides support")
+            if sug.blank:
+                message = f"suggestion {i} is whitespace-only text"
+                self.find("SC-2", "violation", number, sid, message)
+            else:
+                self.find("SC-2", "pass", number, sid, "not blank")
+
+
+class Replay(Monitor):
+    """RP-1: no suggestions while a load or resume replays history (between the request and its
+    response)."""
+
+    rules = ("RP-1",)
+
+    def __init__(self, wire: Checker, find: Find) -> None:
+        super().__init__(wire, find)
+        self.replaying: dict[str, bool] = {}  # session: False once a list was sent in replay
+
+    def reopened(self, number: int, sid: str, replay: bool) -> None:
+        if replay:
+            self.replaying[sid] = True
+        else:
+            self.replaying.pop(sid, None)
+
+    def suggestions(self, number: int, sid: str, update: SuggestionsUpdate) -> None:
+        if sid in self.replaying and update.suggestions:
+            self.replaying[sid] = False
+            self.find("RP-1", "violation", number, sid, "suggestions sent during replay")
+
+    def reopen_answered(self, number: int, sid: str) -> None:
+        if self.replaying.pop(sid, False):
+            self.find("RP-1", "pass", number, sid, "no suggestions in replay")
+
+
+@dataclass
+class _Turn:
+    """What the observer saw of the list around one prompt."""
+
+    list_at_send: bool  # the list was non-empty when the prompt went out
+    last_after: bool | None = None  # the last list since it went out was non-empty
+    obliged: bool = False  # agent's side: accepted with a non-empty list, not yet replaced
+
+
+class Withdrawal(Monitor):
+    """LT-5: a non-empty list offered when a prompt is accepted is replaced or withdrawn by the
+    end of that prompt's turn.  Exact from the agent's side; from the client's, a list that
+    arrived after the prompt went out may have crossed it, which only the agent can tell."""
+
+    rules = ("LT-5",)
+    exact_from = ("agent",)
+
+    def __init__(self, wire: Checker, find: Find) -> None:
+        super().__init__(wire, find)
+        self.turns: dict[tuple[str, int], _Turn] = {}
+
+    def prompt_sent(self, number: int, sid: str, prompt: int) -> None:
+        self.turns[sid, prompt] = _Turn(self.wire.listed(sid))
+
+    def prompt_accepted(self, sid: str, prompt: int) -> None:
+        if self.wire.observer == "agent":
+            self.turns[sid, prompt].obliged = self.wire.listed(sid)
+
+    def suggestions(self, number: int, sid: str, update: SuggestionsUpdate) -> None:
+        for (s, _), turn in self.turns.items():
+            if s == sid:
+                turn.last_after, turn.obliged = bool(update.suggestions), False
+
+    def prompt_refused(self, sid: str, prompt: int) -> None:
+        del self.turns[sid, prompt]
+
+    def turn_ended(self, number: int, sid: str, prompt: int) -> None:
+        turn = self.turns.pop((sid, prompt))
+        if self.wire.observer == "agent":
+            if turn.obliged:
+                message = (
+                    f"the prompt of line {prompt} was accepted with a non-empty list, and the "
+                    "turn ended without an update"
+                )
+                self.find("LT-5", "violation", number, sid, message)
+            else:
+                self.find("LT-5", "pass", number, sid, "no list left over a prompt")
+            return
+        verdict: Verdict
+        if turn.last_after is None:
+            verdict = "violation" if turn.list_at_send else "pass"
+            message = (
+                f"a non-empty list was current when the prompt of line {prompt} went out, "
+                "and no update came before the turn ended"
+                if turn.list_at_send
+                else "no list to withdraw"
+            )
+        elif not turn.last_after:
+            verdict, message = "pass", "the list was withdrawn"
+        else:
+            verdict = "inconclusive"
+            message = (
+                f"the last list before the turn ended arrived after the prompt of line "
+                f"{prompt} went out: it may replace the old list or may have crossed the "
+                "prompt in transit; only the agent's side can tell"
+            )
+        self.find("LT-5", verdict, number, sid, message)
+
+    def ended(self, last: int) -> None:
+        for sid, prompt in self.turns:
+            message = f"the trace ends before the turn of the prompt of line {prompt}"
+            self.find("LT-5", "inconclusive", last, sid, message)
+
+
+@dataclass
+class _Work:
+    working: bool = False  # running or requires_action
+    foreground: int | None = None  # line where work began with no prompt, over a list
+
+
+class Foreground(Monitor):
+    """LT-6 (v2): work the agent starts without a prompt while a list is offered ends with the
+    list replaced or withdrawn."""
+
+    rules = ("LT-6",)
+    exact_from = ("agent",)
+
+    def __init__(self, wire: Checker, find: Find) -> None:
+        super().__init__(wire, find)
+        self.work: dict[str, _Work] = {}
+
+    def working(self, number: int, sid: str) -> None:
+        w = self.work.setdefault(sid, _Work())
+        if not w.working and not self.wire.in_flight(sid) and self.wire.listed(sid):
+            w.foreground = number
+        w.working = True
+
+    def suggestions(self, number: int, sid: str, update: SuggestionsUpdate) -> None:
+        if sid in self.work:
+            self.work[sid].foreground = None
+
+    def idle(self, number: int, sid: str) -> None:
+        w = self.work.pop(sid, _Work())
+        if w.foreground is not None:
+            message = (
+                f"work began without a prompt at line {w.foreground} while a list was offered, "
+                "and the turn ended without replacing or withdrawing it"
+            )
+            self.find("LT-6", "violation", number, sid, message)
+        elif w.working:
+            self.find("LT-6", "pass", number, sid, "no list left over foreground work")
+
+
+EVENTS = tuple(n for n, f in vars(Monitor).items() if callable(f) and not n.startswith("_"))
+# In the order they see each event, which is the order of their findings on one message.
+MONITORS: tuple[type[Monitor], ...] = (Capability, Shape, Content, Replay, Withdrawal, Foreground)
+EXACT_FROM: dict[str, tuple[Observer, ...]] = {r: m.exact_from for m in MONITORS for r in m.rules}
