@@ -13,6 +13,7 @@ import time
 
 from model.amendments import PROPOSED_BY_FINDINGS
 from model.check import duties, explorer, review, sessions
+from model.check.executor import Executor
 from model.check.packed import Packed, PackedSystem
 from model.config import baseline
 from model.network import Semantics
@@ -70,7 +71,7 @@ def main() -> None:
         jobs = review.jobs() + review.proposal_jobs(PROPOSED_BY_FINDINGS)
         cells, pairs = duties.cells(), sessions.settings()
         started = time.perf_counter()
-        done = review.run_all([*jobs, *cells, *pairs], workers=2)
+        done = review.run_all([*jobs, *cells, *pairs], Executor(2))
         seconds = time.perf_counter() - started
         total = sum(o.states for o in review.outcomes_of(done))
         explored = sum(p.explored for p in review.placements_of(done))

@@ -21,6 +21,7 @@ from typing import Any
 
 import simpy
 
+from model.check.executor import Executor
 from model.check.packed import PackedSystem
 from sims import sweep
 from sims.draws import Draws
@@ -116,7 +117,7 @@ def main() -> None:
     scenario = load(DEFAULT_SCENARIO).with_sessions(100_000)
     scenario = replace(scenario, sweep={})
     started = time.perf_counter()
-    totals = sweep.run(scenario, seed=1, workers=2)
+    totals = sweep.run(scenario, seed=1, executor=Executor(2))
     seconds = time.perf_counter() - started
     print(
         f"100,000 sessions ({totals[0].events:,} events) of the default point on 2 workers: "

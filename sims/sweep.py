@@ -8,8 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from model.check.executor import Executor, Setup
 from model.check.packed import PackedSystem
-from model.check.pool import run_unordered
 from sims.draws import Draws
 from sims.engine import run_session
 from sims.interned import Interned
@@ -64,25 +64,18 @@ def _run(task: Task, seed: int) -> tuple[Task, Totals]:
 def run(
     scenario: Scenario,
     seed: int,
-    workers: int,
+    executor: Executor,
     on_chunk: Callable[[Task], None] | None = None,
 ) -> list[Totals]:
     """The totals of each point, merged chunk by chunk in order."""
     todo = tasks(scenario.points())
-    done: dict[tuple[int, int], Totals] = {}
-    if workers <= 1:
-        _init(scenario)
-        for task in todo:
-            done[task.point, task.chunk] = _run(task, seed)[1]
-            if on_chunk:
-                on_chunk(task)
-    else:
-        work = functools.partial(_run, seed=seed)
-        for task, totals in run_unordered(work, todo, workers, _init, (scenario,)):
-            done[task.point, task.chunk] = totals
-            if on_chunk:
-                on_chunk(task)
+    done: dict[int, Totals] = {}
+    work = functools.partial(_run, seed=seed)
+    for i, (task, totals) in executor.run(work, todo, Setup(_init, (scenario,))):
+        done[i] = totals
+        if on_chunk:
+            on_chunk(task)
     merged = [Totals() for _ in scenario.points()]
-    for task in todo:
-        merged[task.point].merge(done[task.point, task.chunk])
+    for i, task in enumerate(todo):
+        merged[task.point].merge(done.pop(i))
     return merged

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,6 +35,7 @@ def small_review(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A review with every section of the report, written to a folder: every baseline and
     environment, the v1 stdio mutations, one proposal and one two-session setting."""
     from model.check import review, sessions
+    from model.check.executor import Executor
     from model.render import report
 
     todo: list[review.Task] = [
@@ -42,9 +44,29 @@ def small_review(tmp_path_factory: pytest.TempPathFactory) -> Path:
         if j.kind != "mutation" or (j.config.version, j.config.semantics.value) == (1, "fifo")
     ]
     todo += [*review.proposal_jobs(["ordered-updates"]), sessions.settings()[0]]
-    done = review.run_all(todo, workers=2)
+    done = review.run_all(todo, Executor(2))
     outcomes = review.outcomes_of(done)
     summary = review.summarize(outcomes, (), review.sharings_of(done))
     out = tmp_path_factory.mktemp("review")
     report.write(out, summary, outcomes)
     return out
+
+
+@pytest.fixture(scope="session")
+def full_review() -> tuple[Any, list[Any]]:
+    """The default review, as `acp-suggestions review` runs it (on two local workers): its
+    summary and outcomes."""
+    from model.amendments import PROPOSED_BY_FINDINGS
+    from model.check import duties, review, sessions
+    from model.check.executor import Executor
+
+    todo: list[review.Task] = [
+        *review.jobs(),
+        *review.proposal_jobs(PROPOSED_BY_FINDINGS),
+        *duties.cells(),
+        *sessions.settings(),
+    ]
+    done = review.run_all(todo, Executor(2))
+    outcomes = review.outcomes_of(done)
+    summary = review.summarize(outcomes, review.placements_of(done), review.sharings_of(done))
+    return summary, outcomes

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import time
+from typing import NamedTuple
+
 from model.config import Config
 from model.invariants import INVARIANTS, Property
 from model.network import Semantics
@@ -28,3 +34,29 @@ def expected_to_hold(cfg: Config) -> list[Property]:
     """The invariants in force for `cfg` that compliant peers keep."""
     gaps = KNOWN_GAPS.get((cfg.revision, cfg.version, cfg.semantics), frozenset())
     return [p for p in INVARIANTS if p.in_force(cfg) and p.name not in gaps]
+
+
+class Interrupted(NamedTuple):
+    code: int
+    stderr: str
+    seconds: float  # from the first press to the end
+    group: int  # the run's process group
+
+
+def interrupted(argv: list[str], presses: int = 1, after: float = 3.0) -> Interrupted:
+    """Run `argv` in a process group of its own (a terminal's foreground job: Ctrl-C reaches
+    its workers too) and press Ctrl-C `presses` times once it has run `after` seconds; the
+    group is killed if it has not ended 15 s later."""
+    run = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(after)
+    assert run.poll() is None, "the run ended before it could be interrupted"
+    started = time.monotonic()
+    for _ in range(presses):
+        os.killpg(run.pid, signal.SIGINT)
+        time.sleep(0.2)
+    try:
+        _, stderr = run.communicate(timeout=15)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    return Interrupted(run.returncode, stderr, time.monotonic() - started, run.pid)

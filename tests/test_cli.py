@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from model.check import review
+from model.check.executor import Executor
 from model.cli.main import _standing, main
 from model.config import Config, baseline
 from model.mutations import MUTATIONS_BY_RULE
@@ -62,7 +63,7 @@ def _small_review() -> tuple[dict[str, object], list[review.Outcome]]:
         review.Job("baseline", Revision.CURRENT.value, baseline(Revision.CURRENT, 1)),
         review.Job("mutation", "LT-5", m.apply(baseline(Revision.CURRENT, 1))),
     ]
-    outcomes = review.run_all(todo, workers=1)
+    outcomes = review.run_all(todo, Executor(1))
     return review.summarize(outcomes), outcomes
 
 

@@ -11,8 +11,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from model.amendments import PROPOSED_BY_FINDINGS
-from model.check import duties, review, sessions
+from model.check import review
 from model.cli.main import main
 from model.render import findings, report, schema
 
@@ -81,21 +80,6 @@ def test_finding_6_only_a_client_that_shows_unknown_updates_puts_them_in_the_tra
     ignores = _check(capsys, "--version", "2", "--break", "CAP-2", "--client", "ignore-unknown")
     assert "never_in_transcript" not in ignores["violated"]  # type: ignore[operator]
     assert "capability_respected" in ignores["violated"]  # type: ignore[operator]
-
-
-@pytest.fixture(scope="module")
-def full_review() -> tuple[review.Summary, list[review.Outcome]]:
-    """The default review, as `acp-suggestions review` runs it."""
-    todo: list[review.Task] = [
-        *review.jobs(),
-        *review.proposal_jobs(PROPOSED_BY_FINDINGS),
-        *duties.cells(),
-        *sessions.settings(),
-    ]
-    done = review.run_all(todo, workers=2)
-    outcomes = review.outcomes_of(done)
-    summary = review.summarize(outcomes, review.placements_of(done), review.sharings_of(done))
-    return summary, outcomes
 
 
 @pytest.fixture(scope="module")

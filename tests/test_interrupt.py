@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import interrupted
+
 ROOT = Path(__file__).resolve().parents[1]
 OURS = tuple(f'File "{ROOT / room}/' for room in ("model", "sims"))
 
@@ -24,25 +26,13 @@ COMMANDS = {
 @pytest.mark.parametrize("command", list(COMMANDS))
 def test_ctrl_c_ends_the_run(command: str, presses: int, tmp_path: Path) -> None:
     argv = [sys.executable, "-m", "model.cli", *COMMANDS[command], "--out", str(tmp_path / "o")]
-    # Its own process group, as a terminal's foreground job: Ctrl-C reaches the workers too.
-    run = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    time.sleep(3)  # past start-up: the workers are busy
-    assert run.poll() is None, "the run ended before it could be interrupted"
-    for _ in range(presses):
-        os.killpg(run.pid, signal.SIGINT)
-        time.sleep(0.2)
-    started = time.monotonic()
-    try:
-        _, stderr = run.communicate(timeout=15)
-    finally:
-        if run.poll() is None:
-            os.killpg(run.pid, signal.SIGKILL)
-    assert run.returncode == 130
-    assert "Traceback" not in stderr
-    assert time.monotonic() - started < 15
+    run = interrupted(argv, presses)
+    assert run.code == 130
+    assert "Traceback" not in run.stderr
+    assert run.seconds < 15
     with pytest.raises(ProcessLookupError):  # nothing of the group is left
         for _ in range(50):
-            os.killpg(run.pid, 0)
+            os.killpg(run.group, 0)
             time.sleep(0.1)
 
 

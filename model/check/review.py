@@ -10,8 +10,8 @@ from typing import Any
 from model.amendments import AMENDMENTS_BY_NAME
 from model.check import duties, leadsto, sessions
 from model.check.audit import Audit, Change
+from model.check.executor import Executor
 from model.check.explorer import explore
-from model.check.pool import run_unordered
 from model.config import PREDICT_TEXT_OR_IMAGE, Bounds, Config, baseline
 from model.invariants import INVARIANTS
 from model.liveness import LIVENESS
@@ -193,27 +193,16 @@ def _work(task: Task) -> Done:
     return sessions.check(task)
 
 
-def _indexed(item: tuple[int, Task]) -> tuple[int, Done]:
-    return item[0], _work(item[1])
-
-
 def run_all(
-    todo: Sequence[Task], workers: int, on_done: Callable[[Done], None] | None = None
+    todo: Sequence[Task], executor: Executor, on_done: Callable[[Done], None] | None = None
 ) -> list[Done]:
-    """Run the explorations and duty cells on `workers` processes (independent, so in
-    parallel), the costliest first so the workers finish together; results come back in
-    `todo`'s order."""
-    if workers <= 1:
-        done = []
-        for result in map(_work, todo):
-            done.append(result)
-            if on_done:
-                on_done(result)
-        return done
+    """Run the explorations and duty cells (independent, so in parallel where the executor
+    has several workers), the costliest first so the workers finish together; results come
+    back in `todo`'s order."""
     order = sorted(range(len(todo)), key=lambda i: _cost(todo[i]), reverse=True)
     by_index: dict[int, Done] = {}
-    for i, result in run_unordered(_indexed, [(i, todo[i]) for i in order], workers):
-        by_index[i] = result
+    for i, result in executor.run(_work, [todo[i] for i in order]):
+        by_index[order[i]] = result
         if on_done:
             on_done(result)
     return [by_index[i] for i in range(len(todo))]

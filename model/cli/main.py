@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from model.amendments import AMENDMENTS_BY_NAME, PROPOSED_BY_FINDINGS
+from model.check.executor import Executor, ExecutorError
 from model.config import AGENT_POLICIES, CLIENT_FLAGS, CLIENT_POLICIES, Bounds, Config
 from model.network import Semantics
 from model.render.atomic import keep_only
@@ -287,7 +288,7 @@ def _review(args: argparse.Namespace) -> int:
     todo: list[review.Task] = [*jobs, *cells, *sessions.settings()]
     started = time.perf_counter()
     with _progress("exploring", len(todo), args.quiet) as advance:
-        done = review.run_all(todo, args.jobs, lambda _: advance(1))
+        done = review.run_all(todo, _executor(args), lambda _: advance(1))
     outcomes = review.outcomes_of(done)
     placements = review.placements_of(done)
     summary = review.summarize(outcomes, placements, review.sharings_of(done))
@@ -499,7 +500,7 @@ def _simulate(args: argparse.Namespace) -> int:
     todo = sweep.tasks(points)
     started = time.perf_counter()
     with _progress("sessions", sum(t.sessions for t in todo), args.quiet) as advance:
-        totals = sweep.run(scenario, args.seed, args.jobs, lambda t: advance(t.sessions))
+        totals = sweep.run(scenario, args.seed, _executor(args), lambda t: advance(t.sessions))
     seconds = time.perf_counter() - started
     rerun = f"acp-suggestions simulate scenario.toml --seed {args.seed}" + (
         f" --sessions {args.sessions}" if args.sessions is not None else ""
@@ -539,7 +540,7 @@ def _simulate(args: argparse.Namespace) -> int:
     events = sum(t.events for t in totals)
     err.print(
         f"{len(points)} points, {sessions:,} sessions, {events:,} events in {seconds:.1f}s "
-        f"({events / seconds:,.0f} events/s, {args.jobs} workers); "
+        f"({events / seconds:,.0f} events/s, {_executor(args).describe()}); "
         f"wrote {len(paths)} files under {out}"
     )
     return 0
@@ -562,13 +563,23 @@ def _positive(text: str) -> int:
     return value
 
 
-def _jobs_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
+def _executor_options(p: argparse.ArgumentParser) -> None:
+    where = p.add_mutually_exclusive_group()
+    where.add_argument(
         "--jobs",
         type=_positive,
-        default=os.cpu_count() or 1,
-        help="worker processes (default: all cores)",
+        help="worker processes on this machine (default: all cores)",
     )
+    where.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run the tasks on the Dask cluster whose scheduler is at ADDRESS "
+        "(e.g. tcp://10.0.0.5:8786); the output is the same as a local run's",
+    )
+
+
+def _executor(args: argparse.Namespace) -> Executor:
+    return Executor(args.jobs or os.cpu_count() or 1, args.scheduler)
 
 
 def _observer_option(p: argparse.ArgumentParser, what: str) -> None:
@@ -660,7 +671,7 @@ def parser() -> argparse.ArgumentParser:
 
     rev = sub.add_parser("review", help="the spec review: every rule broken alone")
     rev.add_argument("--out", default="out", help="output folder (default: out)")
-    _jobs_option(rev)
+    _executor_options(rev)
     rev.add_argument("--quiet", action="store_true", help="no progress bar")
     rev.add_argument(
         "--propose",
@@ -760,7 +771,7 @@ def parser() -> argparse.ArgumentParser:
     )
     sim.add_argument("--seed", type=_positive, default=1, help="random seed (default 1)")
     sim.add_argument("--out", default="sim", help="output folder (default: sim)")
-    _jobs_option(sim)
+    _executor_options(sim)
     sim.add_argument(
         "--sessions", type=_positive, help="sessions per point, instead of the scenario's"
     )
@@ -797,6 +808,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:  # an output folder that cannot be written, a full disk...
         where = f" ({exc.filename})" if exc.filename else ""
         err.print(f"acp-suggestions: error: {exc.strerror or exc}{where}", highlight=False)
+        return 2
+    except ExecutorError as exc:
+        err.print(f"acp-suggestions: error: {exc}", highlight=False)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -1,0 +1,161 @@
+"""Where independent tasks run: in this process, on local worker processes, or on the workers
+of an existing Dask cluster.  The review's explorations and the simulator's chunks go through
+here alone; callers put results back in task order, so what runs them never shows in the
+output.  Ctrl-C stops every mode at once, with the workers or cluster tasks ended first."""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import signal
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+# What the workers of a cluster that runs these tasks should be set to (as environment
+# variables: DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL=1s and so on).  The tasks are long and
+# pure Python: a worker's event loop waking every 20 ms to time itself, and its sampling
+# profiler, take the interpreter lock from them (an exploration ran 15-25% slower).
+WORKER_CONFIG = {
+    "distributed.admin.tick.interval": "1s",
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.profile.enabled": False,
+}
+
+
+def local_cluster(workers: int) -> Any:
+    """A Dask cluster of `workers` single-threaded worker processes on this machine, set up
+    as `WORKER_CONFIG` says (for tests and benchmarks; a real cluster is given by address)."""
+    import dask
+    from distributed import LocalCluster
+
+    with dask.config.set(WORKER_CONFIG):
+        return LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+        )
+
+
+class ExecutorError(RuntimeError):
+    """The tasks cannot be run where they were sent (e.g. no scheduler at the address)."""
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Work a process does once before its first task (e.g. compile a scenario), named by a
+    digest of its arguments so a process that already did it skips it."""
+
+    function: Callable[..., None]
+    args: tuple[Any, ...]
+
+    @property
+    def key(self) -> str:
+        return hashlib.sha256(pickle.dumps((self.function, self.args))).hexdigest()
+
+
+_done_setup: list[str] = []  # in each process: the key of the last setup it ran
+
+
+@dataclass(frozen=True)
+class _Call(Generic[T, R]):
+    """One task as a process runs it: the setup if not yet done there, then the work."""
+
+    work: Callable[[T], R]
+    setup: Setup | None
+    key: str
+
+    def __call__(self, item: tuple[int, T]) -> tuple[int, R]:
+        if self.setup is not None and _done_setup[-1:] != [self.key]:
+            self.setup.function(*self.setup.args)
+            _done_setup[:] = [self.key]
+        index, task = item
+        return index, self.work(task)
+
+
+@dataclass(frozen=True)
+class Executor:
+    """Runs tasks here (`jobs` 1), on `jobs` local processes, or, with `scheduler` (a Dask
+    scheduler's address), on that cluster's workers, which retry the tasks of a worker that
+    dies."""
+
+    jobs: int = 1
+    scheduler: str | None = None
+
+    def describe(self) -> str:
+        """Where the tasks run, for the run's closing line."""
+        if self.scheduler:
+            return f"Dask cluster at {self.scheduler}"
+        return f"{self.jobs} worker{'s' if self.jobs != 1 else ''}"
+
+    def run(
+        self, work: Callable[[T], R], tasks: Sequence[T], setup: Setup | None = None
+    ) -> Iterator[tuple[int, R]]:
+        """(index in `tasks`, result) of each task, in the order they finish."""
+        call = _Call(work, setup, setup.key if setup else "")
+        items = list(enumerate(tasks))
+        if self.scheduler:
+            return _on_cluster(self.scheduler, call, items)
+        if self.jobs <= 1 or len(items) <= 1:
+            return map(call, items)
+        return _on_pool(self.jobs, call, items)
+
+
+def _ignore_interrupts() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _on_pool(
+    workers: int, call: Callable[[tuple[int, T]], tuple[int, R]], items: list[tuple[int, T]]
+) -> Iterator[tuple[int, R]]:
+    """The workers ignore Ctrl-C (a terminal sends it to the whole process group); an
+    interrupt or an error ends them before it reaches the caller, so nothing is left running."""
+    import multiprocessing
+
+    pool = multiprocessing.Pool(workers, _ignore_interrupts)
+    try:
+        yield from pool.imap_unordered(call, items, chunksize=1)
+    except BaseException:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut this short
+        pool.terminate()
+        pool.join()
+        raise
+    pool.close()
+    pool.join()
+
+
+def _on_cluster(
+    address: str, call: Callable[[tuple[int, T]], tuple[int, R]], items: list[tuple[int, T]]
+) -> Iterator[tuple[int, R]]:
+    """The tasks on a Dask cluster, in the order they finish; an interrupt or an error cancels
+    the ones not finished before it reaches the caller."""
+    from distributed import Client, as_completed
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, where = parse_address(address)
+        if scheme in ("tcp", "tls"):
+            parse_host_port(where)
+    except ValueError as exc:  # refused here: a client given it hangs in its finalizer
+        raise ExecutorError(f"--scheduler {address}: not a Dask address ({exc})") from None
+    try:
+        client = Client(address, timeout="10s", set_as_default=False)
+    except (OSError, TimeoutError) as exc:
+        raise ExecutorError(f"cannot reach a Dask scheduler at {address}: {exc}") from None
+    # The scheduler would otherwise pick independent tasks in no set order; the callers put
+    # the costliest first, so that the workers finish together.
+    futures = [
+        client.submit(call, item, pure=False, priority=len(items) - n)
+        for n, item in enumerate(items)
+    ]
+    try:
+        for future in as_completed(futures, loop=client.loop):
+            yield future.result()
+    except BaseException:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        client.cancel(futures, force=True)
+        raise
+    finally:
+        client.close()

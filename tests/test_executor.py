@@ -1,0 +1,131 @@
+"""The review and the simulator give the same bytes wherever their tasks run: in one process,
+on a local pool, on a Dask cluster (an in-process `LocalCluster` of worker processes), and on
+a cluster one of whose workers is killed mid-run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from model.amendments import PROPOSED_BY_FINDINGS
+from model.check import duties, review, sessions
+from model.check.executor import Executor, local_cluster
+from model.cli.main import main
+from model.render import report
+from sims import sweep
+from sims.scenario import DEFAULT_SCENARIO, load
+from tests.helpers import interrupted
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    with local_cluster(2) as c:
+        yield c
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
+
+
+def test_a_sweep_is_the_same_on_one_process_a_pool_and_a_cluster(
+    cluster: Any, tmp_path: Path
+) -> None:
+    outputs = []
+    for where in (["--jobs", "1"], ["--jobs", "2"], ["--scheduler", cluster.scheduler_address]):
+        out = tmp_path / where[-1].replace("/", "_").replace(":", "_")
+        assert main(["simulate", "--sessions", "2500", "--quiet", "--out", str(out), *where]) == 0
+        outputs.append(_files(out))
+    assert len(outputs[0]) > 3
+    assert outputs[0] == outputs[1] == outputs[2]
+
+
+def test_the_review_is_the_same_on_a_cluster(
+    cluster: Any, full_review: tuple[review.Summary, list[review.Outcome]], tmp_path: Path
+) -> None:
+    """The default review on the cluster, written as the command writes it, against the
+    same review run on the local pool (the session's `full_review`)."""
+    todo: list[review.Task] = [
+        *review.jobs(),
+        *review.proposal_jobs(PROPOSED_BY_FINDINGS),
+        *duties.cells(),
+        *sessions.settings(),
+    ]
+    done = review.run_all(todo, Executor(scheduler=cluster.scheduler_address))
+    outcomes = review.outcomes_of(done)
+    summary = review.summarize(outcomes, review.placements_of(done), review.sharings_of(done))
+    report.write(tmp_path / "cluster", summary, outcomes)
+    report.write(tmp_path / "local", *full_review)
+    cluster_files, local_files = _files(tmp_path / "cluster"), _files(tmp_path / "local")
+    assert len(local_files) > 100
+    assert cluster_files == local_files
+
+
+def test_a_worker_killed_mid_sweep_changes_nothing(cluster: Any) -> None:
+    """One worker process is killed as the first chunk comes back: the cluster runs its tasks
+    again elsewhere (its nanny starts a new one) and the totals are those of a local run."""
+    from distributed import Client
+
+    scenario = load(DEFAULT_SCENARIO).with_sessions(2000)
+    with Client(cluster.scheduler_address, set_as_default=False) as client:
+        pids = client.run(os.getpid)
+    victim = sorted(pids.values())[0]
+    killed: list[int] = []
+
+    def kill_once(task: sweep.Task) -> None:
+        if not killed:
+            os.kill(victim, signal.SIGKILL)
+            killed.append(victim)
+
+    on_cluster = sweep.run(scenario, 7, Executor(scheduler=cluster.scheduler_address), kill_once)
+    here = sweep.run(scenario, 7, Executor(1))
+    assert killed == [victim]
+    with Client(cluster.scheduler_address, set_as_default=False) as client:
+        assert victim not in client.run(os.getpid).values()
+    assert [t.summary() for t in on_cluster] == [t.summary() for t in here]
+    assert on_cluster == here
+
+
+def test_ctrl_c_cancels_the_cluster_tasks(cluster: Any, tmp_path: Path) -> None:
+    from distributed import Client
+
+    argv = [
+        sys.executable,
+        "-m",
+        "model.cli",
+        "simulate",
+        "--sessions",
+        "40000",
+        "--quiet",
+        "--scheduler",
+        cluster.scheduler_address,
+        "--out",
+        str(tmp_path / "o"),
+    ]
+    run = interrupted(argv, after=4)
+    assert run.code == 130, run.stderr
+    assert "Traceback" not in run.stderr
+    assert run.seconds < 15
+    assert not (tmp_path / "o").exists()
+    with Client(cluster.scheduler_address, set_as_default=False) as client:
+        for _ in range(50):  # the scheduler forgets the cancelled tasks
+            left = client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks))
+            if left == 0:
+                break
+            time.sleep(0.1)
+        assert left == 0
+
+
+def test_a_bad_scheduler_address_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--sessions", "10", "--scheduler", "nowhere"]) == 2
+    assert "--scheduler nowhere: not a Dask address" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["simulate", "--jobs", "2", "--scheduler", "tcp://127.0.0.1:8786"])
