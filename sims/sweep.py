@@ -67,15 +67,18 @@ def run(
     executor: Executor,
     on_chunk: Callable[[Task], None] | None = None,
 ) -> list[Totals]:
-    """The totals of each point, merged chunk by chunk in order."""
+    """The totals of each point, merged chunk by chunk in order as they come in: only the
+    chunks that finished ahead of an earlier one wait, so memory does not grow with the run."""
     todo = tasks(scenario.points())
-    done: dict[int, Totals] = {}
+    merged = [Totals() for _ in scenario.points()]
+    waiting: dict[int, Totals] = {}
+    ready = 0  # the first chunk not merged yet
     work = functools.partial(_run, seed=seed)
     for i, (task, totals) in executor.run(work, todo, Setup(_init, (scenario,))):
-        done[i] = totals
+        waiting[i] = totals
+        while ready in waiting:
+            merged[todo[ready].point].merge(waiting.pop(ready))
+            ready += 1
         if on_chunk:
             on_chunk(task)
-    merged = [Totals() for _ in scenario.points()]
-    for i, task in enumerate(todo):
-        merged[task.point].merge(done.pop(i))
     return merged

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import networkx as nx
 import pytest
 
 from model.check.explorer import explore
@@ -167,6 +168,24 @@ def test_reachability_properties_are_met() -> None:
 def test_bound_on_states_is_reported() -> None:
     result = explore(Config(version=2), max_states=100)
     assert not result.complete and result.states > 100
+
+
+@pytest.mark.parametrize("share", [0.02, 0.2, 0.7])
+def test_a_search_cut_short_checked_every_state_up_to_its_depth(share: float) -> None:
+    """The depth a capped search reports is right, by the whole graph's breadth-first layers:
+    it found every state one step past that depth, and what it checked is a prefix of its
+    finds; a violation that close to the start is found."""
+    cfg = MUTATIONS_BY_RULE["LT-5"].apply(baseline(Revision.CURRENT, 1))
+    whole = explore(cfg, keep_graph=True)
+    assert whole.graph is not None and whole.complete and whole.depth is None
+    layers = nx.single_source_shortest_path_length(whole.graph, 0)
+    cut = explore(cfg, max_states=int(whole.states * share))
+    assert not cut.complete and cut.depth is not None
+    within = sum(1 for d in layers.values() if d <= cut.depth + 1)
+    assert within <= cut.states <= sum(1 for d in layers.values() if d <= cut.depth + 2)
+    for name, (_, path) in whole.counterexamples.items():
+        if len(path) <= cut.depth:
+            assert name in cut.counterexamples
 
 
 @pytest.mark.parametrize("version", [1, 2])

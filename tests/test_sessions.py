@@ -8,6 +8,7 @@ import pytest
 from model.check import sessions
 from model.config import baseline
 from model.rules import Revision
+from model.system import System
 
 
 @pytest.mark.parametrize("setting", sessions.settings(), ids=str)
@@ -21,7 +22,8 @@ def test_a_connection_that_starves_one_session_is_told_apart(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(sessions, "_in_order_head", lambda channel, sid, semantics: sid == 0)
-    result = sessions.compare(baseline(Revision.CURRENT, 1, bounds=sessions.BOUNDS[1]))
+    cfg = baseline(Revision.CURRENT, 1, bounds=sessions.BOUNDS[1])
+    result = sessions.compare(cfg, symmetric=False)  # the sessions are no longer alike
     assert result.only_alone[0] == 0 and result.only_alone[1] > 0
     assert not result.equal
 
@@ -29,3 +31,29 @@ def test_a_connection_that_starves_one_session_is_told_apart(
 def test_a_reopen_on_a_new_connection_is_refused() -> None:
     with pytest.raises(ValueError, match="live connection"):
         sessions.compare(baseline(Revision.CURRENT, 1))
+
+
+@pytest.mark.parametrize("setting", sessions.settings(), ids=str)
+def test_one_pair_of_each_swap_gives_the_verdicts_of_all_pairs(setting: sessions.Shared) -> None:
+    """The symmetry reduction against the whole search: the same views, and as many pairs as
+    the whole search's pairs fall into classes under swapping the sessions."""
+    cfg = setting.config
+    reduced = sessions.compare(cfg)
+    whole = sessions.compare(cfg, symmetric=False)
+    assert (reduced.only_in_pair, reduced.only_alone) == (whole.only_in_pair, whole.only_alone)
+    system = System(cfg)
+    w0 = system.init_state()
+    start = sessions.Pair(((w0.agent, w0.client),) * 2, (), ())
+    pairs, _ = sessions._reach(
+        start, lambda p: sessions.successors(system.successors, cfg.semantics, p)
+    )
+    assert len(pairs) == whole.pair_states
+    assert reduced.pair_states == len({sessions.canonical(p) for p in pairs})
+    assert whole.pair_states / 2 < reduced.pair_states < whole.pair_states
+
+
+def test_a_search_of_pairs_stops_at_its_bound() -> None:
+    cfg = sessions.settings()[0].config
+    cut = sessions.compare(cfg, max_states=500)
+    assert not cut.complete and 500 < cut.pair_states < 600
+    assert sessions.compare(cfg).complete

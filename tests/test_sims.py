@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from model.check.packed import PackedSystem
 from model.cli.main import main
@@ -22,7 +25,7 @@ from sims.dists import ScenarioError
 from sims.draws import Draws
 from sims.engine import Run, run_session
 from sims.interned import Interned
-from sims.metrics import percentile
+from sims.metrics import BITS, Spread
 from sims.scenario import DEFAULT_SCENARIO, compile_point, load, parse
 from tests.helpers import expected_to_hold
 
@@ -133,8 +136,41 @@ def test_suggestions_in_replay_come_back_stale() -> None:
 
 
 def test_percentile_is_nearest_rank() -> None:
-    values = [1.0, 2.0, 3.0, 4.0]
-    assert [percentile(values, q) for q in (25, 50, 75, 99, 100)] == [1, 2, 3, 4, 4]
+    spread = Spread.of([1.0, 2.0, 3.0, 4.0])
+    got = [spread.percentile(q) for q in (25, 50, 75, 99, 100)]
+    assert got == pytest.approx([1, 2, 3, 4, 4], rel=2**-BITS)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.one_of(st.just(0.0), st.floats(1e-6, 1e4)), max_size=40), min_size=1, max_size=6
+    ),
+    st.floats(0, 100),
+)
+def test_a_spread_keeps_percentiles_and_means_in_bounded_memory(
+    chunks: list[list[float]], q: float
+) -> None:
+    """Against the values themselves: the nearest-rank percentile to within 2**-BITS of it
+    (zero exactly), the mean to rounding, however the values are split into chunks."""
+    merged = Spread()
+    for chunk in chunks:
+        merged.merge(Spread.of(chunk))
+    values = sorted(v for chunk in chunks for v in chunk)
+    if not values:
+        assert math.isnan(merged.percentile(q)) and math.isnan(merged.mean())
+        return
+    exact = values[max(1, math.ceil(q / 100 * len(values))) - 1]
+    assert merged.percentile(q) == pytest.approx(exact, rel=2**-BITS, abs=0)
+    assert merged.mean() == pytest.approx(math.fsum(values) / len(values), rel=1e-12)
+    assert len(merged.buckets) <= len(set(values))
+
+
+def test_a_spread_of_many_values_stays_small() -> None:
+    spread = Spread()
+    for chunk in range(200):
+        spread.merge(Spread.of([(chunk * 1000 + i) % 997 * 0.01 for i in range(1000)]))
+    assert spread.count == 200_000 and len(spread.buckets) <= 997
 
 
 # --- replay through the model ------------------------------------------------------------

@@ -50,6 +50,8 @@ class Result:
     terminal: int = 0  # states with nothing enabled: the bounds are used up
     deadlocks: int = 0  # terminal states with a message in flight or a turn not finished
     complete: bool = True
+    depth: int | None = None  # stopped early: every state this many steps from the start
+    # (and some further) was checked, breadth first
     counterexamples: dict[str, tuple[World, Path]] = field(default_factory=dict)
     reached: dict[str, tuple[World, Path]] = field(default_factory=dict)
     graph: nx.DiGraph | None = None
@@ -168,6 +170,7 @@ def explore(
         i += 1
         if n > max_states:
             result.complete = False
+            result.depth = len(path_to(i)[1]) - 1  # states[i] is the first not checked
             break
         if progress is not None and i % 50_000 == 0:
             progress(i)

@@ -99,15 +99,46 @@ def successors(
             )
 
 
+def swapped(p: Pair) -> Pair:
+    """The same pair with the sessions' names exchanged."""
+    return Pair(
+        p.actors[::-1],
+        tuple((1 - s, m) for s, m in p.to_agent),
+        tuple((1 - s, m) for s, m in p.to_client),
+    )
+
+
+_rank = functools.cache(repr)  # a deterministic order on actors and messages
+
+
+def canonical(p: Pair) -> Pair:
+    """One representative of a pair and its swap: the sessions are alike, so the two reach
+    mirror-image pairs and each session's views are the same over either."""
+
+    def key(q: Pair) -> tuple[object, ...]:
+        return (
+            tuple(_rank(a) for a in q.actors),
+            tuple((s, _rank(m)) for s, m in q.to_agent),
+            tuple((s, _rank(m)) for s, m in q.to_client),
+        )
+
+    q = swapped(p)
+    return q if key(q) < key(p) else p
+
+
 @dataclass(frozen=True, slots=True)
 class Comparison:
     """What two sessions on one connection reach, against one session alone: per session,
-    the views reached only beside the other session and the lone worlds it never reaches."""
+    the views reached only beside the other session and the lone worlds it never reaches.
+    With `symmetric`, `pair_states` counts one of each pair and its swap; a search stopped
+    at its bound on states is not `complete` (then only `only_in_pair` means anything)."""
 
     pair_states: int
     lone_states: int
     only_in_pair: tuple[int, ...]
     only_alone: tuple[int, ...]
+    symmetric: bool = False
+    complete: bool = True
 
     @property
     def equal(self) -> bool:
@@ -115,7 +146,9 @@ class Comparison:
         return not any(self.only_in_pair) and not any(self.only_alone)
 
 
-def _reach(start: object, step: object) -> set:  # type: ignore[type-arg]
+def _reach(start: object, step: object, most: int | None = None) -> tuple[set, bool]:  # type: ignore[type-arg]
+    """Every state reachable from `start` breadth-first, and whether that is all of them
+    (false once more than `most` were found)."""
     seen = {start}
     todo = deque([start])
     while todo:
@@ -123,27 +156,40 @@ def _reach(start: object, step: object) -> set:  # type: ignore[type-arg]
             if nxt not in seen:
                 seen.add(nxt)
                 todo.append(nxt)
-    return seen
+        if most is not None and len(seen) > most:
+            return seen, False
+    return seen, True
 
 
-def compare(cfg: Config) -> Comparison:
+def compare(cfg: Config, *, symmetric: bool = True, max_states: int | None = None) -> Comparison:
     """Explore two sessions sharing a connection and one session alone, and compare each
-    session's views with the lone worlds. A reopen must keep the connection (a new one would
-    end both sessions' traffic), so `cfg` must load on the live connection or not at all."""
+    session's views with the lone worlds; with `symmetric`, one pair of each pair and its swap
+    (sound as the connection treats both sessions alike). A reopen must keep the connection
+    (a new one would end both sessions' traffic), so `cfg` must load on the live connection or
+    not at all."""
     if cfg.bounds.loads and not cfg.load_on_live_connection:
         raise ValueError("two sessions share a connection: reopen on the live connection")
     system = System(cfg)
     steps = functools.cache(system.successors)  # a session's views are few; pairs are many
-    lone = _reach(system.init_state(), lambda w: (after for _, after in steps(w)))
+    lone, _ = _reach(system.init_state(), lambda w: (after for _, after in steps(w)))
     w0 = system.init_state()
     start = Pair(((w0.agent, w0.client),) * len(SESSIONS), (), ())
-    pairs = _reach(start, lambda p: successors(steps, cfg.semantics, p))
-    views = [{alone(p, sid) for p in pairs} for sid in SESSIONS]
+    if symmetric:
+        pairs, complete = _reach(
+            start, lambda p: map(canonical, successors(steps, cfg.semantics, p)), max_states
+        )
+        both = {alone(p, sid) for p in pairs for sid in SESSIONS}
+        views = [both for _ in SESSIONS]
+    else:
+        pairs, complete = _reach(start, lambda p: successors(steps, cfg.semantics, p), max_states)
+        views = [{alone(p, sid) for p in pairs} for sid in SESSIONS]
     return Comparison(
         len(pairs),
         len(lone),
         tuple(len(v - lone) for v in views),
         tuple(len(lone - v) for v in views),
+        symmetric,
+        complete,
     )
 
 

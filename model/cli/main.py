@@ -134,6 +134,7 @@ def _check(args: argparse.Namespace) -> int:
             "states": result.states,
             "transitions": result.transitions,
             "complete": result.complete,
+            "checked_depth": result.depth,
             "terminal": result.terminal,
             "deadlocks": result.deadlocks,
             "violated": result.violated,
@@ -145,7 +146,11 @@ def _check(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=2, sort_keys=True))
     else:
         console = Console(soft_wrap=True, highlight=False)
-        done = "all" if result.complete else "first (bound reached)"
+        done = (
+            "all"
+            if result.complete
+            else f"--max-states reached: every run of up to {result.depth} steps checked; first"
+        )
         console.print(
             f"{done} {result.states:,} states, {result.transitions:,} transitions; "
             f"{result.terminal:,} end states, {result.deadlocks} deadlocks"
@@ -281,6 +286,10 @@ def _review(args: argparse.Namespace) -> int:
 
     if args.against and not args.rfd:
         raise UsageError("--against compares with the text of --rfd: give --rfd too")
+    if args.depth == "deep":
+        return _deep_review(args)
+    if args.max_states is not None:
+        raise UsageError("--max-states bounds the deep review's searches: give --depth deep")
     audited = _audit_of_file(args, args.rfd, "--rfd") if args.rfd else None
     proposed = list(dict.fromkeys([*PROPOSED_BY_FINDINGS, *args.propose]))
     jobs = review.jobs() + review.proposal_jobs(proposed)
@@ -293,8 +302,8 @@ def _review(args: argparse.Namespace) -> int:
     placements = review.placements_of(done)
     summary = review.summarize(outcomes, placements, review.sharings_of(done))
     summary.audit = audited
-    paths = report.write(Path(args.out), summary, outcomes)
-    keep_only(Path(args.out), paths)
+    paths = report.write(Path(args.out or "out"), summary, outcomes)
+    keep_only(Path(args.out or "out"), paths)
     seconds = time.perf_counter() - started
     table = Table("rule", "level", "load-bearing", "breaks", "shortest")
     for rid, r in summary.rules.items():
@@ -319,11 +328,53 @@ def _review(args: argparse.Namespace) -> int:
             if cells
             else ""
         )
-        + f"; {seconds:.1f}s; wrote {len(paths)} files under {args.out}"
+        + f"; {seconds:.1f}s; wrote {len(paths)} files under {args.out or 'out'}"
     )
     for failure in summary.failures:
         err.print(f"[red]expected property does not hold:[/] {failure}")
     return 1 if summary.failures else 0
+
+
+def _deep_review(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from model.check import deep
+    from model.render import deep as rendered
+
+    if args.rfd or args.propose or args.no_duties:
+        raise UsageError("--depth deep takes no --rfd, --propose or --no-duties")
+    out = Path(args.out or "out/deep")
+    todo = deep.tasks(args.max_states or deep.MAX_STATES)
+    executor = _executor(args)
+    started = time.perf_counter()
+    found: dict[int, deep.Measured] = {}
+    with _progress("exploring deep", len(todo), args.quiet) as advance:
+        for i, one in executor.run(deep.run, todo):
+            found[i] = one
+            advance(1)
+    measured = [found[i] for i in range(len(todo))]
+    paths = rendered.write(out, measured)
+    keep_only(out, paths)
+    table = Table("setting", "states", "searched", "broken", "new", "s", "peak MiB")
+    for m in measured:
+        table.add_row(
+            m.task.name,
+            f"{m.states:,}",
+            "all" if m.complete else f"to depth {m.depth}" if m.depth is not None else "partial",
+            ", ".join(m.broken) or "none",
+            ", ".join(m.new) or "-",
+            f"{m.seconds:.1f}",
+            f"{m.peak_mib:,.0f}",
+        )
+    stdout.print(table)
+    partial = sum(not m.complete for m in measured)
+    err.print(
+        f"{len(todo)} deep explorations, {sum(m.states for m in measured):,} states"
+        + (f", {partial} stopped at --max-states (partial, labelled)" if partial else "")
+        + f"; {time.perf_counter() - started:.1f}s on {executor.describe()}; "
+        f"wrote {len(paths)} files under {out}"
+    )
+    return 1 if any(m.new for m in measured) else 0
 
 
 def _findings(args: argparse.Namespace) -> int:
@@ -670,7 +721,20 @@ def parser() -> argparse.ArgumentParser:
     check.set_defaults(run=_check)
 
     rev = sub.add_parser("review", help="the spec review: every rule broken alone")
-    rev.add_argument("--out", default="out", help="output folder (default: out)")
+    rev.add_argument("--out", help="output folder (default: out, or out/deep with --depth deep)")
+    rev.add_argument(
+        "--depth",
+        choices=["default", "deep"],
+        default="default",
+        help="deep: explore the compliant peers and two sessions again at larger bounds (4 "
+        "prompts and predictions, 2 loads, 2 cancels) and say whether any verdict changes",
+    )
+    rev.add_argument(
+        "--max-states",
+        type=_positive,
+        help=f"with --depth deep: stop each search past this many states, with a partial, "
+        f"labelled result (default {1_000_000:,}, about 3.5 GB a worker)",
+    )
     _executor_options(rev)
     rev.add_argument("--quiet", action="store_true", help="no progress bar")
     rev.add_argument(

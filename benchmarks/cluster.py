@@ -1,0 +1,90 @@
+"""Benchmark of where the review's and the simulator's tasks run, side by side in one process:
+
+1. --sessions sessions (default 10^6) of the simulator's default point on 2 workers, with the
+   peak resident memory of the main process and of the largest worker (run first, so that
+   nothing else is in those peaks);
+2. the deep review's explorations (`review --depth deep`, each stopped at --max-states) on 1
+   and on 2 local worker processes, and the speed-up;
+3. the default review on the local pool of 2 processes and on a Dask `LocalCluster` of 2 worker
+   processes set up as `model.check.executor.WORKER_CONFIG` says, alternated, medians of --runs
+   runs: the Dask executor's overhead (the cluster is started once, before, as a user's is).
+
+Run: .venv/bin/python benchmarks/cluster.py [--runs N] [--max-states N] [--sessions N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import time
+from dataclasses import replace
+
+from model.amendments import PROPOSED_BY_FINDINGS
+from model.check import deep, duties, review, sessions
+from model.check.executor import Executor, local_cluster
+from sims import sweep
+from sims.scenario import DEFAULT_SCENARIO, load
+
+
+def _deep(executor: Executor, max_states: int) -> float:
+    started = time.perf_counter()
+    for _ in executor.run(deep.run, deep.tasks(max_states)):
+        pass
+    return time.perf_counter() - started
+
+
+def _review(executor: Executor) -> float:
+    todo: list[review.Task] = [
+        *review.jobs(),
+        *review.proposal_jobs(PROPOSED_BY_FINDINGS),
+        *duties.cells(),
+        *sessions.settings(),
+    ]
+    started = time.perf_counter()
+    review.run_all(todo, executor)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3, help="default review runs on each")
+    parser.add_argument("--max-states", type=int, default=deep.MAX_STATES)
+    parser.add_argument("--sessions", type=int, default=1_000_000)
+    args = parser.parse_args()
+
+    scenario = replace(load(DEFAULT_SCENARIO).with_sessions(args.sessions), sweep={})
+    started = time.perf_counter()
+    totals = sweep.run(scenario, 1, Executor(2))
+    seconds = time.perf_counter() - started
+    mine = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(
+        f"{args.sessions:,} sessions ({totals[0].events:,} events) of the default point on 2 "
+        f"workers: {seconds:.1f} s; peak memory {mine:,.0f} MiB in this process, "
+        f"{workers:,.0f} MiB in the largest worker"
+    )
+
+    one, two = _deep(Executor(1), args.max_states), _deep(Executor(2), args.max_states)
+    tasks = len(deep.tasks(args.max_states))
+    print(f"deep review ({tasks} explorations, --max-states {args.max_states:,}):")
+    print(f"  1 worker    {one:7.1f} s")
+    print(f"  2 workers   {two:7.1f} s   (speed-up {one / two:.2f}x)")
+
+    with local_cluster(2) as cluster:
+        on_dask = Executor(scheduler=cluster.scheduler_address)
+        pool, dask = [], []
+        for _ in range(args.runs):
+            pool.append(_review(Executor(2)))
+            dask.append(_review(on_dask))
+    ratios = [d / p for d, p in zip(dask, pool, strict=True)]
+    print(f"default review, median of {args.runs} runs each, alternated:")
+    print(f"  local pool of 2       {statistics.median(pool):7.1f} s")
+    print(
+        f"  Dask LocalCluster(2)  {statistics.median(dask):7.1f} s   "
+        f"(overhead {100 * (statistics.median(ratios) - 1):+.1f}%)"
+    )
+
+
+if __name__ == "__main__":
+    main()

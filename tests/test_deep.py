@@ -1,0 +1,72 @@
+"""The deep review: larger bounds, each search capped with a partial, labelled result, the same
+verdict files wherever it runs, and a property broken only at depth called out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from model.check import deep
+from model.cli.main import main
+from model.config import Bounds
+from model.render import deep as rendered
+
+
+def _run(out: Path, *options: str) -> int:
+    return main(
+        [
+            "review",
+            "--depth",
+            "deep",
+            "--max-states",
+            "3000",
+            "--quiet",
+            "--out",
+            str(out),
+            *options,
+        ]
+    )
+
+
+def test_capped_searches_are_labelled_and_the_same_on_one_or_two_workers(tmp_path: Path) -> None:
+    assert _run(tmp_path / "one", "--jobs", "1") == 0
+    assert _run(tmp_path / "two", "--jobs", "2") == 0
+    for name in ("deep.md", "deep.json"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+    rows = json.loads((tmp_path / "one" / "deep.json").read_text())["explorations"]
+    assert len(rows) == len(deep.tasks())
+    for row in rows:
+        assert not row["complete"] and 3000 < row["states"] < 3100
+        assert row["new_at_depth"] == []
+        if not row["setting"].startswith("two sessions"):
+            assert row["checked_depth"] >= 5 and not row["liveness_decided"]
+            assert row["bounds"]["prompts"] == 4 and row["bounds"]["cancels"] == 2
+    text = (tmp_path / "one" / "deep.md").read_text()
+    assert "24 of 24 searches stopped at --max-states" in text
+    assert "partial: every run of up to" in text
+    timings = json.loads((tmp_path / "one" / "timings.json").read_text())["explorations"]
+    assert all(t["seconds"] > 0 and t["peak_mib"] > 10 for t in timings)
+
+
+def test_a_complete_search_decides_liveness_and_finds_the_known_gaps() -> None:
+    task = deep.Deep(deep.tasks()[0].config.with_(bounds=Bounds(prompts=2)), False, 10**6)
+    m = deep.run(task)
+    assert m.complete and m.depth is None and m.liveness_decided
+    assert m.broken == m.broken_small == []  # the current revision's compliant peers, v1 fifo
+
+
+def test_a_property_broken_only_at_depth_is_called_out() -> None:
+    task = deep.tasks()[0]
+    m = deep.Measured(task, 10, True, None, ["withdrawn_after_prompt"], [])
+    assert m.new == ["withdrawn_after_prompt"]
+    text = rendered.markdown([m])
+    assert (
+        "**Broken only at the larger bounds:** 2026-11-14 v1 fifo: withdrawn_after_prompt." in text
+    )
+
+
+def test_max_states_belongs_to_the_deep_review(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["review", "--max-states", "10", "--out", "x"]) == 2
+    assert "give --depth deep" in capsys.readouterr().err
