@@ -29,7 +29,7 @@ from sims.scenario import DEFAULT_SCENARIO, load
 
 def _deep(executor: Executor, max_states: int) -> float:
     started = time.perf_counter()
-    for _ in executor.run(deep.run, deep.tasks(max_states)):
+    for _ in executor.run(deep.run, deep.tasks(max_states), cost=deep.cost):
         pass
     return time.perf_counter() - started
 
@@ -51,34 +51,51 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="default review runs on each")
     parser.add_argument("--max-states", type=int, default=deep.MAX_STATES)
     parser.add_argument("--sessions", type=int, default=1_000_000)
+    parser.add_argument(
+        "--parts", default="sim,deep,dask", help="which of sim, deep, dask to run (default all)"
+    )
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
 
-    scenario = replace(load(DEFAULT_SCENARIO).with_sessions(args.sessions), sweep={})
+    if "sim" in parts:
+        _sim(args.sessions)
+    if "deep" in parts:
+        _deep_speed_up(args.max_states)
+    if "dask" in parts:
+        _dask_overhead(args.runs)
+
+
+def _sim(sessions: int) -> None:
+    scenario = replace(load(DEFAULT_SCENARIO).with_sessions(sessions), sweep={})
     started = time.perf_counter()
     totals = sweep.run(scenario, 1, Executor(2))
     seconds = time.perf_counter() - started
     mine = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(
-        f"{args.sessions:,} sessions ({totals[0].events:,} events) of the default point on 2 "
+        f"{sessions:,} sessions ({totals[0].events:,} events) of the default point on 2 "
         f"workers: {seconds:.1f} s; peak memory {mine:,.0f} MiB in this process, "
         f"{workers:,.0f} MiB in the largest worker"
     )
 
-    one, two = _deep(Executor(1), args.max_states), _deep(Executor(2), args.max_states)
-    tasks = len(deep.tasks(args.max_states))
-    print(f"deep review ({tasks} explorations, --max-states {args.max_states:,}):")
+
+def _deep_speed_up(max_states: int) -> None:
+    one, two = _deep(Executor(1), max_states), _deep(Executor(2), max_states)
+    tasks = len(deep.tasks(max_states))
+    print(f"deep review ({tasks} explorations, --max-states {max_states:,}):")
     print(f"  1 worker    {one:7.1f} s")
     print(f"  2 workers   {two:7.1f} s   (speed-up {one / two:.2f}x)")
 
+
+def _dask_overhead(runs: int) -> None:
     with local_cluster(2) as cluster:
         on_dask = Executor(scheduler=cluster.scheduler_address)
         pool, dask = [], []
-        for _ in range(args.runs):
+        for _ in range(runs):
             pool.append(_review(Executor(2)))
             dask.append(_review(on_dask))
     ratios = [d / p for d, p in zip(dask, pool, strict=True)]
-    print(f"default review, median of {args.runs} runs each, alternated:")
+    print(f"default review, median of {runs} runs each, alternated:")
     print(f"  local pool of 2       {statistics.median(pool):7.1f} s")
     print(
         f"  Dask LocalCluster(2)  {statistics.median(dask):7.1f} s   "

@@ -29,7 +29,7 @@ DEEP_SESSIONS = {
     1: Bounds(prompts=2, predictions=2, loads=0),
     2: Bounds(prompts=2, predictions=1, loads=0, foreground=0),
 }
-MAX_STATES = 1_000_000  # about 3.5 GB with the graph kept for liveness
+MAX_STATES = 1_000_000  # up to about 4.5 GB with the graph kept for liveness
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +85,26 @@ def tasks(max_states: int = MAX_STATES) -> list[Deep]:
         for sem in Semantics
     ]
     return out
+
+
+# Seconds each two-session search took on one core at the default MAX_STATES (a lone
+# session's search took 4-25 s): the costliest start first, so the workers finish together.
+_TWO_SESSIONS_SECONDS = {
+    (1, Semantics.FIFO): 50,
+    (1, Semantics.SDK): 58,
+    (1, Semantics.UNORDERED): 61,
+    (2, Semantics.FIFO): 12,
+    (2, Semantics.SDK): 18,
+    (2, Semantics.UNORDERED): 74,
+}
+
+
+def cost(task: Deep) -> int:
+    """A rough rank of a task's cost, from measured times."""
+    c = task.config
+    if task.two_sessions:
+        return _TWO_SESSIONS_SECONDS[c.version, c.semantics]
+    return 8 if (c.version, c.semantics) == (1, Semantics.FIFO) else 16
 
 
 def _in_force_broken(cfg: Config, max_states: int) -> tuple[list[str], int, bool, int | None, bool]:

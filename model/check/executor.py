@@ -23,17 +23,22 @@ R = TypeVar("R")
 WORKER_CONFIG = {
     "distributed.admin.tick.interval": "1s",
     "distributed.admin.system-monitor.interval": "5s",
+    "distributed.worker.memory.monitor-interval": "1s",
     "distributed.worker.profile.enabled": False,
 }
+# And its scheduler: hand a worker its next task only when it is free, so that the costliest
+# tasks, sent first, start first and no task waits behind another on a busy worker at the end.
+SCHEDULER_CONFIG = {"distributed.scheduler.worker-saturation": 1.0}
 
 
 def local_cluster(workers: int) -> Any:
     """A Dask cluster of `workers` single-threaded worker processes on this machine, set up
-    as `WORKER_CONFIG` says (for tests and benchmarks; a real cluster is given by address)."""
+    as `WORKER_CONFIG` and `SCHEDULER_CONFIG` say (for tests and benchmarks; a real cluster is
+    given by address)."""
     import dask
     from distributed import LocalCluster
 
-    with dask.config.set(WORKER_CONFIG):
+    with dask.config.set({**WORKER_CONFIG, **SCHEDULER_CONFIG}):
         return LocalCluster(
             n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
         )
@@ -91,11 +96,18 @@ class Executor:
         return f"{self.jobs} worker{'s' if self.jobs != 1 else ''}"
 
     def run(
-        self, work: Callable[[T], R], tasks: Sequence[T], setup: Setup | None = None
+        self,
+        work: Callable[[T], R],
+        tasks: Sequence[T],
+        setup: Setup | None = None,
+        cost: Callable[[T], float] | None = None,
     ) -> Iterator[tuple[int, R]]:
-        """(index in `tasks`, result) of each task, in the order they finish."""
+        """(index in `tasks`, result) of each task, in the order they finish; with `cost`, the
+        costliest are started first, so that the workers finish together."""
         call = _Call(work, setup, setup.key if setup else "")
         items = list(enumerate(tasks))
+        if cost is not None:
+            items.sort(key=lambda item: cost(item[1]), reverse=True)
         if self.scheduler:
             return _on_cluster(self.scheduler, call, items)
         if self.jobs <= 1 or len(items) <= 1:

@@ -199,10 +199,9 @@ def run_all(
     """Run the explorations and duty cells (independent, so in parallel where the executor
     has several workers), the costliest first so the workers finish together; results come
     back in `todo`'s order."""
-    order = sorted(range(len(todo)), key=lambda i: _cost(todo[i]), reverse=True)
     by_index: dict[int, Done] = {}
-    for i, result in executor.run(_work, [todo[i] for i in order]):
-        by_index[order[i]] = result
+    for i, result in executor.run(_work, todo, cost=_cost):
+        by_index[i] = result
         if on_done:
             on_done(result)
     return [by_index[i] for i in range(len(todo))]

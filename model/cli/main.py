@@ -349,7 +349,7 @@ def _deep_review(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     found: dict[int, deep.Measured] = {}
     with _progress("exploring deep", len(todo), args.quiet) as advance:
-        for i, one in executor.run(deep.run, todo):
+        for i, one in executor.run(deep.run, todo, cost=deep.cost):
             found[i] = one
             advance(1)
     measured = [found[i] for i in range(len(todo))]
@@ -733,7 +733,7 @@ def parser() -> argparse.ArgumentParser:
         "--max-states",
         type=_positive,
         help=f"with --depth deep: stop each search past this many states, with a partial, "
-        f"labelled result (default {1_000_000:,}, about 3.5 GB a worker)",
+        f"labelled result (default {1_000_000:,}, up to about 4.5 GB a worker)",
     )
     _executor_options(rev)
     rev.add_argument("--quiet", action="store_true", help="no progress bar")
