@@ -130,14 +130,13 @@ def canonical(p: Pair) -> Pair:
 class Comparison:
     """What two sessions on one connection reach, against one session alone: per session,
     the views reached only beside the other session and the lone worlds it never reaches.
-    With `symmetric`, `pair_states` counts one of each pair and its swap; a search stopped
+    A symmetric search's `pair_states` counts one of each pair and its swap; a search stopped
     at its bound on states is not `complete` (then only `only_in_pair` means anything)."""
 
     pair_states: int
     lone_states: int
     only_in_pair: tuple[int, ...]
     only_alone: tuple[int, ...]
-    symmetric: bool = False
     complete: bool = True
 
     @property
@@ -188,7 +187,6 @@ def compare(cfg: Config, *, symmetric: bool = True, max_states: int | None = Non
         len(lone),
         tuple(len(v - lone) for v in views),
         tuple(len(lone - v) for v in views),
-        symmetric,
         complete,
     )
 

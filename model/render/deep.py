@@ -49,7 +49,7 @@ def as_json(measured: Sequence[Measured]) -> str:
             "states": m.states,
             "complete": m.complete,
             "checked_depth": m.depth,
-            "liveness_decided": m.liveness_decided or m.task.two_sessions,
+            "liveness_decided": m.liveness_decided,
             "broken": m.broken,
             "broken_at_default_bounds": m.broken_small,
             "new_at_depth": m.new,
