@@ -122,6 +122,9 @@ def canonical(p: Pair) -> Pair:
             tuple((s, _rank(m)) for s, m in q.to_client),
         )
 
+    first, second = (_rank(a) for a in p.actors)
+    if first != second:  # the actors alone decide, as they lead the key
+        return p if first < second else swapped(p)
     q = swapped(p)
     return q if key(q) < key(p) else p
 

@@ -148,11 +148,13 @@ class Checker:
 
     def listed(self, sid: str) -> bool:
         """Whether the list the observer last saw in session `sid` is non-empty."""
-        return self._session(sid).list_nonempty
+        s = self.sessions.get(sid)
+        return s is not None and s.list_nonempty
 
     def in_flight(self, sid: str) -> bool:
         """Whether a prompt of session `sid` has gone out and its turn not ended."""
-        return bool(self._session(sid).prompts)
+        s = self.sessions.get(sid)
+        return s is not None and bool(s.prompts)
 
     def end(self, last: int) -> None:
         """The trace ended at line `last`."""
