@@ -5,6 +5,8 @@ stream's own seeded generator keeps a run reproducible from its seed."""
 from __future__ import annotations
 
 import math
+import os
+import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -36,23 +38,59 @@ KINDS: dict[str, tuple[str, ...]] = {
 }
 
 
+# What a scenario may ask for: times up to about eleven days, lognormal spreads whose draws
+# stay finite, files that fit in memory many times over.
+MAX_SECONDS = 1e6
+MAX_SIGMA = 3.0
+MAX_FILE_BYTES = 16 << 20
+
+
 def _number(spec: Mapping[str, Any], key: str, field: str) -> float:
     value = spec.get(key)
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ScenarioError(f"{field}.{key}", f"expected a number, got {value!r}")
-    if not math.isfinite(value) or value < 0:
-        raise ScenarioError(f"{field}.{key}", f"expected a finite number >= 0, got {value!r}")
+    high = MAX_SIGMA if key == "sigma" else MAX_SECONDS
+    if not math.isfinite(value) or not 0 <= value <= high:
+        raise ScenarioError(
+            f"{field}.{key}", f"expected a number from 0 to {high:g}, got {value!r}"
+        )
     return float(value)
+
+
+def read_text(path: Path, field: str) -> str:
+    """The UTF-8 text of a regular file of at most `MAX_FILE_BYTES` (no device, pipe or
+    folder: each would hang, exhaust memory or mean nothing here)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as err:
+        raise ScenarioError(field, f"cannot read {path}: {err.strerror}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ScenarioError(field, f"{path} is not a regular file")
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise ScenarioError(field, f"{path} is larger than {MAX_FILE_BYTES >> 20} MiB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ScenarioError(field, f"{path} is not UTF-8 text (byte {err.start})") from None
+
+
+def _inside(base: Path, name: str, field: str) -> Path:
+    """The file `name` of a scenario, which must be in its folder `base` (or below it),
+    links resolved: a scenario is data and names no file elsewhere."""
+    folder = base.resolve()
+    path = (folder / name).resolve()
+    if not path.is_relative_to(folder) or path == folder:
+        raise ScenarioError(field, f"{name!r} is not a file in the scenario's folder {base}")
+    return path
 
 
 def _samples(path: Path, field: str) -> tuple[float, ...]:
     """Read one non-negative number per line (the first column of a CSV); `#` starts a comment."""
-    try:
-        text = path.read_text()
-    except OSError as err:
-        raise ScenarioError(f"{field}.file", f"cannot read {path}: {err.strerror}") from None
     values = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(read_text(path, f"{field}.file").splitlines(), 1):
         cell = line.split("#", 1)[0].split(",", 1)[0].strip()
         if not cell:
             continue
@@ -60,10 +98,12 @@ def _samples(path: Path, field: str) -> tuple[float, ...]:
             value = float(cell)
         except ValueError:
             raise ScenarioError(
-                f"{field}.file", f"{path}:{number}: expected a number, got {cell!r}"
+                f"{field}.file", f"{path}:{number}: expected a number, got {cell[:40]!r}"
             ) from None
-        if not math.isfinite(value) or value < 0:
-            raise ScenarioError(f"{field}.file", f"{path}:{number}: expected a number >= 0")
+        if not math.isfinite(value) or not 0 <= value <= MAX_SECONDS:
+            raise ScenarioError(
+                f"{field}.file", f"{path}:{number}: expected a number from 0 to {MAX_SECONDS:g}"
+            )
         values.append(value)
     if not values:
         raise ScenarioError(f"{field}.file", f"{path} holds no samples")
@@ -78,8 +118,8 @@ def compile_dist(spec: object, field: str, base: Path) -> Draw:
     """A draw from a scenario value: a number (constant seconds) or a table with `dist` and
     that kind's parameters; an empirical file is read relative to `base`."""
     if isinstance(spec, int | float) and not isinstance(spec, bool):
-        if not math.isfinite(spec) or spec < 0:
-            raise ScenarioError(field, f"expected a finite number >= 0, got {spec!r}")
+        if not math.isfinite(spec) or not 0 <= spec <= MAX_SECONDS:
+            raise ScenarioError(field, f"expected a number from 0 to {MAX_SECONDS:g}, got {spec!r}")
         return _constant(float(spec))
     if not isinstance(spec, Mapping):
         raise ScenarioError(field, f"expected a number or a table with 'dist', got {spec!r}")
@@ -93,7 +133,7 @@ def compile_dist(spec: object, field: str, base: Path) -> Draw:
         file = spec.get("file")
         if not isinstance(file, str):
             raise ScenarioError(f"{field}.file", f"expected a file name, got {file!r}")
-        values = np.array(_samples(base / file, field))
+        values = np.array(_samples(_inside(base, file, f"{field}.file"), field))
         return lambda g, n: g.choice(values, n)
     p = {key: _number(spec, key, field) for key in KINDS[kind]}
     if kind == "constant":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -20,7 +21,9 @@ from model.messages import ClientSuggestionCaps
 from model.mutations import MUTATIONS_BY_RULE
 from model.network import Semantics
 from model.rules import Revision
-from sims.dists import Draw, ScenarioError, compile_dist
+from sims.dists import Draw, ScenarioError, compile_dist, read_text
+
+MAX_POINTS = 10_000  # points of one sweep: each is a simulation of its own
 
 DEFAULTS: dict[str, Any] = {
     "name": "default",
@@ -270,6 +273,8 @@ def parse(text: str, base: Path, source: str) -> Scenario:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ScenarioError("", f"not valid TOML: {err}") from None
+    except RecursionError:
+        raise ScenarioError("", "not a scenario: nested too deeply") from None
     sweep = raw.pop("sweep", {})
     if not isinstance(sweep, dict):
         raise ScenarioError("sweep", "expected a table of parameter = [values]")
@@ -278,6 +283,11 @@ def parse(text: str, base: Path, source: str) -> Scenario:
             raise ScenarioError(f"sweep.{key}", "not a scenario parameter")
         if not isinstance(values, list) or not values:
             raise ScenarioError(f"sweep.{key}", f"expected a non-empty list, got {values!r}")
+    size = math.prod(len(values) for values in sweep.values())
+    if size > MAX_POINTS:
+        raise ScenarioError(
+            "sweep", f"{size:,} points (the product of the lists' lengths); at most {MAX_POINTS:,}"
+        )
     scenario = Scenario(raw, sweep, base, source, text)
     scenario.points()
     return scenario
@@ -285,11 +295,7 @@ def parse(text: str, base: Path, source: str) -> Scenario:
 
 def load(path: Path) -> Scenario:
     """Read and check a scenario file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise ScenarioError("", f"cannot read it: {err}") from None
-    return parse(text, path.parent, str(path))
+    return parse(read_text(path, ""), path.parent, str(path))
 
 
 DEFAULT_SCENARIO = Path(__file__).with_name("default.toml")

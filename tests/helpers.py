@@ -43,16 +43,26 @@ class Interrupted(NamedTuple):
     group: int  # the run's process group
 
 
-def interrupted(argv: list[str], presses: int = 1, after: float = 3.0) -> Interrupted:
-    """Run `argv` in a process group of its own (a terminal's foreground job: Ctrl-C reaches
-    its workers too) and press Ctrl-C `presses` times once it has run `after` seconds; the
-    group is killed if it has not ended 15 s later."""
+def interrupted(
+    argv: list[str],
+    presses: int = 1,
+    after: float = 3.0,
+    signum: int = signal.SIGINT,
+    group: bool = True,
+) -> Interrupted:
+    """Run `argv` in a process group of its own and, once it has run `after` seconds, send
+    `signum` `presses` times: to the whole group (a terminal's Ctrl-C, or SIGHUP when it
+    closes) or, with `group` false, to the main process alone (`kill PID`, a service
+    manager).  The group is killed if it has not ended 15 s later."""
     run = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, start_new_session=True)
     time.sleep(after)
     assert run.poll() is None, "the run ended before it could be interrupted"
     started = time.monotonic()
     for _ in range(presses):
-        os.killpg(run.pid, signal.SIGINT)
+        if group:
+            os.killpg(run.pid, signum)
+        else:
+            os.kill(run.pid, signum)
         time.sleep(0.2)
     try:
         _, stderr = run.communicate(timeout=15)

@@ -25,23 +25,23 @@ def test_files_follow_the_umask(tmp_path: Path) -> None:
 
 
 def test_an_output_folder_holds_only_the_current_run(tmp_path: Path) -> None:
-    """A file the previous run wrote and this one does not is removed; a user's file, or one
-    the tool never wrote, stays."""
-    from model.render.atomic import keep_only, write_atomic
+    """A file the previous run wrote and this one does not is removed (with the folder it
+    leaves empty); a user's file beside them (with --force) stays."""
+    from model.render.atomic import OutputFolder, write_atomic
 
-    mine = tmp_path / "notes.txt"
-    mine.write_text("the user's")
-    first = [tmp_path / "report.md", tmp_path / "itf" / "old.itf.json"]
-    for path in first:
-        write_atomic(path, "x")
-    assert keep_only(tmp_path, first) == []
-    second = [tmp_path / "report.md", tmp_path / "itf" / "new.itf.json"]
-    for path in second:
-        write_atomic(path, "y")
-    assert keep_only(tmp_path, second) == [tmp_path / "itf" / "old.itf.json"]
-    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == [
+    (tmp_path / "notes.txt").write_text("the user's")
+    warnings: list[str] = []
+    for run, names in enumerate((["report.md", "itf/old.itf.json"], ["report.md", "new.json"])):
+        with OutputFolder(tmp_path, warnings.append, force=run == 0) as out:
+            for name in names:
+                write_atomic(out.staging / name, "x")
+            removed = out.commit([out.staging / name for name in names])
+        assert removed == ([] if run == 0 else ["itf/old.itf.json"])
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == [
         ".acp-suggestions-files",
-        "new.itf.json",
+        "new.json",
         "notes.txt",
         "report.md",
     ]
+    assert (tmp_path / ".acp-suggestions-files").read_text() == "new.json\nreport.md\n"
+    assert warnings == []

@@ -133,10 +133,12 @@ def test_output_does_not_depend_on_the_hash_seed(argv: list[str], code: int) -> 
 
 
 def test_an_incomplete_search_decides_no_leads_to(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["check", "--max-states", "10"]) == 0
-    out = capsys.readouterr().out
+    """A search cut short decides nothing beyond its depth and says so: exit 2, not 0."""
+    assert main(["check", "--max-states", "10"]) == 2
+    out, err = capsys.readouterr()
     assert "undecided user_can_always_send" in out and "VIOLATED" not in out
-    assert main(["check", "--max-states", "10", "--json"]) == 0
+    assert "incomplete: the search stopped at --max-states 10 with every run of up to" in err
+    assert main(["check", "--max-states", "10", "--json"]) == 2
     assert json.loads(capsys.readouterr().out)["liveness_decided"] is False
 
 

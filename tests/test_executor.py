@@ -114,7 +114,7 @@ def test_ctrl_c_cancels_the_cluster_tasks(cluster: Any, tmp_path: Path) -> None:
     assert run.code == 130, run.stderr
     assert "Traceback" not in run.stderr
     assert run.seconds < 15
-    assert not (tmp_path / "o").exists()
+    assert list((tmp_path / "o").iterdir()) == []  # made at the start, left empty
     with Client(cluster.scheduler_address, set_as_default=False) as client:
         for _ in range(50):  # the scheduler forgets the cancelled tasks
             left = client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks))
@@ -129,3 +129,38 @@ def test_a_bad_scheduler_address_is_refused(capsys: pytest.CaptureFixture[str]) 
     assert "--scheduler nowhere: not a Dask address" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["simulate", "--jobs", "2", "--scheduler", "tcp://127.0.0.1:8786"])
+
+
+def test_a_worker_with_other_code_refuses_the_tasks(
+    cluster: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    """The client's code fingerprint travels with each task; here the client claims another
+    version, as a worker with another install would look to it."""
+    from model.check import executor
+
+    monkeypatch.setattr(executor, "fingerprint", lambda: "0.0.9 0123456789abcdef")
+    where = ["--scheduler", cluster.scheduler_address]
+    out = tmp_path / "o"
+    assert main(["simulate", "--sessions", "10", "--quiet", "--out", str(out), *where]) == 2
+    err = capsys.readouterr().err
+    assert "runs 0.1.0" in err and "this client 0.0.9 0123456789abcdef" in err
+    assert "install the same version on every worker" in err
+    assert list(out.iterdir()) == []
+
+
+def test_a_scheduler_with_no_worker_is_an_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from distributed import LocalCluster
+
+    from model.check import executor
+
+    monkeypatch.setattr(executor, "WORKERS_WAIT", 1.0)
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as empty:
+        where = ["--scheduler", empty.scheduler_address]
+        out = str(tmp_path / "o")
+        assert main(["simulate", "--sessions", "10", "--quiet", "--out", out, *where]) == 2
+    assert "has no worker (waited 1 s)" in capsys.readouterr().err

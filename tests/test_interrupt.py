@@ -22,18 +22,34 @@ COMMANDS = {
 }
 
 
-@pytest.mark.parametrize("presses", [1, 2])
+# How a run is ended: the signal, sent how many times, to the whole group or the main
+# process alone; the exit code is 128 + the signal's number.
+ENDINGS = {
+    "ctrl-c": (signal.SIGINT, 1, True),
+    "ctrl-c twice": (signal.SIGINT, 2, True),
+    "sigterm to the main process": (signal.SIGTERM, 1, False),
+    "sighup to the group": (signal.SIGHUP, 1, True),
+}
+
+
+@pytest.mark.parametrize("ending", list(ENDINGS))
 @pytest.mark.parametrize("command", list(COMMANDS))
-def test_ctrl_c_ends_the_run(command: str, presses: int, tmp_path: Path) -> None:
-    argv = [sys.executable, "-m", "model.cli", *COMMANDS[command], "--out", str(tmp_path / "o")]
-    run = interrupted(argv, presses)
-    assert run.code == 130
+def test_a_signal_ends_the_run(command: str, ending: str, tmp_path: Path) -> None:
+    """Mid-run: the signal's exit code within 2 s of it, no traceback, no process of the run
+    left (workers included, also when only the main process was told), and the output
+    folder as the previous run left it (here: nothing but an empty folder)."""
+    signum, presses, group = ENDINGS[ending]
+    out = tmp_path / "o"
+    argv = [sys.executable, "-m", "model.cli", *COMMANDS[command], "--out", str(out)]
+    run = interrupted(argv, presses, signum=signum, group=group)
+    assert run.code == 128 + signum, run.stderr
     assert "Traceback" not in run.stderr
-    assert run.seconds < 15
+    assert run.seconds < 2 + 0.2 * presses
     with pytest.raises(ProcessLookupError):  # nothing of the group is left
         for _ in range(50):
             os.killpg(run.group, 0)
             time.sleep(0.1)
+    assert not out.exists() or list(out.iterdir()) == []
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,8 @@ flagged (RFC 8174: only capitals are normative).
 
 from __future__ import annotations
 
+import bisect
+import heapq
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +40,8 @@ MATCH = 75  # the least share of a rule's signature a sentence must say to state
 PAIR = 70  # the least at which two sentences of two texts are taken for one (or same rule)
 SAME = 90  # at or above, a paired sentence is the same, not reworded
 _SECTION_HINT = 15  # added to the similarity of a rule of the clause's own section
+WINDOW = 60  # words of a clause read either side of its keyword (an RFD's longest: 49)
+QUOTED = 600  # characters of a sentence quoted in the audit (an RFD's longest: 266)
 
 
 def _level(keyword: str) -> str:
@@ -132,6 +136,18 @@ def _sentences(text: str, sections: set[str]) -> list[tuple[int, str, str]]:
     return out
 
 
+def _around(sentence: str, start: int, end: int, at: int) -> str:
+    """The clause `sentence[start:end]` of the keyword at `at`, cut to `WINDOW` words either
+    side of it: a clause of a sane RFD is far shorter, and the bound keeps the audit linear
+    in the size of a hostile text."""
+    low, high = max(start, at - 24 * WINDOW), min(end, at + 24 * WINDOW)
+    before = sentence[low:at].rsplit(None, WINDOW)
+    after = sentence[at:high].split(None, WINDOW)
+    if (low, high) == (start, end) and len(before) <= WINDOW and len(after) <= WINDOW:
+        return sentence[start:end]
+    return " ".join(before[-WINDOW:] + after[:WINDOW])
+
+
 def keyword_sentences(text: str, revision: Revision) -> list[Sentence]:
     """Every requirement keyword of `text`, with its sentence and clause, not yet mapped."""
     sections = {r.section for r in RULES if revision in r.revisions}
@@ -139,14 +155,19 @@ def keyword_sentences(text: str, revision: Revision) -> list[Sentence]:
     for number, section, sentence in _sentences(text, sections):
         hits = [(m.start(), m.group(0), False) for m in _UPPER.finditer(sentence)]
         hits += [(m.start(), m.group(0), True) for m in _LOWER.finditer(sentence)]
+        # Where the sentence's clauses part; none straddles a keyword, which is a word.
+        cuts = [(m.start(), m.end()) for m in _CLAUSE.finditer(sentence)]
+        starts = [c[0] for c in cuts]
+        quoted = sentence if len(sentence) <= QUOTED else sentence[: QUOTED - 1] + "…"
         for at, raw, lower in sorted(hits):
-            clause = sentence
+            start, end = 0, len(sentence)
             if len(hits) > 1:  # the part of the sentence around this keyword
-                start = max((m.end() for m in _CLAUSE.finditer(sentence, 0, at)), default=0)
-                end = _CLAUSE.search(sentence, at)
-                clause = sentence[start : end.start() if end else len(sentence)]
+                k = bisect.bisect_left(starts, at)
+                start = cuts[k - 1][1] if k else 0
+                end = cuts[k][0] if k < len(cuts) else len(sentence)
             keyword = _level(_CANONICAL.get(raw, raw))
-            found.append(Sentence(number, section, keyword, sentence, lower, clause))
+            clause = _around(sentence, start, end, at)
+            found.append(Sentence(number, section, keyword, quoted, lower, clause))
     return found
 
 
@@ -165,14 +186,32 @@ def _similarity(a: str, b: str) -> int:
     return round(fuzz.token_set_ratio(_terms(a), _terms(b)))
 
 
-def _coverage(signature: str, text: str) -> int:
-    """How much of a rule's signature a sentence says, 0-100: the share of its terms found
-    in the sentence, a term found when a word is spelled nearly alike (plurals, tenses)."""
-    terms, words = _terms(signature).split(), _terms(text).split()
-    found = sum(
-        process.extractOne(t, words, scorer=fuzz.ratio, score_cutoff=80) is not None for t in terms
-    )
-    return round(100 * found / len(terms))
+class _Coverage:
+    """How much of each rule's signature a clause says, 0-100: the share of its terms found
+    in the clause, a term found when a word is spelled nearly alike (plurals, tenses).  Which
+    terms each word spells is worked out once, in one batch, and each distinct clause is
+    scored once, so a long or repetitive text costs time in proportion to its size."""
+
+    def __init__(self, signatures: list[str], clauses: list[str]) -> None:
+        self.signatures = [_terms(sig).split() for sig in signatures]
+        terms = sorted({t for words in self.signatures for t in words})
+        words = {c: set(_terms(c).split()) for c in dict.fromkeys(clauses)}
+        vocabulary = sorted(set().union(*words.values()))
+        near = process.cdist(vocabulary, terms, scorer=fuzz.ratio, score_cutoff=80, workers=1)
+        spelled = {
+            w: frozenset(terms[k] for k in row.nonzero()[0])
+            for w, row in zip(vocabulary, near, strict=True)
+        }
+        self.scores = {
+            c: self._score(frozenset().union(*(spelled[w] for w in ws))) for c, ws in words.items()
+        }
+
+    def _score(self, said: frozenset[str]) -> list[tuple[int, int]]:
+        """(rule index, share of its signature said) for each rule said at least `MATCH`."""
+        if not said:
+            return []
+        shares = (round(100 * sum(t in said for t in sig) / len(sig)) for sig in self.signatures)
+        return [(j, share) for j, share in enumerate(shares) if share >= MATCH]
 
 
 def _matching(weights: dict[tuple[int, int], int]) -> dict[int, int]:
@@ -188,15 +227,26 @@ def audit(text: str, revision: Revision) -> Audit:
     """Audit `text` (an RFD of `revision`) against the rules of that revision."""
     rules = [r for r in RULES if revision in r.revisions and r.keyword_as_written]
     items = keyword_sentences(text, revision)
-    scores: dict[tuple[int, int], int] = {}
+    coverage = _Coverage([SIGNATURES[r.id] for r in rules], [s.clause for s in items])
+    candidates: dict[int, list[tuple[int, int]]] = {}
+    similarity: dict[tuple[int, int], int] = {}
     for i, s in enumerate(items):
-        for j, r in enumerate(rules):
-            similarity = _coverage(SIGNATURES[r.id], s.clause)
-            if similarity >= MATCH:
-                hint = _SECTION_HINT if s.section == r.section else 0
-                same_level = 1 if s.keyword == _level(r.keyword_as_written) else 0
-                # Integer weights, ties broken by position, so the matching is one answer.
-                scores[(i, j)] = ((similarity + hint) * 4 + same_level * 2) * 10_000 - i - j
+        for j, share in coverage.scores[s.clause]:
+            r = rules[j]
+            hint = _SECTION_HINT if s.section == r.section else 0
+            same_level = 1 if s.keyword == _level(r.keyword_as_written) else 0
+            # Integer weights, ties broken by position, so the matching is one answer.
+            weight = ((share + hint) * 4 + same_level * 2) * 10_000 - i - j
+            candidates.setdefault(j, []).append((weight, i))
+            similarity[(i, j)] = share
+    # A rule is matched to one of its len(rules) heaviest sentences in every best matching
+    # (of those, at most len(rules) - 1 are taken by other rules), so the rest are left out
+    # of the graph: a text that says one rule a thousand times stays a small matching.
+    scores = {
+        (i, j): weight
+        for j, found in candidates.items()
+        for weight, i in heapq.nlargest(len(rules), found)
+    }
     matched = _matching(scores)
     result = Audit()
     for i, s in enumerate(items):
@@ -215,7 +265,7 @@ def audit(text: str, revision: Revision) -> Audit:
                 s.lower_case,
                 s.clause,
                 rule.id,
-                _coverage(SIGNATURES[rule.id], s.clause),
+                similarity[(i, chosen)],
                 "" if level == s.keyword else level,
             )
         )

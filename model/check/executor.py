@@ -5,11 +5,18 @@ output.  Ctrl-C stops every mode at once, with the workers or cluster tasks ende
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import functools
 import hashlib
+import importlib.metadata
+import importlib.util
 import pickle
 import signal
+import socket
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -29,6 +36,7 @@ WORKER_CONFIG = {
 # And its scheduler: hand a worker its next task only when it is free, so that the costliest
 # tasks, sent first, start first and no task waits behind another on a busy worker at the end.
 SCHEDULER_CONFIG = {"distributed.scheduler.worker-saturation": 1.0}
+WORKERS_WAIT = 30.0  # seconds a run waits for a cluster to have a worker
 
 
 def local_cluster(workers: int) -> Any:
@@ -64,15 +72,46 @@ class Setup:
 _done_setup: list[str] = []  # in each process: the key of the last setup it ran
 
 
+@functools.cache
+def fingerprint() -> str:
+    """The package's version and a digest of its code (every module of `model` and `sims`):
+    a cluster's workers must run the very code the client runs, or results could differ."""
+    digest = hashlib.sha256()
+    # The simulator's code runs on the workers too; its files are read, not imported (this
+    # room does not depend on it).
+    for package in ("model", "sims"):
+        spec = importlib.util.find_spec(package)
+        if spec is None or spec.origin is None:
+            continue
+        root = Path(spec.origin).parent
+        for path in sorted(root.rglob("*.py")):
+            digest.update(path.relative_to(root.parent).as_posix().encode() + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+    try:
+        version = importlib.metadata.version("acp-prompt-suggestions-model")
+    except importlib.metadata.PackageNotFoundError:
+        version = "not installed"
+    return f"{version} {digest.hexdigest()[:16]}"
+
+
+class WrongCode(Exception):
+    """A worker whose code is not the client's (`fingerprint`) refused a task."""
+
+
 @dataclass(frozen=True)
 class _Call(Generic[T, R]):
-    """One task as a process runs it: the setup if not yet done there, then the work."""
+    """One task as a process runs it: the setup if not yet done there, then the work.  With
+    `code`, a worker whose `fingerprint` differs refuses it."""
 
     work: Callable[[T], R]
     setup: Setup | None
     key: str
+    code: str = ""
 
     def __call__(self, item: tuple[int, T]) -> tuple[int, R]:
+        if self.code and self.code != fingerprint():
+            host = socket.gethostname()
+            raise WrongCode(f"a worker on {host} runs {fingerprint()}, this client {self.code}")
         if self.setup is not None and _done_setup[-1:] != [self.key]:
             self.setup.function(*self.setup.args)
             _done_setup[:] = [self.key]
@@ -109,28 +148,48 @@ class Executor:
         if cost is not None:
             items.sort(key=lambda item: cost(item[1]), reverse=True)
         if self.scheduler:
-            return _on_cluster(self.scheduler, call, items)
+            return _on_cluster(self.scheduler, replace(call, code=fingerprint()), items)
         if self.jobs <= 1 or len(items) <= 1:
             return map(call, items)
         return _on_pool(self.jobs, call, items)
 
 
-def _ignore_interrupts() -> None:
+# The signals that end a run (model.cli.ENDING): the main process handles them and ends the
+# workers itself.
+_ENDING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def _hold_endings() -> None:
+    """While workers or cluster tasks are being ended, a second signal must not cut it short."""
+    for signum in _ENDING:
+        signal.signal(signum, signal.SIG_IGN)
+
+
+def _worker_start() -> None:
+    """A pool worker ignores Ctrl-C and SIGHUP (the terminal sends them to the whole group;
+    the main process ends its workers) and dies with the main process, even one killed with
+    SIGKILL.  SIGTERM stays: it is how the pool ends a worker."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the main process's handler
+    with contextlib.suppress(OSError, AttributeError):  # Linux only (prctl)
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
 
 
 def _on_pool(
     workers: int, call: Callable[[tuple[int, T]], tuple[int, R]], items: list[tuple[int, T]]
 ) -> Iterator[tuple[int, R]]:
-    """The workers ignore Ctrl-C (a terminal sends it to the whole process group); an
-    interrupt or an error ends them before it reaches the caller, so nothing is left running."""
+    """An interruption or an error ends the workers before it reaches the caller, so nothing
+    is left running."""
     import multiprocessing
 
-    pool = multiprocessing.Pool(workers, _ignore_interrupts)
+    pool = multiprocessing.Pool(workers, _worker_start)
     try:
         yield from pool.imap_unordered(call, items, chunksize=1)
     except BaseException:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut this short
+        _hold_endings()
         pool.terminate()
         pool.join()
         raise
@@ -143,7 +202,10 @@ def _on_cluster(
 ) -> Iterator[tuple[int, R]]:
     """The tasks on a Dask cluster, in the order they finish; an interrupt or an error cancels
     the ones not finished before it reaches the caller."""
+    from concurrent.futures import CancelledError
+
     from distributed import Client, as_completed
+    from distributed.comm import CommClosedError
     from distributed.comm.addressing import parse_address, parse_host_port
 
     try:
@@ -156,18 +218,34 @@ def _on_cluster(
         client = Client(address, timeout="10s", set_as_default=False)
     except (OSError, TimeoutError) as exc:
         raise ExecutorError(f"cannot reach a Dask scheduler at {address}: {exc}") from None
-    # The scheduler would otherwise pick independent tasks in no set order; the callers put
-    # the costliest first, so that the workers finish together.
-    futures = [
-        client.submit(call, item, pure=False, priority=len(items) - n)
-        for n, item in enumerate(items)
-    ]
+    futures = []
     try:
+        try:
+            client.wait_for_workers(1, timeout=WORKERS_WAIT)
+        except TimeoutError:
+            raise ExecutorError(
+                f"the Dask scheduler at {address} has no worker (waited {WORKERS_WAIT:g} s)"
+            ) from None
+        # The scheduler would otherwise pick independent tasks in no set order; the callers
+        # put the costliest first, so that the workers finish together.
+        futures = [
+            client.submit(call, item, pure=False, priority=len(items) - n)
+            for n, item in enumerate(items)
+        ]
         for future in as_completed(futures, loop=client.loop):
-            yield future.result()
+            try:
+                yield future.result()
+            except WrongCode as exc:
+                raise ExecutorError(f"{exc}: install the same version on every worker") from None
+            except (CancelledError, OSError) as exc:
+                if client.status == "running" and not isinstance(exc, CommClosedError):
+                    raise
+                raise ExecutorError(f"lost the Dask scheduler at {address} ({exc!r})") from None
     except BaseException:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        client.cancel(futures, force=True)
+        _hold_endings()
+        with contextlib.suppress(Exception):
+            client.cancel(futures, force=True)
         raise
     finally:
-        client.close()
+        with contextlib.suppress(Exception):
+            client.close()

@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
+from rich.text import Text
 
 from model.amendments import AMENDMENTS_BY_NAME, PROPOSED_BY_FINDINGS
 from model.check.executor import Executor, ExecutorError
+from model.cli import reader_gone
 from model.config import AGENT_POLICIES, CLIENT_FLAGS, CLIENT_POLICIES, Bounds, Config
 from model.network import Semantics
-from model.render.atomic import keep_only
+from model.render.atomic import FolderError, OutputFolder
 from model.rules import Revision, in_force
 
 if TYPE_CHECKING:
@@ -30,14 +32,29 @@ if TYPE_CHECKING:
 
 # Each subcommand imports what it needs when it runs, so `--help` and a small `trace check`
 # start fast (the SDK's schema alone takes half a second to import).
-err = Console(stderr=True, soft_wrap=True)
+# Neither console reads markup: file names, options and trace contents are printed as they are.
+err = Console(stderr=True, soft_wrap=True, markup=False, highlight=False)
 # Tables to a terminal fit it; to a pipe or a file they keep every cell whole (rich would
 # otherwise cut them at 80 columns).
-stdout = Console(width=None if sys.stdout.isatty() else 1_000)
+stdout = Console(width=None if sys.stdout.isatty() else 1_000, markup=False, highlight=False)
 
 
 class UsageError(Exception):
     """A bad option value, reported without a traceback."""
+
+
+def _output(args: argparse.Namespace, default: str) -> OutputFolder:
+    """The command's output folder, checked before any work: the tool writes only there."""
+    return OutputFolder(
+        Path(args.out or default),
+        lambda message: err.print(f"acp-suggestions: warning: {message}"),
+        force=args.force,
+    )
+
+
+def _labelled(label: str, style: str, rest: str) -> Text:
+    """`label` in colour, then `rest` as it is (never read as markup)."""
+    return Text.assemble((label, style), rest)
 
 
 def _rules(args: argparse.Namespace) -> int:
@@ -145,7 +162,7 @@ def _check(args: argparse.Namespace) -> int:
         }
         print(json.dumps(out, indent=2, sort_keys=True))
     else:
-        console = Console(soft_wrap=True, highlight=False)
+        console = Console(soft_wrap=True, highlight=False, markup=False)
         done = (
             "all"
             if result.complete
@@ -156,38 +173,50 @@ def _check(args: argparse.Namespace) -> int:
             f"{result.terminal:,} end states, {result.deadlocks} deadlocks"
         )
         err.print(f"explored in {seconds:.1f}s")
-        holds = "[green]holds[/]   " if result.complete else "[yellow]not seen[/]"
+        holds = ("holds   ", "green") if result.complete else ("not seen", "yellow")
         for p in INVARIANTS:
             state = _standing(p.rules, cfg)
             if p.name in result.counterexamples:
                 init, steps = result.counterexamples[p.name]
-                console.print(f"[red]VIOLATED[/] {p.name} ({', '.join(p.rules)}; {state}): {p.doc}")
+                rules = ", ".join(p.rules)
+                console.print(
+                    _labelled("VIOLATED", "red", f" {p.name} ({rules}; {state}): {p.doc}")
+                )
                 for line in sequence(init, steps, cfg.version):
-                    console.print("   " + line, markup=False)
-                console.print(f"   What is wrong: {p.broken}", markup=False)
+                    console.print("   " + line)
+                console.print(f"   What is wrong: {p.broken}")
             else:
-                console.print(f"{holds} {p.name} ({state})")
+                console.print(_labelled(*holds, f" {p.name} ({state})"))
         for lt in LIVENESS:
             lasso = lassos.get(lt.name)
             state = _standing(lt.rules, cfg)
             if not decided:
                 why = "no graph kept" if graph is None else "the search stopped at --max-states"
-                console.print(f"[yellow]undecided[/] {lt.name} (leads-to; {state}): {why}")
+                console.print(
+                    _labelled("undecided", "yellow", f" {lt.name} (leads-to; {state}): {why}")
+                )
                 continue
             if lasso is None:
-                console.print(f"[green]holds[/]    {lt.name} (leads-to; {state})")
+                console.print(_labelled("holds", "green", f"    {lt.name} (leads-to; {state})"))
                 continue
             assert graph is not None
-            console.print(
-                f"[red]VIOLATED[/] {lt.name} ({'; '.join([*lt.rules, 'leads-to', state])}): "
-                f"{lt.doc}"
-            )
+            where = "; ".join([*lt.rules, "leads-to", state])
+            console.print(_labelled("VIOLATED", "red", f" {lt.name} ({where}): {lt.doc}"))
             steps = tuple(leadsto.lasso_steps(graph, result.worlds, lasso.walk))
             for line in sequence(result.worlds[0], steps, cfg.version):
-                console.print("   " + line, markup=False)
-            console.print("   " + lasso.ending, markup=False)
-            console.print(f"   What is wrong: {lt.broken}", markup=False)
-    return 1 if broken or result.deadlocks else 0
+                console.print("   " + line)
+            console.print("   " + lasso.ending)
+            console.print(f"   What is wrong: {lt.broken}")
+    if broken or result.deadlocks:
+        return 1
+    if not result.complete:  # nothing broken in what was seen, but not everything was seen
+        err.print(
+            f"acp-suggestions: incomplete: the search stopped at --max-states {args.max_states:,} "
+            f"with every run of up to {result.depth} steps checked, so nothing is decided "
+            "beyond that; lower the bounds or raise --max-states"
+        )
+        return 2
+    return 0
 
 
 @contextlib.contextmanager
@@ -296,14 +325,15 @@ def _review(args: argparse.Namespace) -> int:
     cells = [] if args.no_duties else duties.cells()
     todo: list[review.Task] = [*jobs, *cells, *sessions.settings()]
     started = time.perf_counter()
-    with _progress("exploring", len(todo), args.quiet) as advance:
-        done = review.run_all(todo, _executor(args), lambda _: advance(1))
-    outcomes = review.outcomes_of(done)
-    placements = review.placements_of(done)
-    summary = review.summarize(outcomes, placements, review.sharings_of(done))
-    summary.audit = audited
-    paths = report.write(Path(args.out or "out"), summary, outcomes)
-    keep_only(Path(args.out or "out"), paths)
+    with _output(args, "out") as out:
+        with _progress("exploring", len(todo), args.quiet) as advance:
+            done = review.run_all(todo, _executor(args, len(todo)), lambda _: advance(1))
+        outcomes = review.outcomes_of(done)
+        placements = review.placements_of(done)
+        summary = review.summarize(outcomes, placements, review.sharings_of(done))
+        summary.audit = audited
+        paths = report.write(out.staging, summary, outcomes)
+        out.commit(paths)
     seconds = time.perf_counter() - started
     table = Table("rule", "level", "load-bearing", "breaks", "shortest")
     for rid, r in summary.rules.items():
@@ -331,7 +361,7 @@ def _review(args: argparse.Namespace) -> int:
         + f"; {seconds:.1f}s; wrote {len(paths)} files under {args.out or 'out'}"
     )
     for failure in summary.failures:
-        err.print(f"[red]expected property does not hold:[/] {failure}")
+        err.print(_labelled("expected property does not hold:", "red", f" {failure}"))
     return 1 if summary.failures else 0
 
 
@@ -343,18 +373,18 @@ def _deep_review(args: argparse.Namespace) -> int:
 
     if args.rfd or args.propose or args.no_duties:
         raise UsageError("--depth deep takes no --rfd, --propose or --no-duties")
-    out = Path(args.out or "out/deep")
     todo = deep.tasks(args.max_states or deep.MAX_STATES)
-    executor = _executor(args)
+    executor = _executor(args, len(todo))
     started = time.perf_counter()
     found: dict[int, deep.Measured] = {}
-    with _progress("exploring deep", len(todo), args.quiet) as advance:
-        for i, one in executor.run(deep.run, todo, cost=deep.cost):
-            found[i] = one
-            advance(1)
-    measured = [found[i] for i in range(len(todo))]
-    paths = rendered.write(out, measured)
-    keep_only(out, paths)
+    with _output(args, "out/deep") as out:
+        with _progress("exploring deep", len(todo), args.quiet) as advance:
+            for i, one in executor.run(deep.run, todo, cost=deep.cost):
+                found[i] = one
+                advance(1)
+        measured = [found[i] for i in range(len(todo))]
+        paths = rendered.write(out.staging, measured)
+        out.commit(paths)
     table = Table("setting", "states", "searched", "broken", "new", "s", "peak MiB")
     for m in measured:
         table.add_row(
@@ -372,7 +402,7 @@ def _deep_review(args: argparse.Namespace) -> int:
         f"{len(todo)} deep explorations, {sum(m.states for m in measured):,} states"
         + (f", {partial} stopped at --max-states (partial, labelled)" if partial else "")
         + f"; {time.perf_counter() - started:.1f}s on {executor.describe()}; "
-        f"wrote {len(paths)} files under {out}"
+        f"wrote {len(paths)} files under {out.given}"
     )
     return 1 if any(m.new for m in measured) else 0
 
@@ -395,7 +425,7 @@ def _findings(args: argparse.Namespace) -> int:
         readme = Path(args.write).read_text(encoding="utf-8")
         write_atomic(Path(args.write), findings.replace_in(readme, section))
     except findings.Unsupported as exc:
-        err.print(f"acp-suggestions: {exc}", highlight=False)
+        err.print(f"acp-suggestions: {exc}")
         return 1
     except (KeyError, TypeError) as exc:
         raise UsageError(f"{args.review}: not a review's JSON (no {exc})") from None
@@ -407,30 +437,32 @@ def _diagrams(args: argparse.Namespace) -> int:
     from model.render import diagrams
 
     formats = () if args.sources_only else ("svg", "png")
-    try:
-        paths = diagrams.render(Path(args.out), formats)
-    except RuntimeError as exc:
-        raise UsageError(str(exc)) from None
-    keep_only(Path(args.out), paths)
-    err.print(f"wrote {len(paths)} files under {args.out}")
+    with _output(args, "diagrams") as out:
+        try:
+            paths = diagrams.render(out.staging, formats)
+        except RuntimeError as exc:
+            raise UsageError(str(exc)) from None
+        out.commit(paths)
+    err.print(f"wrote {len(paths)} files under {out.given}")
     return 0
 
 
 def _check_file(path: str, observer: tracecheck.Observer) -> tracecheck.FileReport:
+    """Check one trace file; unusable input is the report's error, not an exception, so one
+    bad file among many is reported with the others."""
     from model.wire import tracecheck
 
-    """Check one trace file; unusable input is the report's error, not an exception."""
     try:
-        with open(path, "rb") as lines:
-            checker = tracecheck.check_lines(lines, observer)
+        with open(path, "rb") as f:
+            checker = tracecheck.check_lines(tracecheck.bounded_lines(f), observer)
     except FileNotFoundError:
         return tracecheck.FileReport(path, error="no such file")
     except IsADirectoryError:
         return tracecheck.FileReport(path, error="a folder, not a trace file")
     except tracecheck.TraceError as exc:
         return tracecheck.FileReport(path, error=str(exc))
-    except (OSError, KeyboardInterrupt):
-        raise
+    except OSError as exc:
+        return tracecheck.FileReport(path, error=f"cannot read it ({exc.strerror or exc})")
     except Exception as exc:  # a fault of the checker must not read as a violation (1)
         message = f"the checker failed ({type(exc).__name__}: {exc}); please report it"
         return tracecheck.FileReport(path, error=message)
@@ -456,7 +488,7 @@ def _trace_check(args: argparse.Namespace) -> int:
     else:
         for r in reports:
             if r.error:
-                err.print(f"acp-suggestions: error: {r.file}: {r.error}", highlight=False)
+                err.print(f"acp-suggestions: error: {r.file}: {r.error}")
             elif not r.findings:
                 print(f"{r.file}: inconclusive: {tracecheck.NOTHING_TO_CHECK}")
             for f in r.findings:
@@ -489,17 +521,19 @@ def _probe(args: argparse.Namespace) -> int:
     for name in args.scenario:
         if name not in names:
             raise UsageError(f"--scenario {name}: no such scenario (one of {', '.join(names)})")
-    out = Path(args.out)
-    outcomes = probe.probe(
-        command,
-        out,
-        version=args.version,
-        legacy=args.legacy,
-        only=args.scenario,
-        seed=args.seed,
-        step_timeout=args.step_timeout,
-        total_timeout=args.timeout,
-    )
+    with _output(args, "probe-out") as out:
+        outcomes = probe.probe(
+            command,
+            out.staging,
+            version=args.version,
+            legacy=args.legacy,
+            only=args.scenario,
+            seed=args.seed,
+            step_timeout=args.step_timeout,
+            total_timeout=args.timeout,
+            shown=out.given,
+        )
+        out.commit(p for p in out.staging.iterdir() if p.is_file())
     reports = [o.report for o in outcomes]
     verdict = tracecheck.overall(reports)
     rules = probe.by_rule(outcomes)
@@ -523,7 +557,7 @@ def _probe(args: argparse.Namespace) -> int:
                 for v, where in verdicts.items()
             )
             print(f"  {rule}: {seen}")
-        print(f"{verdict}: traces and the agent's stderr in {out}/")
+        print(f"{verdict}: traces and the agent's stderr in {out.given}/")
     return {"error": 2, "violation": 1}.get(verdict, 0)
 
 
@@ -547,26 +581,27 @@ def _simulate(args: argparse.Namespace) -> int:
         points = scenario.points()
     except ScenarioError as exc:
         raise UsageError(f"scenario {path}: {exc}") from None
-    out = Path(args.out)
     todo = sweep.tasks(points)
+    executor = _executor(args, len(todo))
     started = time.perf_counter()
-    with _progress("sessions", sum(t.sessions for t in todo), args.quiet) as advance:
-        totals = sweep.run(scenario, args.seed, _executor(args), lambda t: advance(t.sessions))
-    seconds = time.perf_counter() - started
-    rerun = f"acp-suggestions simulate scenario.toml --seed {args.seed}" + (
-        f" --sessions {args.sessions}" if args.sessions is not None else ""
-    )
-    paths = sim_report.write(out, scenario, rerun, points, totals)
-    for i, p in enumerate(points):
-        draws = sweep.chunk_draws(p, args.seed, sweep.Task(i, 0, 0))
-        model = Interned(PackedSystem(p.config))
-        for j in range(min(args.traces, p.sessions)):
-            run = run_session(p, model, draws, observer=args.observer)
-            assert run.trace is not None
-            lines = "".join(json.dumps(r, sort_keys=True) + "\n" for r in run.trace)
-            paths.append(out / "traces" / f"point-{i}-session-{j}.jsonl")
-            write_atomic(paths[-1], lines)
-    keep_only(out, paths)
+    with _output(args, "sim") as out:
+        with _progress("sessions", sum(t.sessions for t in todo), args.quiet) as advance:
+            totals = sweep.run(scenario, args.seed, executor, lambda t: advance(t.sessions))
+        seconds = time.perf_counter() - started
+        rerun = f"acp-suggestions simulate scenario.toml --seed {args.seed}" + (
+            f" --sessions {args.sessions}" if args.sessions is not None else ""
+        )
+        paths = sim_report.write(out.staging, scenario, rerun, points, totals)
+        for i, p in enumerate(points):
+            draws = sweep.chunk_draws(p, args.seed, sweep.Task(i, 0, 0))
+            model = Interned(PackedSystem(p.config))
+            for j in range(min(args.traces, p.sessions)):
+                run = run_session(p, model, draws, observer=args.observer)
+                assert run.trace is not None
+                lines = "".join(json.dumps(r, sort_keys=True) + "\n" for r in run.trace)
+                paths.append(out.staging / "traces" / f"point-{i}-session-{j}.jsonl")
+                write_atomic(paths[-1], lines)
+        out.commit(paths)
     table = Table(
         "point",
         *scenario.sweep,
@@ -591,8 +626,8 @@ def _simulate(args: argparse.Namespace) -> int:
     events = sum(t.events for t in totals)
     err.print(
         f"{len(points)} points, {sessions:,} sessions, {events:,} events in {seconds:.1f}s "
-        f"({events / seconds:,.0f} events/s, {_executor(args).describe()}); "
-        f"wrote {len(paths)} files under {out}"
+        f"({events / seconds:,.0f} events/s, {executor.describe()}); "
+        f"wrote {len(paths)} files under {out.given}"
     )
     return 0
 
@@ -629,8 +664,23 @@ def _executor_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _executor(args: argparse.Namespace) -> Executor:
-    return Executor(args.jobs or os.cpu_count() or 1, args.scheduler)
+def _executor(args: argparse.Namespace, tasks: int) -> Executor:
+    """Where the tasks run: no more local workers than there are tasks."""
+    return Executor(min(args.jobs or os.cpu_count() or 1, max(tasks, 1)), args.scheduler)
+
+
+def _out_options(p: argparse.ArgumentParser, default: str, what: str = "output folder") -> None:
+    p.add_argument(
+        "--out",
+        help=f"{what}: a folder of its own, new, empty or written by this tool before; the "
+        f"previous run's files there are replaced (default: {default})",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="write into a folder that holds files this tool did not write (they are kept, "
+        "or replaced where a new file has their name)",
+    )
 
 
 def _observer_option(p: argparse.ArgumentParser, what: str) -> None:
@@ -721,7 +771,7 @@ def parser() -> argparse.ArgumentParser:
     check.set_defaults(run=_check)
 
     rev = sub.add_parser("review", help="the spec review: every rule broken alone")
-    rev.add_argument("--out", help="output folder (default: out, or out/deep with --depth deep)")
+    _out_options(rev, "out, or out/deep with --depth deep")
     rev.add_argument(
         "--depth",
         choices=["default", "deep"],
@@ -812,7 +862,7 @@ def parser() -> argparse.ArgumentParser:
         help="run only this scenario (repeatable; the names are in the README)",
     )
     prb.add_argument("--seed", type=_positive, default=1, help="picks the waits (default 1)")
-    prb.add_argument("--out", default="probe-out", help="traces and stderr (default probe-out/)")
+    _out_options(prb, "probe-out", "traces and the agent's stderr")
     prb.add_argument(
         "--step-timeout", type=_seconds, default=10.0, help="seconds for one answer (default 10)"
     )
@@ -834,7 +884,7 @@ def parser() -> argparse.ArgumentParser:
         help="a scenario file (TOML; default: the built-in latency sweep, sims/default.toml)",
     )
     sim.add_argument("--seed", type=_positive, default=1, help="random seed (default 1)")
-    sim.add_argument("--out", default="sim", help="output folder (default: sim)")
+    _out_options(sim, "sim")
     _executor_options(sim)
     sim.add_argument(
         "--sessions", type=_positive, help="sessions per point, instead of the scenario's"
@@ -851,7 +901,7 @@ def parser() -> argparse.ArgumentParser:
     sim.set_defaults(run=_simulate)
 
     dia = sub.add_parser("diagrams", help="draw the machines, a state graph and counterexamples")
-    dia.add_argument("--out", default="diagrams", help="output folder (default: diagrams)")
+    _out_options(dia, "diagrams")
     dia.add_argument(
         "--sources-only",
         action="store_true",
@@ -862,19 +912,20 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of `acp-suggestions`."""
+    """Entry point of `acp-suggestions`; an interruption (`KeyboardInterrupt`) goes to the
+    caller, `model.cli.entry`, which turns it into the signal's exit code."""
     args = parser().parse_args(argv)
     try:
         return int(args.run(args))
-    except UsageError as exc:
-        err.print(f"acp-suggestions: error: {exc}", highlight=False)
+    except (UsageError, FolderError) as exc:
+        err.print(f"acp-suggestions: error: {exc}")
         return 2
+    except BrokenPipeError:
+        return reader_gone()
     except OSError as exc:  # an output folder that cannot be written, a full disk...
         where = f" ({exc.filename})" if exc.filename else ""
-        err.print(f"acp-suggestions: error: {exc.strerror or exc}{where}", highlight=False)
+        err.print(f"acp-suggestions: error: {exc.strerror or exc}{where}")
         return 2
     except ExecutorError as exc:
-        err.print(f"acp-suggestions: error: {exc}", highlight=False)
+        err.print(f"acp-suggestions: error: {exc}")
         return 2
-    except KeyboardInterrupt:
-        return 130

@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from model import junit as junit_xml
 from model.check.audit import Change
 from model.invariants import PROPERTIES_BY_NAME
 from model.liveness import LIVENESS
@@ -114,5 +115,4 @@ def junit(of: AuditOfFile) -> str:
         element.set("tests", str(tests))
         element.set("failures", str(failures))
         element.set("errors", "0")
-    ET.indent(root)
-    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+    return junit_xml.dumps(root)

@@ -400,11 +400,10 @@ def render(out: Path, formats: tuple[str, ...] = ("svg", "png")) -> list[Path]:
             written.append(out / f"{d.name}{suffix}")
         for fmt in formats:
             target = out / f"{d.name}.{fmt}"
-            tmp = out / f".{d.name}.{fmt}.tmp"
-            subprocess.run(
-                [str(dot_bin), f"-T{fmt}", "-o", str(tmp)], input=d.dot.encode(), check=True
+            drawn = subprocess.run(
+                [str(dot_bin), f"-T{fmt}"], input=d.dot.encode(), capture_output=True, check=True
             )
-            tmp.replace(target)
+            write_atomic(target, drawn.stdout)
             written.append(target)
     write_atomic(out / "README.md", index(diagrams))
     return [*written, out / "README.md"]

@@ -238,6 +238,7 @@ class _Probe:
 
     command: Sequence[str]
     out: Path
+    shown: Path
     version: int
     seed: int
     step_timeout: float
@@ -257,7 +258,7 @@ class _Probe:
     async def scenario(self, n: int, scenario: Scenario) -> Outcome:
         """Run one scenario on a fresh agent; record it, then check the recording."""
         trace = self.out / f"{scenario.name}.jsonl"
-        outcome = Outcome(scenario, trace, FileReport(str(trace)))
+        outcome = Outcome(scenario, trace, FileReport(str(self.shown / trace.name)))
         lines: list[str] = []
         self.complaints.messages.clear()
         used_up = f"the probe's {self.total_timeout:g} s were used up"
@@ -285,7 +286,7 @@ class _Probe:
                 f"(the SDK's connection: {self.complaints.messages[0]})"
             )
         if outcome.report.error:
-            outcome.report.error += f"; its stderr is in {stderr.name}"
+            outcome.report.error += f"; its stderr is in {self.shown / Path(stderr.name).name}"
         trace.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
         if not outcome.report.error:
             _check(outcome, lines)
@@ -298,7 +299,7 @@ def _check(outcome: Outcome, lines: list[str]) -> None:
     try:
         checker = check_lines(line.encode() + b"\n" for line in lines)
     except TraceError as error:
-        outcome.report.error = f"{outcome.trace}: {error}"
+        outcome.report.error = f"{outcome.report.file}: {error}"
         return
     outcome.report.findings, outcome.report.notes = checker.findings, notes(checker)
 
@@ -313,13 +314,16 @@ def probe(
     seed: int = 1,
     step_timeout: float = 10.0,
     total_timeout: float = 120.0,
+    shown: Path | None = None,
 ) -> list[Outcome]:
     """Run every scenario (or those named in `only`) against the agent `command`; traces and
-    the agent's stderr go to `out`."""
+    the agent's stderr go to `out`, and are named in the reports as in `shown` (default
+    `out`), where they will be once the run is over."""
     out.mkdir(parents=True, exist_ok=True)
     scenarios = [*SCENARIOS, LEGACY_SCENARIO] if legacy else list(SCENARIOS)
     scenarios = [s for s in scenarios if version in s.versions and (not only or s.name in only)]
-    run = _Probe(command, out, version, seed, step_timeout, total_timeout).run(scenarios)
+    timing = (version, seed, step_timeout, total_timeout)
+    run = _Probe(command, out, shown or out, *timing).run(scenarios)
     return asyncio.run(run)
 
 

@@ -13,10 +13,11 @@ import json
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, BinaryIO, Generic, Literal, TypeVar
 
 import msgspec
 
+from model import junit as junit_xml
 from model.messages import (
     AgentPromptCaps,
     ClientSuggestionCaps,
@@ -392,6 +393,12 @@ def _plain(raw: bytes) -> bool:
     return True
 
 
+def bounded_lines(f: BinaryIO) -> Iterator[bytes]:
+    """The lines of a binary file, none read past `MAX_LINE` + 1 bytes (a longer one is
+    refused by `read_records` without being held whole in memory)."""
+    return iter(lambda: f.readline(MAX_LINE + 1), b"")
+
+
 def read_records(lines: Iterable[bytes]) -> Iterator[tuple[int, str, dict[str, Any] | None]]:
     """Parse JSON Lines into (line number, sender, JSON-RPC message), the message None for an
     update no rule reads.  A line the typed decoders take is well-formed; any other goes through
@@ -544,8 +551,7 @@ def junit(reports: list[FileReport]) -> str:
         suite.extend(cases)
     for key in ("tests", "failures", "errors"):  # the common schema has no skipped total
         root.set(key, str(totals[key]))
-    ET.indent(root)
-    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+    return junit_xml.dumps(root)
 
 
 def verdict(findings: Iterable[Finding]) -> Verdict:
