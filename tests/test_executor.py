@@ -164,3 +164,47 @@ def test_a_scheduler_with_no_worker_is_an_error(
         out = str(tmp_path / "o")
         assert main(["simulate", "--sessions", "10", "--quiet", "--out", out, *where]) == 2
     assert "has no worker (waited 1 s)" in capsys.readouterr().err
+
+
+def test_a_scheduler_lost_mid_run_is_an_error(tmp_path: Path) -> None:
+    """The scheduler killed while the tasks run: exit 2 naming its address, no traceback
+    (the Dask client's own log of its reconnection attempts included)."""
+    import json
+    import subprocess
+
+    bin_dir = Path(sys.executable).parent
+    where = tmp_path / "scheduler.json"
+    scheduler = subprocess.Popen(
+        [
+            *(bin_dir / "dask", "scheduler", "--host", "127.0.0.1", "--port", "0"),
+            *("--dashboard-address", ":0", "--scheduler-file", str(where)),
+        ],
+        stderr=subprocess.DEVNULL,
+    )
+    worker = None
+    try:
+        for _ in range(300):
+            if where.exists() and where.read_text().strip():
+                break
+            time.sleep(0.1)
+        address = json.loads(where.read_text())["address"]
+        worker = subprocess.Popen(
+            [bin_dir / "dask", "worker", address, "--nworkers", "1", "--nthreads", "1"],
+            stderr=subprocess.DEVNULL,
+        )
+        argv = [sys.executable, "-m", "model.cli", "simulate", "--sessions", "100000"]
+        argv += ["--quiet", "--scheduler", address, "--out", str(tmp_path / "o")]
+        run = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+        time.sleep(8)
+        assert run.poll() is None, "the run ended before the scheduler could be lost"
+        scheduler.kill()
+        _, stderr = run.communicate(timeout=60)
+    finally:
+        for process in (scheduler, worker):
+            if process is not None:
+                process.kill()
+                process.wait()
+    assert run.returncode == 2
+    assert f"lost the Dask scheduler at {address} mid-run" in stderr
+    assert "Traceback" not in stderr
+    assert list((tmp_path / "o").iterdir()) == []

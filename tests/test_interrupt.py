@@ -19,6 +19,7 @@ OURS = tuple(f'File "{ROOT / room}/' for room in ("model", "sims"))
 COMMANDS = {
     "review": ["review", "--jobs", "2", "--quiet"],
     "simulate": ["simulate", "--jobs", "2", "--quiet", "--sessions", "20000"],
+    "deep review": ["review", "--depth", "deep", "--jobs", "2", "--quiet"],
 }
 
 
@@ -61,19 +62,42 @@ def interpreter_start() -> float:
     return time.monotonic() - started
 
 
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 @pytest.mark.parametrize("after", [0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.45])
-def test_ctrl_c_while_starting_up(after: float, interpreter_start: float, tmp_path: Path) -> None:
-    """Ctrl-C at any moment of the command line's start-up (the imports, the parser): it ends
-    with 130, is killed by the signal before Python handles it (under load the interpreter
-    may still be starting), or 2 when the command had already finished (no such file);
-    never a traceback through our code.  A press that lands while the interpreter itself is
-    still starting (importing `site`, finding the module) is the interpreter's to report."""
+def test_a_signal_while_starting_up(
+    after: float, signum: int, interpreter_start: float, tmp_path: Path
+) -> None:
+    """Ctrl-C, SIGTERM or SIGHUP at any moment of the command line's start-up (the imports,
+    the parser): it ends with 128 + the signal's number, is killed by the signal before
+    Python handles it (under load the interpreter may still be starting), or 2 when the
+    command had already finished (no such file); never a traceback through our code.  A
+    signal that lands while the interpreter itself is still starting (importing `site`,
+    finding the module) is the interpreter's to report."""
     argv = [sys.executable, "-m", "model.cli", "trace", "check", str(tmp_path / "none.jsonl")]
     run = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, start_new_session=True)
     time.sleep(interpreter_start + after)
     if run.poll() is None:
-        os.killpg(run.pid, signal.SIGINT)
+        os.killpg(run.pid, signum)
     _, stderr = run.communicate(timeout=15)
     ours = [line for line in stderr.splitlines() if line.strip().startswith(OURS)]
     assert not ours, stderr
-    assert run.returncode in (130, -signal.SIGINT, 2) or "Fatal Python error" in stderr
+    assert run.returncode in (128 + signum, -signum, 2) or "Fatal Python error" in stderr
+
+
+@pytest.mark.parametrize("ending", list(ENDINGS))
+def test_a_signal_ends_a_probe(ending: str, tmp_path: Path) -> None:
+    """A probe mid-scenario: the signal's code within 2 s, no traceback or asyncio noise, no
+    agent process left, and nothing written."""
+    signum, presses, group = ENDINGS[ending]
+    out = tmp_path / "o"
+    agent = [sys.executable, "-m", "model.wire.agent"]
+    argv = [sys.executable, "-m", "model.cli", "probe", "--out", str(out), "--", *agent]
+    run = interrupted(argv, presses, after=2.0, signum=signum, group=group)
+    assert run.code == 128 + signum, run.stderr
+    assert "Traceback" not in run.stderr and "never retrieved" not in run.stderr
+    assert run.seconds < 2 + 0.2 * presses
+    with pytest.raises(ProcessLookupError):
+        for _ in range(50):
+            os.killpg(run.group, 0)
+            time.sleep(0.1)
+    assert list(out.iterdir()) == []

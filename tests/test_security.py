@@ -7,7 +7,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -343,3 +343,37 @@ def test_a_closed_pipe_ends_quietly() -> None:
     stderr = run.stderr.read()
     assert run.wait(timeout=60) == 141
     assert stderr == b""
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 600 KiB file system of its own (root only): room for the diagrams' sources, not for
+    their pictures."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", str(disk)], capture_output=True
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)
+
+
+def test_a_full_disk_leaves_the_previous_output(
+    small_disk: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if not any(Path(d, "dot").exists() for d in os.environ["PATH"].split(":")):
+        pytest.skip("Graphviz's dot is not installed")
+    out = small_disk / "d"
+    assert main([*DIAGRAMS, str(out)]) == 0
+    before = _files(out)
+    capsys.readouterr()
+    assert main(["diagrams", "--out", str(out)]) == 2
+    assert "No space left on device" in capsys.readouterr().err
+    assert _files(out) == before
+    assert [p.name for p in out.iterdir() if p.name.startswith(".")] == [MANIFEST]

@@ -11,6 +11,7 @@ import functools
 import hashlib
 import importlib.metadata
 import importlib.util
+import logging
 import pickle
 import signal
 import socket
@@ -214,6 +215,9 @@ def _on_cluster(
             parse_host_port(where)
     except ValueError as exc:  # refused here: a client given it hangs in its finalizer
         raise ExecutorError(f"--scheduler {address}: not a Dask address ({exc})") from None
+    # The client's own log would print its reconnection attempts as tracebacks; what goes
+    # wrong is reported here, once, as an ExecutorError.
+    logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
     try:
         client = Client(address, timeout="10s", set_as_default=False)
     except (OSError, TimeoutError) as exc:
@@ -240,7 +244,9 @@ def _on_cluster(
             except (CancelledError, OSError) as exc:
                 if client.status == "running" and not isinstance(exc, CommClosedError):
                     raise
-                raise ExecutorError(f"lost the Dask scheduler at {address} ({exc!r})") from None
+                raise ExecutorError(
+                    f"lost the Dask scheduler at {address} mid-run ({type(exc).__name__})"
+                ) from None
     except BaseException:
         _hold_endings()
         with contextlib.suppress(Exception):
