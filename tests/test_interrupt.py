@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -101,3 +102,39 @@ def test_a_signal_ends_a_probe(ending: str, tmp_path: Path) -> None:
             os.killpg(run.group, 0)
             time.sleep(0.1)
     assert list(out.iterdir()) == []
+
+
+def _long_trace(path: Path, updates: int) -> None:
+    """A v1 session in which the agent sends `updates` suggestion lists: seconds of work."""
+
+    def line(sender: str, msg: dict[str, object]) -> bytes:
+        return json.dumps({"from": sender, "msg": {"jsonrpc": "2.0", **msg}}).encode() + b"\n"
+
+    caps = {"session": {"promptSuggestions": {}}}
+    init = {"protocolVersion": 1, "clientCapabilities": caps}
+    update = {
+        "sessionUpdate": "prompt_suggestions_update",
+        "suggestions": [{"prompt": [{"type": "text", "text": "Run the tests"}]}],
+    }
+    suggest = line(
+        "agent", {"method": "session/update", "params": {"sessionId": "s", "update": update}}
+    )
+    with path.open("wb") as f:
+        f.write(line("client", {"id": 0, "method": "initialize", "params": init}))
+        f.write(line("agent", {"id": 0, "result": {"protocolVersion": 1, "agentCapabilities": {}}}))
+        f.write(line("client", {"id": 1, "method": "session/new", "params": {"cwd": "/"}}))
+        f.write(line("agent", {"id": 1, "result": {"sessionId": "s"}}))
+        f.writelines([suggest] * updates)
+
+
+@pytest.mark.parametrize("ending", list(ENDINGS))
+def test_a_signal_ends_a_trace_check(ending: str, tmp_path: Path) -> None:
+    """Mid-check of a 140 MB trace (about four seconds' work): the signal's code within 2 s."""
+    signum, presses, group = ENDINGS[ending]
+    trace = tmp_path / "long.jsonl"
+    _long_trace(trace, 600_000)
+    argv = [sys.executable, "-m", "model.cli", "trace", "check", str(trace), "--format", "junit"]
+    run = interrupted(argv, presses, after=2.0, signum=signum, group=group)
+    assert run.code == 128 + signum, run.stderr
+    assert "Traceback" not in run.stderr
+    assert run.seconds < 2 + 0.2 * presses
