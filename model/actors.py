@@ -51,7 +51,11 @@ def _send(
     predicted = pending.epoch if pending else a.epoch
     seen = pending.prompts_seen if pending else a.accepted
     update = Update(suggestions, predicted, a.epoch, seen, replay)
-    a = a._replace(list_state=lifecycle.step(a.list_state, trigger), last_sent=suggestions)
+    a = a._replace(
+        list_state=lifecycle.step(a.list_state, trigger),
+        last_sent=suggestions,
+        last_labels=(predicted, seen) if suggestions else (0, 0),
+    )
     return a, (update,)
 
 
@@ -110,7 +114,9 @@ def on_load(cfg: Config, a: Agent, msg: Load) -> AgentStep:
         return a, (LoadResponse(),)
     a = a._replace(session=sess.step(cfg.version, a.session, trigger))
     if history and not cfg.agent.keeps("RP-1"):  # RP-1, D-6: replay carries no suggestions
-        return a, (Update(history, a.epoch, a.epoch, a.accepted, True),)
+        # The replayed list is the same prediction: it keeps what it was predicted for.
+        predicted, seen = a.last_labels
+        return a, (Update(history, predicted, a.epoch, seen, True),)
     return a, _NOTHING
 
 

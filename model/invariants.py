@@ -69,8 +69,9 @@ def no_blank_suggestion(cfg: Config, w: World) -> bool:
 
 
 def prediction_current(cfg: Config, w: World) -> bool:
-    """Every list is sent for the conversation point it was predicted for."""
-    return all(u.predicted_epoch == u.sent_epoch for u in _updates(w))
+    """Every list is sent for the conversation point it was predicted for (a list replayed
+    with the history is the earlier prediction sent again: RP-1's matter, not this one's)."""
+    return all(u.predicted_epoch == u.sent_epoch for u in _updates(w) if not u.replay)
 
 
 def _drained_and_held(w: World) -> Update | None:

@@ -109,6 +109,9 @@ class Agent(NamedTuple):
     session: SessionState
     list_state: ListState
     last_sent: SuggestionList  # the list most recently sent (the agent's current list)
+    # Ghost: what `last_sent` was predicted for, (conversation point, prompts accepted), so
+    # that a replay of it keeps its own labels; (0, 0) for an empty list.
+    last_labels: tuple[int, int]
     epoch: int  # conversation changes so far: prompts accepted and foreground work
     accepted: int  # prompts accepted
     queued: int  # v2: prompts read but not yet inserted
@@ -148,7 +151,7 @@ class World(NamedTuple):
 def initial_world(version: int) -> World:
     """A new session: idle, both lists empty (LT-1), nothing in flight."""
     session: SessionState = V1.IDLE if version == 1 else V2.IDLE
-    agent = Agent(session, ListState.EMPTY, (), 0, 0, 0, None, 0, 0, 0)
+    agent = Agent(session, ListState.EMPTY, (), (0, 0), 0, 0, 0, None, 0, 0, 0)
     client = Client(
         ListState.EMPTY, None, Composer.EMPTY, 0, False, False, 0, 0, 0, None, False, False, 0
     )

@@ -24,12 +24,12 @@ SMALL = Bounds(prompts=1, predictions=1, loads=1, cancels=0, foreground=1, block
 # Distinct reachable states of the default bounds, as measured; a change to the model that
 # moves them must be looked at and the numbers updated on purpose.
 PINNED = {
-    (1, Semantics.FIFO): 2414,
-    (1, Semantics.SDK): 3671,
-    (1, Semantics.UNORDERED): 6110,
-    (2, Semantics.FIFO): 23113,
-    (2, Semantics.SDK): 33389,
-    (2, Semantics.UNORDERED): 83503,
+    (1, Semantics.FIFO): 2462,
+    (1, Semantics.SDK): 3719,
+    (1, Semantics.UNORDERED): 6158,
+    (2, Semantics.FIFO): 23685,
+    (2, Semantics.SDK): 33961,
+    (2, Semantics.UNORDERED): 84113,
 }
 
 
@@ -226,3 +226,30 @@ def test_every_invariant_fails_under_some_mutation() -> None:
         for version in m.versions:
             failed |= set(explore(m.apply(baseline(m.revision, version))).violated)
     assert failed == {p.name for p in INVARIANTS}
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_replayed_list_keeps_what_it_was_predicted_for(version: int) -> None:
+    """With LT-5 and RP-1 both broken, the list an agent never withdrew is replayed into the
+    reopened session as the old prediction it is, so a fenced client holding it is caught
+    (it used to be relabelled with the replay's conversation point, and passed); either rule
+    kept is enough for this client."""
+    from model.config import client_policy
+
+    fenced = baseline(Revision.CURRENT, version).with_(
+        client=client_policy("stop-on-send,fence-prompt")
+    )
+
+    def broken(*rules: str) -> Config:
+        cfg = fenced
+        for rule in rules:
+            cfg = MUTATIONS_BY_RULE[rule].apply(cfg)
+        return cfg
+
+    found = explore(broken("LT-5", "RP-1")).counterexamples
+    _, steps = found["withdrawn_after_prompt"]
+    end = steps[-1][1]
+    held = end.client.held
+    assert held is not None and held.replay and held.prompts_seen < end.agent.accepted
+    for rule in ("LT-5", "RP-1"):
+        assert "withdrawn_after_prompt" not in explore(broken(rule)).counterexamples

@@ -173,7 +173,7 @@ def test_an_interrupted_run_leaves_the_previous_output(tmp_path: Path) -> None:
 
 
 def test_a_signal_while_the_outputs_move_waits_for_the_move(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> None:
     """The move into place is done with the ending signals held: a Ctrl-C then lands after
     it, and the folder holds the whole new run."""
@@ -188,6 +188,8 @@ def test_a_signal_while_the_outputs_move_waits_for_the_move(
         place(self, staged, parts)
 
     monkeypatch.setattr(OutputFolder, "_place", press_then_place)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C as in a run
+    request.addfinalizer(lambda: signal.signal(signal.SIGINT, previous))
     names = [f"f{i}" for i in range(20)]
     with pytest.raises(KeyboardInterrupt), OutputFolder(out, print) as run:
         for name in names:

@@ -15,6 +15,7 @@ import logging
 import pickle
 import signal
 import socket
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -160,10 +161,19 @@ class Executor:
 _ENDING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-def _hold_endings() -> None:
-    """While workers or cluster tasks are being ended, a second signal must not cut it short."""
-    for signum in _ENDING:
-        signal.signal(signum, signal.SIG_IGN)
+@contextlib.contextmanager
+def _endings_ignored() -> Iterator[None]:
+    """While workers or cluster tasks are being ended, a second signal must not cut it short;
+    the handlers are put back after, for a caller that goes on (a test, a library user)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {signum: signal.signal(signum, signal.SIG_IGN) for signum in _ENDING}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
 
 
 def _worker_start() -> None:
@@ -190,9 +200,9 @@ def _on_pool(
     try:
         yield from pool.imap_unordered(call, items, chunksize=1)
     except BaseException:
-        _hold_endings()
-        pool.terminate()
-        pool.join()
+        with _endings_ignored():
+            pool.terminate()
+            pool.join()
         raise
     pool.close()
     pool.join()
@@ -248,10 +258,10 @@ def _on_cluster(
                     f"lost the Dask scheduler at {address} mid-run ({type(exc).__name__})"
                 ) from None
     except BaseException:
-        _hold_endings()
-        with contextlib.suppress(Exception):
-            client.cancel(futures, force=True)
+        with _endings_ignored():
+            with contextlib.suppress(Exception):
+                client.cancel(futures, force=True)
+            with contextlib.suppress(Exception):
+                client.close()
         raise
-    finally:
-        with contextlib.suppress(Exception):
-            client.close()
+    client.close()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -389,8 +388,9 @@ def index(diagrams: list[Diagram]) -> str:
 
 def render(out: Path, formats: tuple[str, ...] = ("svg", "png")) -> list[Path]:
     """Write every diagram's sources and renderings under `out`, and the index."""
-    dot_bin = shutil.which("dot")
-    if dot_bin is None and formats:
+    import graphviz
+
+    if formats and shutil.which("dot") is None:
         raise RuntimeError("Graphviz's dot is not installed (apt-get install graphviz)")
     diagrams = all_diagrams()
     written = []
@@ -400,10 +400,7 @@ def render(out: Path, formats: tuple[str, ...] = ("svg", "png")) -> list[Path]:
             written.append(out / f"{d.name}{suffix}")
         for fmt in formats:
             target = out / f"{d.name}.{fmt}"
-            drawn = subprocess.run(
-                [str(dot_bin), f"-T{fmt}"], input=d.dot.encode(), capture_output=True, check=True
-            )
-            write_atomic(target, drawn.stdout)
+            write_atomic(target, graphviz.Source(d.dot).pipe(format=fmt))
             written.append(target)
     write_atomic(out / "README.md", index(diagrams))
     return [*written, out / "README.md"]

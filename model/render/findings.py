@@ -11,6 +11,9 @@ BEGIN = "<!-- findings: written by `acp-suggestions findings`; do not edit by ha
 END = "<!-- end of findings -->"
 CURRENT, DRAFT, LEGACY = "2026-11-14", "2026-10-15", "legacy-meta"
 FENCED = "stop-on-send,fence-prompt"
+# What the fenced client needs of the agent: LT-4, and an outdated list kept out of a
+# reopened session, withdrawn at acceptance (LT-5) or never replayed (RP-1).
+OUT_OF_REPLAY = [["LT-4", "LT-5"], ["LT-4", "RP-1"]]
 
 Review = dict[str, Any]
 
@@ -94,7 +97,7 @@ def _finding_2(data: Review) -> str:
     _need(prop in draft["violated_in_force"], 2, "the draft's peers keep D-4")
     for v in (1, 2):
         for sem in ("fifo", "sdk"):
-            _need(_needs(data, prop, v, sem, FENCED) == [["LT-4"]], 2, f"fence v{v} {sem}")
+            _need(_needs(data, prop, v, sem, FENCED) == OUT_OF_REPLAY, 2, f"fence v{v} {sem}")
         _need(_nobody_keeps(data, prop, v, "unordered"), 2, f"a client keeps it v{v} unordered")
     _need(not _needs(data, goal, 1, "fifo", "fence-prompt"), 2, "the v1 fence costs nothing")
     _need(bool(_needs(data, goal, 2, "fifo", "fence-prompt")), 2, "the v2 fence has a cost")
@@ -109,9 +112,12 @@ def _finding_2(data: Review) -> str:
         "can be kept without message ids: a client that stops offering on send and ignores "
         "updates while its own prompt is unanswered keeps it over stdio and over the SDK's "
         "dispatch, in v1 and v2, provided the agent discards predictions the conversation "
-        "overtook (LT-4) (`acp-suggestions check --revision 2026-10-15 --client "
-        "drop-on-send,fence-prompt`, with `--version 2`, `--semantics sdk`); over `unordered` "
-        "no client strategy keeps it. The fence has a cost in v1, where the prompt is answered "
+        "overtook (LT-4) and keeps an outdated list out of a reopened session, by withdrawing "
+        "it when it accepts the prompt (LT-5) or by leaving suggestions out of replay (RP-1) "
+        "(`acp-suggestions check --revision 2026-10-15 --client drop-on-send,fence-prompt`, "
+        "with `--version 2`, `--semantics sdk`: the draft's agent keeps replay free of them; "
+        "duty placement, `no_offer_from_before_own_prompt`); over `unordered` no client "
+        "strategy keeps it. The fence has a cost in v1, where the prompt is answered "
         "only at the end of the turn: a list the agent sends before that answer is ignored and "
         "never offered (`acp-suggestions check --client fence-prompt`, the goal "
         f"`{goal}`, {cost} steps); in v2 the fence ends at acceptance and costs nothing over "
@@ -128,7 +134,7 @@ def _finding_3(data: Review) -> str:
     _need({lt5, "stale_list_eventually_dropped"} <= set(v1["violated_in_force"]), 3, "v1 sdk")
     _need({lt5, lt6} <= set(v2["violated_in_force"]), 3, "v2 sdk")
     for v in (1, 2):
-        _need(_needs(data, lt5, v, "sdk", FENCED) == [["LT-4"]], 3, f"fenced v{v} sdk")
+        _need(_needs(data, lt5, v, "sdk", FENCED) == OUT_OF_REPLAY, 3, f"fenced v{v} sdk")
     for prop in (lt6, latest):
         _need(_nobody_keeps(data, prop, 2, "sdk"), 3, f"a client keeps {prop} v2 sdk")
     for prop in (lt5, latest, "no_offer_from_before_own_prompt"):
@@ -145,12 +151,18 @@ def _finding_3(data: Review) -> str:
         "either order, and the client keeps the stale list for good (`acp-suggestions check "
         f"--semantics sdk`, {v1['shortest'][lt5]} steps; the leads-to property fails too), and "
         "in v2 LT-6's the same way. A client that stops offering on send and fences on its "
-        "prompt keeps LT-5's property there with LT-4 alone; no client strategy keeps LT-6's "
+        "prompt keeps LT-5's property there if the agent keeps LT-4 and either LT-5 or RP-1 "
+        "(a list replayed into a reopened session is the old prediction); no client strategy "
+        "keeps LT-6's "
         "property or `client_holds_latest` over the SDK in v2. Candidate rule: the agent's "
         "updates of one session are handled in the order sent (or carry an ordinal; "
         "`review --propose ordered-updates`, judged in every review: it closes every SDK "
         "finding); over `unordered` every property above fails whatever the client does, and "
-        "ordered updates close nothing there."
+        "ordered updates close nothing there. Depends on a modelling choice: in v2 the "
+        "model's agent accepts a prompt with one message (the response, with the user message "
+        "inserted) and sends LT-5's withdrawal after it, so the fenced client here is one whose "
+        "fence ends at the `session/prompt` response; a fence that ends at the `user_message` "
+        "update, which the SDK may handle before an older list, is not modelled yet."
     )
 
 
