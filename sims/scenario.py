@@ -299,3 +299,5 @@ def load(path: Path) -> Scenario:
 
 
 DEFAULT_SCENARIO = Path(__file__).with_name("default.toml")
+BUILT_IN = {name: Path(__file__).with_name(f"{name}.toml") for name in ("default", "compaction")}
+"""The scenarios that come with the package, by name (`acp-suggestions simulate compaction`)."""

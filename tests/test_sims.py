@@ -427,3 +427,12 @@ def test_plot_axes_name_their_unit() -> None:
     assert _label("prediction.sigma") == "prediction.sigma"
     assert _label("accept") == "accept (chance)"
     assert _label("sessions") == "sessions"
+
+
+def test_a_built_in_scenario_is_named_by_name(tmp_path: Path) -> None:
+    """`simulate compaction` runs the scenario that comes with the package, from any folder."""
+    out = tmp_path / "o"
+    assert main(["simulate", "compaction", "--sessions", "20", "--quiet", "--out", str(out)]) == 0
+    assert (out / "scenario.toml").read_bytes() == (
+        Path(__file__).parents[1] / "sims" / "compaction.toml"
+    ).read_bytes()

@@ -130,6 +130,13 @@ class Executor:
     jobs: int = 1
     scheduler: str | None = None
 
+    def __post_init__(self) -> None:
+        if self.scheduler and importlib.util.find_spec("distributed") is None:
+            raise ExecutorError(
+                "--scheduler runs the tasks on Dask, which is not installed: "
+                "pip install 'acp-prompt-suggestions-model[cluster]'"
+            )
+
     def describe(self) -> str:
         """Where the tasks run, for the run's closing line."""
         if self.scheduler:

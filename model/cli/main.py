@@ -324,10 +324,11 @@ def _review(args: argparse.Namespace) -> int:
     jobs = review.jobs() + review.proposal_jobs(proposed)
     cells = [] if args.no_duties else duties.cells()
     todo: list[review.Task] = [*jobs, *cells, *sessions.settings()]
+    executor = _executor(args, len(todo))
     started = time.perf_counter()
     with _output(args, "out") as out:
         with _progress("exploring", len(todo), args.quiet) as advance:
-            done = review.run_all(todo, _executor(args, len(todo)), lambda _: advance(1))
+            done = review.run_all(todo, executor, lambda _: advance(1))
         outcomes = review.outcomes_of(done)
         placements = review.placements_of(done)
         summary = review.summarize(outcomes, placements, review.sharings_of(done))
@@ -574,6 +575,8 @@ def _simulate(args: argparse.Namespace) -> int:
     from sims.interned import Interned
 
     path = Path(args.scenario) if args.scenario else sim_scenario.DEFAULT_SCENARIO
+    if args.scenario in sim_scenario.BUILT_IN and not path.exists():
+        path = sim_scenario.BUILT_IN[args.scenario]
     try:
         scenario = sim_scenario.load(path)
         if args.sessions is not None:
@@ -881,7 +884,8 @@ def parser() -> argparse.ArgumentParser:
         "scenario",
         nargs="?",
         metavar="SCENARIO",
-        help="a scenario file (TOML; default: the built-in latency sweep, sims/default.toml)",
+        help="a scenario file (TOML), or a built-in one by name: default (the latency sweep, "
+        "the default) or compaction",
     )
     sim.add_argument("--seed", type=_positive, default=1, help="random seed (default 1)")
     _out_options(sim, "sim")
