@@ -192,3 +192,16 @@ def test_tables_in_a_pipe_keep_every_cell_whole() -> None:
     assert "…" not in piped
     longest = max(RULES, key=lambda r: len(r.summary))
     assert longest.summary in piped
+
+
+def test_what_is_not_in_force_is_never_called_violated(capsys: pytest.CaptureFixture[str]) -> None:
+    """The exit code agrees with what is printed: a property of another revision, broken
+    here, is labelled 'not in force', and a goal that fails is 'not met'."""
+    for argv in (["check"], ["check", "--version", "2", "--revision", "legacy-meta"]):
+        assert main(argv) == 0
+        out = capsys.readouterr().out
+        assert "not in force no_offer_from_before_own_prompt (D-4; other revision)" in out
+        assert "VIOLATED" not in out
+    assert main(["check", "--client", "fence-prompt"]) == 0
+    out = capsys.readouterr().out
+    assert "not met fresh_list_eventually_offered" in out and "VIOLATED" not in out

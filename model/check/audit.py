@@ -13,6 +13,7 @@ flagged (RFC 8174: only capitals are normative).
 from __future__ import annotations
 
 import bisect
+import functools
 import heapq
 import re
 from dataclasses import dataclass, field
@@ -44,8 +45,10 @@ WINDOW = 60  # words of a clause read either side of its keyword (an RFD's longe
 QUOTED = 600  # characters of a sentence quoted in the audit (an RFD's longest: 266)
 
 
+@functools.cache
 def _level(keyword: str) -> str:
-    """A keyword as the catalogue writes levels: `must never` is MUST NOT."""
+    """A keyword as the catalogue writes levels: `must never` is MUST NOT; SHALL is MUST."""
+    keyword = _CANONICAL.get(keyword, keyword)
     return keyword.upper().replace(" NEVER", " NOT")
 
 
@@ -165,7 +168,7 @@ def keyword_sentences(text: str, revision: Revision) -> list[Sentence]:
                 k = bisect.bisect_left(starts, at)
                 start = cuts[k - 1][1] if k else 0
                 end = cuts[k][0] if k < len(cuts) else len(sentence)
-            keyword = _level(_CANONICAL.get(raw, raw))
+            keyword = _level(raw)
             clause = _around(sentence, start, end, at)
             found.append(Sentence(number, section, keyword, quoted, lower, clause))
     return found

@@ -176,7 +176,12 @@ def _check(args: argparse.Namespace) -> int:
         holds = ("holds   ", "green") if result.complete else ("not seen", "yellow")
         for p in INVARIANTS:
             state = _standing(p.rules, cfg)
-            if p.name in result.counterexamples:
+            if p.name in result.counterexamples and not p.in_force(cfg):
+                # Broken here, but no rule of this revision and version asks for it: said
+                # as such, and it does not decide the exit code.
+                why = f" {p.name} ({', '.join(p.rules)}; {state}): broken, and no rule here"
+                console.print(_labelled("not in force", "dim", why))
+            elif p.name in result.counterexamples:
                 init, steps = result.counterexamples[p.name]
                 rules = ", ".join(p.rules)
                 console.print(
@@ -201,7 +206,13 @@ def _check(args: argparse.Namespace) -> int:
                 continue
             assert graph is not None
             where = "; ".join([*lt.rules, "leads-to", state])
-            console.print(_labelled("VIOLATED", "red", f" {lt.name} ({where}): {lt.doc}"))
+            if lt.rules and not lt.in_force(cfg):
+                why = f" {lt.name} ({where}): broken, and no rule here"
+                console.print(_labelled("not in force", "dim", why))
+                continue
+            # A goal, not a rule, is shown with its run but does not decide the exit code.
+            label = ("VIOLATED", "red") if lt.rules else ("not met", "yellow")
+            console.print(_labelled(*label, f" {lt.name} ({where}): {lt.doc}"))
             steps = tuple(leadsto.lasso_steps(graph, result.worlds, lasso.walk))
             for line in sequence(result.worlds[0], steps, cfg.version):
                 console.print("   " + line)
