@@ -89,12 +89,17 @@ def review_json(full_review: tuple[review.Summary, list[review.Outcome]]) -> dic
     return data
 
 
-def test_the_report_opens_with_the_findings(
+def test_the_report_opens_with_the_letter_then_the_findings(
     full_review: tuple[review.Summary, list[review.Outcome]], review_json: dict[str, Any]
 ) -> None:
     text = report.markdown(*full_review)
     sections = [line for line in text.splitlines() if line.startswith("## ")]
-    assert sections[:3] == ["## Findings", "## Glossary", "## Rules broken one at a time"]
+    assert sections[:4] == [
+        "## To the RFD's author",
+        "## Findings",
+        "## Glossary",
+        "## Rules broken one at a time",
+    ]
     head = text.split("## Glossary")[0]
     _, found = findings.items(review_json)
     assert len(found) == len(findings.FINDINGS)

@@ -322,7 +322,7 @@ def _review(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from model.check import duties, review, sessions
-    from model.render import report
+    from model.render import findings, letter, report
 
     if args.against and not args.rfd:
         raise UsageError("--against compares with the text of --rfd: give --rfd too")
@@ -370,8 +370,17 @@ def _review(args: argparse.Namespace) -> int:
             if cells
             else ""
         )
-        + f"; {seconds:.1f}s; wrote {len(paths)} files under {args.out or 'out'}"
+        + f"; {seconds:.1f}s; wrote {len(paths)} files under {out.given}"
     )
+    try:
+        first = letter.headlines(summary.as_json())
+    except findings.Unsupported:
+        first = []
+    if first:
+        err.print("To the RFD's author, change first:")
+        for line in first:
+            err.print(f"  {line}")
+    err.print(f"The letter, the findings and every run: {out.given / 'report.html'}")
     for failure in summary.failures:
         err.print(_labelled("expected property does not hold:", "red", f" {failure}"))
     return 1 if summary.failures else 0

@@ -26,7 +26,7 @@ from model.check.review import (
 from model.config import Bounds
 from model.invariants import PROPERTIES_BY_NAME
 from model.liveness import LIVENESS
-from model.render import findings
+from model.render import findings, letter
 from model.render.atomic import write_atomic
 from model.render.audit import reviewed_by
 from model.render.diagrams import sequence_chart
@@ -126,7 +126,7 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
     """The review as Markdown, for the RFD's author: findings, a glossary, the rules with what
     breaking each does, the compliant peers and the other tables, then each counterexample
     once, with the settings it occurs in."""
-    out = ["# Spec review: prompt suggestions", ""]
+    out = ["# Spec review: prompt suggestions", "", *_letter_section(summary), ""]
     out += [
         f"{summary.explorations} explorations, {summary.states_explored:,} states in all. "
         "Each rule with a mutation is broken alone, in protocol v1 and v2 and over every "
@@ -252,6 +252,19 @@ def _broken(name: str) -> str:
     return (
         prop.broken if prop is not None else next(lt.broken for lt in LIVENESS if lt.name == name)
     )
+
+
+def _letter_section(summary: Summary) -> list[str]:
+    """The letter to the RFD's author, from this review's data; a review that does not
+    support it says why instead."""
+    try:
+        return letter.markdown(summary.as_json())
+    except findings.Unsupported as why:
+        return [
+            "## To the RFD's author",
+            "",
+            f"The letter is written from the default review; this one does not support it ({why}).",
+        ]
 
 
 def _findings_section(summary: Summary) -> list[str]:

@@ -1,0 +1,227 @@
+"""The letter to the RFD's author: the sentences to change first, each quoted from the RFD
+with its section, the change, what it fixes and the run of the review that proves it; then
+what holds, what fails and the readings the model made.  Written from a review's data like
+the findings: a change the data no longer supports is an error, not a sentence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from model.render.findings import CURRENT, LEGACY, Review, Unsupported
+
+# The RFD sentences the letter quotes, by section (a test holds each to the RFD's text).
+LIFETIME_CROSSING = (
+    "Lifetime",
+    "The Agent replaces or withdraws that list when it accepts the prompt, so the Client "
+    "does not need to detect this case.",
+)
+REPLAY_LEVEL = ("Replay and resuming", "Agents SHOULD NOT include suggestions in session replay.")
+REPLAY_AFTER = (
+    "Replay and resuming",
+    "After session/load or session/resume completes, the Agent may send a new update with "
+    "suggestions for the session as it stands.",
+)
+FAQ_ONE_ACTION = (
+    "Why can a Client not send a suggestion on its own?",
+    "A Client can let one action both accept and send a suggestion, as long as the user could "
+    "see what it contains first.",
+)
+PRESENTATION_SHOULD = (
+    "Client presentation",
+    "That UI SHOULD show the full text and identify every other block, such as a linked file, "
+    "before the user selects the suggestion.",
+)
+QUOTES = (LIFETIME_CROSSING, REPLAY_LEVEL, REPLAY_AFTER, FAQ_ONE_ACTION, PRESENTATION_SHOULD)
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One sentence to change: where it is, what it says, what to write, and why."""
+
+    headline: str
+    quote: tuple[str, str]  # (section, sentence as written)
+    proposal: str
+    fixes: str
+    proof: str
+
+
+def _need(holds: bool, what: str) -> None:
+    if not holds:
+        raise Unsupported(f"the letter no longer holds: {what}")
+
+
+def _setting(data: Review, name: str, key: str) -> dict[str, Any]:
+    for p in data.get("proposals", []):
+        if p["name"] == name:
+            for s in p["settings"]:
+                if s["key"] == key:
+                    found: dict[str, Any] = s
+                    return found
+    raise Unsupported(f"the review did not judge {name} in {key}")
+
+
+def _words(props: list[str]) -> str:
+    return ", ".join(f"`{p}`" for p in props)
+
+
+def _ordered(data: Review) -> Change:
+    v1 = _setting(data, "ordered-updates", f"baseline.{CURRENT}.v1.sdk")
+    v2 = _setting(data, "ordered-updates", f"baseline.{CURRENT}.v2.sdk")
+    loose = _setting(data, "ordered-updates", f"baseline.{CURRENT}.v1.unordered")
+    _need("withdrawn_after_prompt" in v1["before"] and v1["after"] == [], "ordered v1 sdk")
+    _need(v2["after"] == [], "ordered v2 sdk")
+    shortest = data["baselines"][f"baseline.{CURRENT}.v1.sdk"]["shortest"]["withdrawn_after_prompt"]
+    return Change(
+        "Say that a session's updates are handled in order, or the Client must detect a "
+        "crossing after all",
+        LIFETIME_CROSSING,
+        'Add: "A Client handles the updates of one session in the order the Agent sent them."',
+        "The agent does withdraw; what fails is the sentence's premise. A client built on the "
+        "ACP Python SDK handles each notification as a task of its own, so the withdrawal can "
+        "be handled before the list it withdraws, and the client keeps the outdated list for "
+        f"good: {_words(v1['before'])} fail in v1 ({shortest} steps) and "
+        f"{_words(v2['before'])} in v2, with both peers compliant. With the sentence added, "
+        "all of them hold, in v1 and v2. Over a transport that reorders a session's "
+        f"messages freely it closes nothing ({_words(loose['after'])} still fail).",
+        "`acp-suggestions check --semantics sdk` (the run); `acp-suggestions review` judges "
+        "`ordered-updates` every time (report: Proposals).",
+    )
+
+
+def _replay_level(data: Review) -> Change:
+    needs = None
+    for row in data["duties"]["rows"]:
+        if (row["property"], row["version"], row["semantics"]) == (
+            "withdrawn_after_prompt",
+            1,
+            "fifo",
+        ):
+            needs = row["needs"]["nothing-special"]
+    _need(needs == [["LT-4", "LT-5", "RP-1"]], f"withdrawn_after_prompt needs {needs}")
+    stdio = [e for e in data["rules"]["RP-1"]["environments"] if e["semantics"] == "fifo"]
+    _need(
+        len(stdio) == 2 and all("withdrawn_after_prompt" in e["breaks"] for e in stdio),
+        "RP-1 broken leaves a list in v1 and v2",
+    )
+    return Change(
+        "Make the replay rule a MUST NOT: a MUST rests on it",
+        REPLAY_LEVEL,
+        'Write "Agents MUST NOT include suggestions in session replay." (or: "A Client '
+        'ignores suggestions in replay.")',
+        "LT-5's withdrawal on acceptance is a MUST, but what it is for (the client holds no "
+        "list from before an accepted prompt) needs LT-4, LT-5 and RP-1 together when the "
+        "client does nothing special: an agent that uses the SHOULD NOT's latitude replays "
+        "the list it held into the reopened session, which starts empty (RP-2), and nothing "
+        "withdraws it there.",
+        "`acp-suggestions check --break RP-1` (`withdrawn_after_prompt` fails, in v1 and, "
+        "with `--version 2`, in v2); the review's duty placement (report: Duty placement, "
+        "`withdrawn_after_prompt`, v1 over stdio).",
+    )
+
+
+def _fence_load(data: Review) -> Change:
+    for v in (1, 2):
+        live = f"environment.load-on-live-connection.v{v}.fifo"
+        fenced = _setting(data, "client-fences-load", live)
+        _need("withdrawn_after_prompt" in fenced["before"] and fenced["after"] == [], live)
+    return Change(
+        "Say what a Client does with updates in flight across a load or resume",
+        REPLAY_AFTER,
+        'Add: "A Client ignores updates for a session until its session/load or '
+        'session/resume completes, and starts with an empty list."',
+        "A session reopened on the connection it was live on lets a list the agent sent just "
+        "before it read the load arrive after the client emptied its list; the agent's list "
+        "is empty after the load (RP-2), so it never withdraws it. With the sentence, every "
+        "property holds over stdio in v1 and v2.",
+        "`acp-suggestions check --live-load` (the run) and `--live-load --client fence-load` "
+        "(it holds); `acp-suggestions review` judges `client-fences-load` every time.",
+    )
+
+
+CHANGES = (_ordered, _replay_level, _fence_load)
+
+
+def changes(data: Review) -> list[Change]:
+    """The changes to make first, each checked against the review's data."""
+    if "duties" not in data:
+        raise Unsupported("the review was run without the duty placement (--no-duties)")
+    return [make(data) for make in CHANGES]
+
+
+def _holds_and_fails(data: Review) -> tuple[list[str], list[str]]:
+    bases = data["baselines"]
+    v1, v2 = bases[f"baseline.{CURRENT}.v1.fifo"], bases[f"baseline.{CURRENT}.v2.fifo"]
+    _need(v1["violated_in_force"] == [] and v2["violated_in_force"] == [], "stdio holds")
+    legacy = bases[f"baseline.{LEGACY}.v2.fifo"]
+    legacy_broken = legacy["violated_in_force"] + legacy["violated_other"]
+    _need("withdrawn_after_foreground_work" in legacy_broken, "the adapter clears on work")
+    loose = bases[f"baseline.{CURRENT}.v2.unordered"]["violated_in_force"]
+    holds = [
+        "Over stdio (each direction in order, the two directions crossing), agents and "
+        "clients that keep every rule of this revision keep every property in force, in v1 "
+        f"({v1['states']:,} states) and v2 ({v2['states']:,} states): there the agent's "
+        "rules (LT-4, LT-5, RP-1) make the crossing the Lifetime section describes harmless.",
+        "A cancel, a v2 turn blocked on `requires_action`, image opt-ins that differ between "
+        "the sides and a second session on the connection add no failure (report: "
+        "Environment changes).",
+    ]
+    fails = [
+        "Over the Python SDK's dispatch: LT-5's and, in v2, LT-6's properties (change 1).",
+        f"Over a transport that reorders freely: {_words(loose)} in v2, whatever the client "
+        "does; ordered updates do not help there, a list that names the message it follows "
+        "might (open question below).",
+        "The legacy adapter does not clear on idle compaction, so in v2 it breaks LT-6's "
+        "SHOULD (`acp-suggestions check --version 2 --revision legacy-meta`).",
+    ]
+    return holds, fails
+
+
+OPEN_QUESTIONS = (
+    "When must the withdrawal go out? The model's agent withdraws in the step in which it "
+    "accepts the prompt; the RFD sets no deadline. A later withdrawal leaves the old list on "
+    "screen longer, and, over the SDK, widens the race of change 1; the simulator measures "
+    "how long a stale list shows (`acp-suggestions simulate`).",
+    "In v2 the model sends acceptance as one message (the `session/prompt` response, with the "
+    "user message inserted) and the withdrawal after it. On the wire the `user_message` "
+    "update is a notification of its own, which the SDK may handle before an older list; a "
+    "client whose prompt fence ends at whichever comes first is not judged yet.",
+    "The FAQ offers a later field that tells the Client which message a list follows. Whether "
+    "it closes the SDK and reordering failures, and what a v1 client (no message ids) must do "
+    "with it, is not judged yet.",
+    f'The FAQ ("{FAQ_ONE_ACTION[1]}") is stronger than Client presentation ("'
+    f'{PRESENTATION_SHOULD[1]}"): a MUST-like condition in rationale against a SHOULD in the '
+    "rule. Which one is meant?",
+)
+
+
+def markdown(data: Review) -> list[str]:
+    """The letter as Markdown lines, under its own heading."""
+    out = [
+        "## To the RFD's author",
+        "",
+        "The sentences to change first, in the order that matters, each with the run that "
+        "proves it; every claim is read from this review's data. Then what holds, what fails, "
+        "and the readings the model had to make.",
+        "",
+        "### Change first",
+        "",
+    ]
+    for n, c in enumerate(changes(data), 1):
+        section, sentence = c.quote
+        out += [
+            f"{n}. **{c.headline}.** {section}: \u201c{sentence}\u201d",
+            f"   - Change: {c.proposal}",
+            f"   - Why: {c.fixes}",
+            f"   - Proof: {c.proof}",
+        ]
+    holds, fails = _holds_and_fails(data)
+    out += ["", "### Holds", "", *(f"- {line}" for line in holds)]
+    out += ["", "### Fails", "", *(f"- {line}" for line in fails)]
+    out += ["", "### Open questions", "", *(f"- {line}" for line in OPEN_QUESTIONS)]
+    return out
+
+
+def headlines(data: Review) -> list[str]:
+    """The letter's first lines, for the end of the terminal run."""
+    return [f"{n}. {c.headline} ({c.quote[0]})" for n, c in enumerate(changes(data), 1)]

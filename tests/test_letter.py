@@ -1,0 +1,88 @@
+"""The letter to the RFD's author: every sentence it quotes is the RFD's own, every change is
+read from the review's data, and the report opens with it."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from model.check import review
+from model.render import letter, report
+from model.render.findings import Unsupported
+
+RFD = "rfd/prompt-suggestions-rfd-2026-11-14.txt"
+
+
+@pytest.fixture(scope="module")
+def data(full_review: tuple[review.Summary, list[review.Outcome]]) -> dict[str, Any]:
+    found: dict[str, Any] = json.loads(json.dumps(full_review[0].as_json()))
+    return found
+
+
+@pytest.mark.parametrize("quote", letter.QUOTES, ids=[q[0] for q in letter.QUOTES])
+def test_each_quote_is_the_rfds_own_sentence_in_its_section(
+    quote: tuple[str, str], shared_text: Callable[[str], str]
+) -> None:
+    section, sentence = quote
+    text = shared_text(RFD)
+    assert sentence in text, sentence
+    heading = text.rfind(f"\n{section}\n", 0, text.index(sentence))
+    assert heading >= 0, f"{sentence!r} is not under {section!r}"
+    between = text[heading + len(section) + 2 : text.index(sentence)]
+    later = [q for q, _ in letter.QUOTES if q != section and f"\n{q}\n" in between]
+    assert not later, f"{sentence!r} is under {later[-1]!r}, not {section!r}"
+
+
+def test_the_report_opens_with_the_letter(
+    data: dict[str, Any], full_review: tuple[review.Summary, list[review.Outcome]]
+) -> None:
+    changes = letter.changes(data)
+    assert [c.quote for c in changes] == [
+        letter.LIFETIME_CROSSING,
+        letter.REPLAY_LEVEL,
+        letter.REPLAY_AFTER,
+    ]
+    text = report.markdown(*full_review)
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    assert headings[0] == "## To the RFD's author"
+    assert "### Change first" in text and text.index("### Change first") < text.index("## Findings")
+    for change in changes:
+        assert change.quote[1] in text and change.proof in text
+
+
+@pytest.mark.parametrize(
+    ("where", "says"),
+    [
+        (("proposals", "ordered-updates", "baseline.2026-11-14.v1.sdk"), "ordered v1 sdk"),
+        (("proposals", "client-fences-load", "environment.load-on-live-connection.v2.fifo"), "v2"),
+    ],
+)
+def test_a_change_the_data_stops_supporting_is_an_error(
+    data: dict[str, Any], where: tuple[str, str, str], says: str
+) -> None:
+    changed = copy.deepcopy(data)
+    _, name, key = where
+    for p in changed["proposals"]:
+        if p["name"] == name:
+            for s in p["settings"]:
+                if s["key"] == key:
+                    s["after"] = ["withdrawn_after_prompt"]
+    with pytest.raises(Unsupported, match=says):
+        letter.changes(changed)
+
+
+def test_the_replay_change_stands_on_the_duty_placement(data: dict[str, Any]) -> None:
+    changed = copy.deepcopy(data)
+    for row in changed["duties"]["rows"]:
+        if (row["property"], row["version"], row["semantics"]) == (
+            "withdrawn_after_prompt",
+            1,
+            "fifo",
+        ):
+            row["needs"]["nothing-special"] = [["LT-4", "LT-5"]]
+    with pytest.raises(Unsupported, match="withdrawn_after_prompt needs"):
+        letter.changes(changed)
