@@ -58,7 +58,7 @@ def test_each_mutation_is_caught_by_its_rule(
         ("crash", "the agent closed the connection"),
         ("hang", "no answer to session/prompt within 1 s"),
         ("garbage", "not JSON-RPC to stdout"),
-        ("silent", "no answer to initialize within 1 s"),
+        ("silent", "no answer to initialize within 2 s"),
     ],
 )
 def test_a_broken_agent_is_an_error_not_a_hang(
@@ -66,7 +66,8 @@ def test_a_broken_agent_is_an_error_not_a_hang(
 ) -> None:
     started = time.monotonic()
     argv = ["probe", "--out", str(tmp_path), "--step-timeout", "1", "--timeout", "20"]
-    argv += ["--scenario", "prompt-after-suggestion", "--", *AGENT, "--misbehave", how]
+    argv += ["--start-timeout", "2", "--scenario", "prompt-after-suggestion"]
+    argv += ["--", *AGENT, "--misbehave", how]
     assert main(argv) == 2
     assert time.monotonic() - started < 15
     out = capsys.readouterr().out

@@ -542,6 +542,14 @@ def _probe(args: argparse.Namespace) -> int:
     for name in args.scenario:
         if name not in names:
             raise UsageError(f"--scenario {name}: no such scenario (one of {', '.join(names)})")
+    from acp.transports import default_environment
+
+    env = default_environment() if args.clean_env else dict(os.environ)
+    for pair in args.env:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--env {pair}: expected KEY=VALUE")
+        env[key] = value
     with _output(args, "probe-out") as out:
         outcomes = probe.probe(
             command,
@@ -553,6 +561,10 @@ def _probe(args: argparse.Namespace) -> int:
             step_timeout=args.step_timeout,
             total_timeout=args.timeout,
             shown=out.given,
+            env=env,
+            permission=args.permission,
+            start_timeout=args.start_timeout,
+            channel=args.channel,
         )
         out.commit(p for p in out.staging.iterdir() if p.is_file())
     reports = [o.report for o in outcomes]
@@ -568,8 +580,8 @@ def _probe(args: argparse.Namespace) -> int:
         print(json.dumps({"verdict": verdict, "scenarios": scenarios, "rules": rules}, indent=2))
     else:
         for o in outcomes:
-            why = f": {o.report.error}" if o.report.error else ""
-            print(f"{o.scenario.name}: {o.report.verdict}{why}")
+            why = o.report.error or o.report.unexercised
+            print(f"{o.scenario.name}: {o.report.verdict}" + (f": {why}" if why else ""))
         for rule, verdicts in rules.items():
             seen = "; ".join(
                 v
@@ -578,6 +590,12 @@ def _probe(args: argparse.Namespace) -> int:
                 for v, where in verdicts.items()
             )
             print(f"  {rule}: {seen}")
+        lists, emptied = sum(o.lists for o in outcomes), sum(o.withdrawals for o in outcomes)
+        exercised = sum(1 for v in rules.values() if "not exercised" not in v)
+        print(
+            f"lists seen {lists}, withdrawals seen {emptied}, rules exercised {exercised} of "
+            f"{len(rules)}"
+        )
         print(f"{verdict}: traces and the agent's stderr in {out.given}/")
     return {"error": 2, "violation": 1}.get(verdict, 0)
 
@@ -877,6 +895,40 @@ def parser() -> argparse.ArgumentParser:
     )
     prb.add_argument("--version", type=int, choices=[1, 2], default=1, help="protocol version")
     prb.add_argument("--legacy", action="store_true", help="also probe the legacy _meta channel")
+    prb.add_argument(
+        "--channel",
+        choices=["rfd", "legacy", "both"],
+        default="rfd",
+        help="what the race scenarios advertise: the RFD's capability, the legacy allowlist "
+        "marker (_meta.jetbrains.air), or both (default: rfd)",
+    )
+    prb.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a variable in the agent's environment (repeatable); the agent inherits the "
+        "probe's environment otherwise",
+    )
+    prb.add_argument(
+        "--clean-env",
+        action="store_true",
+        help="start the agent with only the few variables a process needs (PATH, HOME, ...), "
+        "as the ACP SDK does, plus --env",
+    )
+    prb.add_argument(
+        "--permission",
+        choices=["allow", "deny", "cancel"],
+        default="deny",
+        help="how the probe answers the agent's session/request_permission: the first option "
+        "that allows or rejects, or a cancelled ask (default: deny)",
+    )
+    prb.add_argument(
+        "--start-timeout",
+        type=_seconds,
+        default=30.0,
+        help="seconds for the agent to answer initialize (default 30)",
+    )
     prb.add_argument(
         "--scenario",
         action="append",

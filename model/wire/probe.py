@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import random
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,8 +26,30 @@ from typing import Any
 from model.wire.tracecheck import FileReport, check_lines, notes
 
 ADVERTISED: dict[str, Any] = {"session": {"promptSuggestions": {}}}
-LEGACY: dict[str, Any] = {"_meta": {"jetbrains": {"air": {}}}}
-_SUGGESTING = ("prompt_suggestions_update", "session_info_update")
+# The legacy allowlist marker as the adapter reads it: an object (a bare `true` is not one).
+LEGACY: dict[str, Any] = {"_meta": {"jetbrains": {"air": {"version": 1, "capabilities": []}}}}
+BOTH: dict[str, Any] = {**ADVERTISED, **LEGACY}
+# What a scenario that advertises suggestions sends, by `--channel`.
+CHANNELS: dict[str, dict[str, Any]] = {"rfd": ADVERTISED, "legacy": LEGACY, "both": BOTH}
+CANCELLED = -32800  # JSON-RPC: the request was cancelled
+PROBE_VERSION = "0.1.0"
+NOTHING_SUGGESTED = (
+    "no suggestion went on the wire: the agent ignored what the scenario advertised, speaks "
+    "another channel (try --channel legacy or both), or predicted nothing"
+)
+
+
+def suggests(update: dict[str, Any]) -> bool:
+    """Whether an update carries a suggestions list on any channel: the RFD's update, the
+    draft's, or the legacy `session_info_update._meta.promptSuggestions` (a title alone
+    does not)."""
+    kind = update.get("sessionUpdate")
+    if kind in ("prompt_suggestions_update", "prompt_suggestions"):
+        return True
+    meta = update.get("_meta")
+    return kind == "session_info_update" and isinstance(meta, dict) and "promptSuggestions" in meta
+
+
 _TEXT = {"type": "text", "text": "Go on"}
 
 
@@ -109,11 +132,52 @@ class Outcome:
     scenario: Scenario
     trace: Path
     report: FileReport
+    lists: int = 0  # non-empty suggestion lists the agent sent, on any channel
+    withdrawals: int = 0  # empty ones
+
+
+def _lists(update: dict[str, Any]) -> list[Any] | None:
+    """The suggestions an update carries on any channel, or None."""
+    if not suggests(update):
+        return None
+    if update.get("sessionUpdate") == "session_info_update":
+        found = (update["_meta"].get("promptSuggestions") or {}).get("suggestions")
+    else:
+        found = update.get("suggestions")
+    return found if isinstance(found, list) else None
+
+
+# What the probe answers an agent's `session/request_permission` with, by `--permission`:
+# the first option of that kind, as a minimal client's user would pick (or a cancelled ask).
+PERMISSION_KINDS = {
+    "allow": ("allow_once", "allow_always"),
+    "deny": ("reject_once", "reject_always"),
+}
+
+
+def _permission(params: Any, choice: str) -> dict[str, Any]:
+    """The probe's answer to a permission request: never grants more than `choice` says."""
+    options = (params or {}).get("options") or []
+    for option in options:
+        if choice in PERMISSION_KINDS and option.get("kind") in PERMISSION_KINDS[choice]:
+            return {"outcome": {"outcome": "selected", "optionId": option.get("optionId")}}
+    return {"outcome": {"outcome": "cancelled"}}
+
+
+@dataclass(frozen=True, slots=True)
+class Agent:
+    """How to start the agent: its command, its environment and how the probe answers it."""
+
+    command: Sequence[str]
+    env: dict[str, str]
+    permission: str = "deny"
+    start_timeout: float = 30.0
+    channel: dict[str, Any] = field(default_factory=lambda: ADVERTISED)  # what "advertised" is
 
 
 async def _run(
     scenario: Scenario,
-    command: Sequence[str],
+    agent: Agent,
     version: int,
     rng: random.Random,
     lines: list[str],
@@ -121,7 +185,12 @@ async def _run(
     step_timeout: float,
 ) -> None:
     from acp.connection import StreamDirection, StreamEvent
+    from acp.exceptions import RequestError
     from acp.stdio import spawn_stdio_connection
+
+    from model.wire.tracecheck import MAX_LINE
+
+    command = agent.command
 
     suggested = asyncio.Event()  # a suggestions update arrived since the last prompt
 
@@ -129,39 +198,67 @@ async def _run(
         sender = "client" if event.direction is StreamDirection.OUTGOING else "agent"
         lines.append(json.dumps({"from": sender, "msg": event.message}, sort_keys=True))
         update = (event.message.get("params") or {}).get("update") or {}
-        if sender == "agent" and update.get("sessionUpdate") in _SUGGESTING:
+        if sender == "agent" and isinstance(update, dict) and suggests(update):
             suggested.set()
         elif event.message.get("method") == "session/prompt":
             suggested.clear()
 
-    async def refuse(method: str, params: Any, is_notification: bool) -> Any:
+    async def answer(method: str, params: Any, is_notification: bool) -> Any:
+        """The agent's requests, answered as a minimal client does: a permission by
+        `--permission`; files and terminals, which the probe never advertised, refused as
+        unknown methods (it never reads, writes or runs anything for an agent)."""
         if is_notification:
             return None
-        raise ValueError(f"method not found: {method}")
+        if method == "session/request_permission":
+            return _permission(params, agent.permission)
+        raise RequestError.method_not_found(method)
 
-    caps = {"advertised": ADVERTISED, "legacy": LEGACY, "none": {}}[scenario.caps]
+    caps = {"advertised": agent.channel, "legacy": LEGACY, "none": {}}[scenario.caps]
     async with spawn_stdio_connection(
-        refuse, command[0], *command[1:], stderr=stderr, observers=[record]
+        answer,
+        command[0],
+        *command[1:],
+        env=agent.env,
+        stderr=stderr,
+        observers=[record],
+        limit=MAX_LINE,
     ) as (conn, process):
 
-        async def step(what: str, call: Awaitable[Any]) -> Any:
+        async def step(what: str, call: Awaitable[Any], timeout: float = step_timeout) -> Any:
             waiting = asyncio.ensure_future(call)
             exited = asyncio.ensure_future(process.wait())
             done, _ = await asyncio.wait(
-                {waiting, exited}, timeout=step_timeout, return_when=asyncio.FIRST_COMPLETED
+                {waiting, exited}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
             )
             if waiting in done:
                 exited.cancel()
-                return waiting.result()
+                try:
+                    return waiting.result()
+                except RequestError as error:
+                    if what == "session/prompt" and error.code == CANCELLED:
+                        return None  # a prompt cancelled before it was accepted (v2)
+                    raise ProbeError(
+                        f"the agent answered {what} with error {error.code} ({error})"
+                    ) from None
             waiting.cancel()
             if exited in done:
                 raise ProbeError(f"the agent exited (code {process.returncode}) during {what}")
             exited.cancel()
-            raise ProbeError(f"no answer to {what} within {step_timeout:g} s")
+            raise ProbeError(f"no answer to {what} within {timeout:g} s")
 
-        key = "clientCapabilities" if version == 1 else "capabilities"
-        init = {"protocolVersion": version, key: caps}
-        await step("initialize", conn.send_request("initialize", init))
+        info = {"name": "acp-suggestions probe", "version": PROBE_VERSION}
+        if version == 1:
+            init = {"protocolVersion": 1, "clientCapabilities": caps, "clientInfo": info}
+        else:
+            init = {"protocolVersion": 2, "capabilities": caps, "info": info}
+        started = await step(
+            "initialize", conn.send_request("initialize", init), agent.start_timeout
+        )
+        if not _can_reopen(started, version) and any("user.load" in a for a in scenario.actions):
+            raise ProbeError(
+                f"the agent does not advertise {'loadSession' if version == 1 else 'resume'}, "
+                "which this scenario needs"
+            )
         new = {"cwd": str(Path.cwd()), "mcpServers": []}
         sessions = [(await step("session/new", conn.send_request("session/new", new)))]
         for action in scenario.actions:
@@ -171,6 +268,16 @@ async def _run(
                 await asyncio.sleep(rng.uniform(0.0, 0.05))
             else:
                 await _act(action, conn, sessions, step, rng, new, version)
+
+
+def _can_reopen(initialized: Any, version: int) -> bool:
+    """Whether the agent's `initialize` answer advertises reopening a session: v1
+    `loadSession`; v2 a session capability group, whose baseline methods include
+    `session/resume`."""
+    result = initialized if isinstance(initialized, dict) else {}
+    if version == 1:
+        return bool((result.get("agentCapabilities") or {}).get("loadSession"))
+    return isinstance((result.get("capabilities") or {}).get("session"), dict)
 
 
 def _message(part: str, sid: str, version: int, new: dict[str, Any]) -> tuple[bool, str, Any]:
@@ -186,7 +293,8 @@ def _message(part: str, sid: str, version: int, new: dict[str, Any]) -> tuple[bo
     if part == "user.load" and version == 1:
         return True, "session/load", {"sessionId": sid, "cwd": new["cwd"], "mcpServers": []}
     if part == "user.load":  # v2: resume, replaying from the start
-        return True, "session/resume", {"sessionId": sid, "replayFrom": {"type": "start"}}
+        params = {"sessionId": sid, "cwd": new["cwd"], "replayFrom": {"type": "start"}}
+        return True, "session/resume", params
     if part == "session.second":
         return True, "session/new", new
     raise ValueError(f"unknown scenario action {part!r}")
@@ -236,7 +344,7 @@ class _Complaints(logging.Handler):
 class _Probe:
     """One probe of an agent: its command, where the recordings go, the timing."""
 
-    command: Sequence[str]
+    agent: Agent
     out: Path
     shown: Path
     version: int
@@ -269,7 +377,7 @@ class _Probe:
                 if left <= 0:
                     raise ProbeError(used_up)
                 run = _run(
-                    scenario, self.command, self.version, rng, lines, stderr, self.step_timeout
+                    scenario, self.agent, self.version, rng, lines, stderr, self.step_timeout
                 )
                 await asyncio.wait_for(run, left)
             except ProbeError as error:
@@ -288,9 +396,23 @@ class _Probe:
         if outcome.report.error:
             outcome.report.error += f"; its stderr is in {self.shown / Path(stderr.name).name}"
         trace.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+        for found in (f for f in map(_sent_list, lines) if f is not None):
+            outcome.lists += bool(found)
+            outcome.withdrawals += not found
         if not outcome.report.error:
             _check(outcome, lines)
+            if scenario.caps != "none" and not outcome.lists + outcome.withdrawals:
+                outcome.report.unexercised = NOTHING_SUGGESTED
         return outcome
+
+
+def _sent_list(line: str) -> list[Any] | None:
+    """The suggestions list an agent's line of the recording carries, or None."""
+    record = json.loads(line)
+    update = (
+        (record["msg"].get("params") or {}).get("update") if record["from"] == "agent" else None
+    )
+    return _lists(update) if isinstance(update, dict) else None
 
 
 def _check(outcome: Outcome, lines: list[str]) -> None:
@@ -315,15 +437,22 @@ def probe(
     step_timeout: float = 10.0,
     total_timeout: float = 120.0,
     shown: Path | None = None,
+    env: dict[str, str] | None = None,
+    permission: str = "deny",
+    start_timeout: float = 30.0,
+    channel: str = "rfd",
 ) -> list[Outcome]:
-    """Run every scenario (or those named in `only`) against the agent `command`; traces and
-    the agent's stderr go to `out`, and are named in the reports as in `shown` (default
+    """Run every scenario (or those named in `only`) against the agent `command`, started
+    with `env` (default: this process's environment, as a test runner passes it on); traces
+    and the agent's stderr go to `out`, and are named in the reports as in `shown` (default
     `out`), where they will be once the run is over."""
     out.mkdir(parents=True, exist_ok=True)
     scenarios = [*SCENARIOS, LEGACY_SCENARIO] if legacy else list(SCENARIOS)
     scenarios = [s for s in scenarios if version in s.versions and (not only or s.name in only)]
+    environment = dict(os.environ) if env is None else env
+    agent = Agent(command, environment, permission, start_timeout, CHANNELS[channel])
     timing = (version, seed, step_timeout, total_timeout)
-    run = _Probe(command, out, shown or out, *timing).run(scenarios)
+    run = _Probe(agent, out, shown or out, *timing).run(scenarios)
     return asyncio.run(run)
 
 

@@ -478,14 +478,17 @@ class FileReport:
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     error: str = ""
+    unexercised: str = ""  # why the recording exercised nothing it was meant to (the probe's)
 
     @property
     def verdict(self) -> str:
         """error, violation, inconclusive or pass; a trace in which no rule found anything to
-        check (no session, no suggestion traffic) is inconclusive, never a pass."""
+        check (no session, no suggestion traffic), or that `unexercised` says is empty, is
+        inconclusive, never a pass."""
         if self.error:
             return "error"
-        return verdict(self.findings) if self.findings else "inconclusive"
+        found = verdict(self.findings) if self.findings else "inconclusive"
+        return "inconclusive" if self.unexercised and found == "pass" else found
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON shape of a file's report; every finding names the file."""
@@ -497,6 +500,8 @@ class FileReport:
         }
         if self.error:
             out["error"] = self.error
+        elif self.unexercised:
+            out["reason"] = self.unexercised
         elif not self.findings:
             out["reason"] = NOTHING_TO_CHECK
         return out
