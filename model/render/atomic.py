@@ -61,15 +61,12 @@ class FolderError(Exception):
     """An output folder the tool will not write, and why (shown without a traceback)."""
 
 
-def _plain(line: str) -> tuple[str, ...] | None:
-    """The parts of a manifest line that names a file strictly inside the folder by plain
-    relative names, or None."""
-    parts = tuple(line.split("/"))
-    if not line or len(line) > 4096 or line.startswith("/"):
-        return None
-    if any(p in ("", ".", "..") or not _NAME.fullmatch(p) for p in parts):
-        return None
-    return parts
+def _plain(line: str) -> bool:
+    """Whether a manifest line names a file strictly inside the folder by plain relative
+    names (no `/` at the start, no empty, `.` or `..` part, no control character)."""
+    if not line or len(line) > 4096:
+        return False
+    return all(p not in ("", ".", "..") and _NAME.fullmatch(p) for p in line.split("/"))
 
 
 @contextlib.contextmanager
@@ -189,7 +186,7 @@ class OutputFolder:
             data = f.read(16 << 20)
         names = set()
         for n, raw in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-            if _plain(raw) is None:
+            if not _plain(raw):
                 self.warn(
                     f"{self.given}/{MANIFEST}:{n}: {raw[:80]!r} is not a plain name inside the "
                     "folder; ignored"
