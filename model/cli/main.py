@@ -586,7 +586,8 @@ def _probe(args: argparse.Namespace) -> int:
             seen = "; ".join(
                 v
                 if not where
-                else f"{v} {len(where)}" + (f" ({', '.join(where[:3])})" if v != "pass" else "")
+                else f"{v} {len(where)}"
+                + (f" ({', '.join(where[:3])})" if not v.startswith("pass") else "")
                 for v, where in verdicts.items()
             )
             print(f"  {rule}: {seen}")

@@ -20,6 +20,8 @@ Verdict = Literal["pass", "violation", "inconclusive"]
 Observer = Literal["client", "agent"]
 Find = Callable[[str, Verdict, int, str, str], None]  # rule, verdict, line, session, message
 _BOTH: tuple[Observer, ...] = ("agent", "client")
+# LT-5's pass where no list was current when the prompt went out: the rule had nothing to do.
+NOTHING_TO_WITHDRAW = "no list to withdraw"
 
 
 class Monitor:
@@ -221,7 +223,7 @@ class Withdrawal(Monitor):
                 f"a non-empty list was current when the prompt of line {prompt} went out, "
                 "and no update came before the turn ended"
                 if turn.list_at_send
-                else "no list to withdraw"
+                else NOTHING_TO_WITHDRAW
             )
         elif not turn.last_after:
             verdict, message = "pass", "the list was withdrawn"

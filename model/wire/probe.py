@@ -458,13 +458,18 @@ def probe(
 
 def by_rule(outcomes: Sequence[Outcome]) -> dict[str, dict[str, list[str]]]:
     """Each rule a scenario exercises: its verdicts with where they were found (scenario and
-    line), or `not exercised`."""
+    line), or `not exercised`; a withdrawal rule's pass where there was nothing to withdraw
+    is counted apart (`pass, nothing to withdraw`), so a real withdrawal shows as `pass`."""
+    from model.wire.monitors import NOTHING_TO_WITHDRAW
+
     table: dict[str, dict[str, list[str]]] = {}
     for o in outcomes:
         for rule in o.scenario.rules:
             table.setdefault(rule, {})
         for f in o.report.findings:
-            table.setdefault(f.rule, {}).setdefault(f.verdict, []).append(
+            vacuous = f.verdict == "pass" and f.message == NOTHING_TO_WITHDRAW
+            verdict = "pass, nothing to withdraw" if vacuous else f.verdict
+            table.setdefault(f.rule, {}).setdefault(verdict, []).append(
                 f"{o.scenario.name}:{f.line}"
             )
     return {rule: verdicts or {"not exercised": []} for rule, verdicts in sorted(table.items())}

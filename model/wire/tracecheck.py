@@ -125,7 +125,7 @@ class Checker:
     pending: dict[tuple[str, Any], tuple[str, dict[str, Any], int]] = field(default_factory=dict)
     sessions: dict[str, _Session] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
-    passes: dict[tuple[str, str | None], int] = field(default_factory=dict)
+    passes: dict[tuple[str, str | None, str], int] = field(default_factory=dict)
     unchecked: dict[str, tuple[int, int]] = field(default_factory=dict)  # method: first, count
     on: dict[str, tuple[Callable[..., None], ...]] = field(default_factory=dict)
 
@@ -140,11 +140,12 @@ class Checker:
             )
 
     def _find(self, rule: str, verdict: Verdict, line: int, session: str, message: str) -> None:
-        """Record a finding; a rule's pass only once per session."""
+        """Record a finding; a rule's pass once per session and kind of evidence, so that a
+        real withdrawal is reported beside an earlier "nothing to withdraw"."""
         if verdict == "pass":
-            if (rule, session) in self.passes:
+            if (rule, session, message) in self.passes:
                 return
-            self.passes[rule, session] = line
+            self.passes[rule, session, message] = line
         self.findings.append(Finding(rule, verdict, line, session, message))
 
     def listed(self, sid: str) -> bool:
