@@ -126,3 +126,21 @@ def test_a_scenario_the_model_does_not_allow_is_refused() -> None:
     cfg = coverage.config(1, "advertised")
     with pytest.raises(ValueError, match=r"never lets a client take 'user\.send\+user\.load'"):
         coverage.run(("user.send", "user.send+user.load"), cfg)
+
+
+@pytest.mark.parametrize("clean", [False, True])
+def test_the_agent_gets_the_environment(
+    clean: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The agent inherits the probe's environment (as a test runner passes its own on), plus
+    --env; --clean-env keeps only the few variables a process needs, plus --env."""
+    monkeypatch.setenv("FROM_THE_PROBE", "inherited")
+    shell = 'echo "[$FROM_THE_PROBE] [$ADDED]" >&2; exec "$@"'
+    out = tmp_path / "o"
+    argv = ["probe", "--out", str(out), "--scenario", "capability-off", "--env", "ADDED=yes"]
+    argv += ["--clean-env"] if clean else []
+    assert main([*argv, "--", "sh", "-c", shell, "agent", *AGENT]) == 0
+    said = (out / "capability-off.agent-stderr.txt").read_text()
+    assert said.startswith("[] [yes]" if clean else "[inherited] [yes]")
+    assert main([*argv, "--env", "NOEQUALS", "--", *AGENT]) == 2
+    assert "--env NOEQUALS: expected KEY=VALUE" in capsys.readouterr().err
