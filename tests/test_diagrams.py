@@ -136,3 +136,18 @@ def test_the_state_graph_has_a_legend_and_names_each_state(
     tips = re.findall(r"  s\d+ \[label=\"\d+\", tooltip=\"([^\"]+)\"", graph.dot)
     assert tips and all(t.startswith("agent: ") and "; client: list " in t for t in tips)
     assert any(t.endswith("violates withdrawn_after_prompt") for t in tips)
+
+
+def test_each_mutation_caption_names_its_rule_and_who_breaks_it(
+    generated: list[diagrams.Diagram],
+) -> None:
+    from model.mutations import MUTATIONS
+    from model.rules import RULES_BY_ID, Side
+
+    captions = {d.name: d.caption for d in generated}
+    for m in MUTATIONS:
+        caption = captions[f"msc-mutation-{m.rule}"]
+        side = RULES_BY_ID[m.rule].side
+        who = "agent or client" if side is Side.BOTH else side.value
+        assert caption.startswith(f"{m.rule} broken: the {who} "), caption
+        assert f"({m.expect})" in caption

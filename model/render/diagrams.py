@@ -18,7 +18,7 @@ from model.mutations import MUTATIONS
 from model.network import Semantics
 from model.render.atomic import write_atomic
 from model.render.narrate import describe_world, flights, sequence
-from model.rules import Revision
+from model.rules import RULES_BY_ID, Revision, Side
 from model.state import World
 from model.system import Action
 
@@ -347,7 +347,7 @@ def counterexample_charts() -> list[Diagram]:
         findings.append(
             (
                 f"mutation-{m.rule}",
-                f"{m.rule} broken: the agent or client {m.summary}.",
+                f"{m.rule} broken: the {_party(m.rule)} {m.summary}.",
                 m.apply(baseline(m.revision, version)),
                 m.expect,
             )
@@ -369,6 +369,12 @@ def all_diagrams() -> list[Diagram]:
         state_graph(),
         *counterexample_charts(),
     ]
+
+
+def _party(rule: str) -> str:
+    """Who breaks a rule, for a caption: the side the rule binds."""
+    side = RULES_BY_ID[rule].side
+    return "agent or client" if side is Side.BOTH else side.value
 
 
 def index(diagrams: list[Diagram]) -> str:
