@@ -129,6 +129,12 @@ def _standing(rule_ids: tuple[str, ...], cfg: Config) -> str:
     return "other revision"
 
 
+# How `check` names a broken property by its standing: VIOLATED only for one in force (it
+# decides the exit code); a goal no rule asks for is "not met", with its run; any other
+# standing (another revision or version) is "not in force", without one.
+_BROKEN = {"in force": ("VIOLATED", "red"), "a goal, not a rule": ("not met", "yellow")}
+
+
 def _check(args: argparse.Namespace) -> int:
     from model.check import leadsto
     from model.check.explorer import explore
@@ -176,17 +182,15 @@ def _check(args: argparse.Namespace) -> int:
         holds = ("holds   ", "green") if result.complete else ("not seen", "yellow")
         for p in INVARIANTS:
             state = _standing(p.rules, cfg)
-            if p.name in result.counterexamples and not p.in_force(cfg):
-                # Broken here, but no rule of this revision and version asks for it: said
-                # as such, and it does not decide the exit code.
+            label = _BROKEN.get(state)
+            if p.name in result.counterexamples and label is None:
                 why = f" {p.name} ({', '.join(p.rules)}; {state}): broken, and no rule here"
                 console.print(_labelled("not in force", "dim", why))
             elif p.name in result.counterexamples:
+                assert label is not None
                 init, steps = result.counterexamples[p.name]
                 rules = ", ".join(p.rules)
-                console.print(
-                    _labelled("VIOLATED", "red", f" {p.name} ({rules}; {state}): {p.doc}")
-                )
+                console.print(_labelled(*label, f" {p.name} ({rules}; {state}): {p.doc}"))
                 for line in sequence(init, steps, cfg.version):
                     console.print("   " + line)
                 console.print(f"   What is wrong: {p.broken}")
@@ -206,12 +210,14 @@ def _check(args: argparse.Namespace) -> int:
                 continue
             assert graph is not None
             where = "; ".join([*lt.rules, "leads-to", state])
-            if lt.rules and not lt.in_force(cfg):
-                why = f" {lt.name} ({where}): broken, and no rule here"
-                console.print(_labelled("not in force", "dim", why))
+            label = _BROKEN.get(state)
+            if label is None:
+                console.print(
+                    _labelled(
+                        "not in force", "dim", f" {lt.name} ({where}): broken, and no rule here"
+                    )
+                )
                 continue
-            # A goal, not a rule, is shown with its run but does not decide the exit code.
-            label = ("VIOLATED", "red") if lt.rules else ("not met", "yellow")
             console.print(_labelled(*label, f" {lt.name} ({where}): {lt.doc}"))
             steps = tuple(leadsto.lasso_steps(graph, result.worlds, lasso.walk))
             for line in sequence(result.worlds[0], steps, cfg.version):

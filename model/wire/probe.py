@@ -190,8 +190,6 @@ async def _run(
 
     from model.wire.tracecheck import MAX_LINE
 
-    command = agent.command
-
     suggested = asyncio.Event()  # a suggestions update arrived since the last prompt
 
     def record(event: StreamEvent) -> None:
@@ -216,8 +214,8 @@ async def _run(
     caps = {"advertised": agent.channel, "legacy": LEGACY, "none": {}}[scenario.caps]
     async with spawn_stdio_connection(
         answer,
-        command[0],
-        *command[1:],
+        agent.command[0],
+        *agent.command[1:],
         env=agent.env,
         stderr=stderr,
         observers=[record],
@@ -342,7 +340,7 @@ class _Complaints(logging.Handler):
 
 @dataclass
 class _Probe:
-    """One probe of an agent: its command, where the recordings go, the timing."""
+    """One probe of an agent: how to start it, where the recordings go, the timing."""
 
     agent: Agent
     out: Path
