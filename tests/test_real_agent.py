@@ -95,17 +95,20 @@ def test_the_adapter_on_its_own_channel(
     ]
     meta = [u["_meta"]["promptSuggestions"] for u in map(_info, updates) if u is not None]
     assert any(m["suggestions"] for m in meta) and any(not m["suggestions"] for m in meta)
-    # Known, and the client's side cannot tell it apart: in v2 a list the adapter sends at the
-    # end of a turn that was running when the resume went out is read as sent in replay.
-    known = {("load-during-turn", "RP-1")} if version == 2 else set()
     broken = {
         (s["scenario"], f["rule"])
         for s in scenarios.values()
         for f in s["findings"]
         if f["verdict"] == "violation"
     }
-    assert broken <= known, broken
-    assert code == (1 if broken else 0)
+    assert broken == set() and code == 0, broken
+    if version == 2:
+        # The list of the turn that was running when the resume went out may arrive before
+        # the replay visibly begins: the client's side cannot tell, and says so (or, when it
+        # came after the answer, passes); it was once taken for a list sent in replay.
+        findings = scenarios["load-during-turn"]["findings"]
+        judged = {f["verdict"] for f in findings if f["rule"] == "RP-1"}
+        assert judged and judged <= {"pass", "inconclusive"}, judged
 
 
 def _info(update: dict[str, Any]) -> dict[str, Any] | None:

@@ -143,14 +143,42 @@ def test_malformed_suggestion_names_its_rule() -> None:
     assert bad.rule == "UPD-4" and "prompt" in bad.message
 
 
-def test_suggestions_in_replay() -> None:
-    trace = [
-        *_start(),
-        _req("client", 5, "session/load", {"sessionId": "s", "cwd": "/"}),
-        _suggest(TEXT),
-        _res("agent", 5, {}),
-    ]
-    assert "violation" in _verdicts(trace, "RP-1")
+_LOAD = _req("client", 5, "session/load", {"sessionId": "s", "cwd": "/"})
+_REPLAYED = _raw_update({"sessionUpdate": "user_message_chunk", "content": TEXT[0]})
+
+
+@pytest.mark.parametrize(
+    ("before", "client", "agent"),
+    [
+        # On the live connection a list may have been sent before the agent read the load.
+        ([_LOAD], "inconclusive", "violation"),
+        # Once a user message is replayed (a live v1 turn never sends one), it cannot have.
+        ([_LOAD, _REPLAYED], "violation", "violation"),
+        # On a new connection nothing of the session can come before the load.
+        ([*_start()[:2], _LOAD], "violation", "violation"),
+    ],
+    ids=["live", "replay-begun", "new-connection"],
+)
+def test_suggestions_in_replay(before: list[dict[str, Any]], client: str, agent: str) -> None:
+    trace = [*_start(), *before, _suggest(TEXT), _res("agent", 5, {})]
+    assert _verdicts(trace, "RP-1", "client") == {client}
+    assert _verdicts(trace, "RP-1", "agent") == {agent}
+
+
+def test_a_v2_replay_is_seen_at_the_first_user_message_again() -> None:
+    """A v2 resume replays from the start: the session's first user message, which came once
+    already, shows the replay has begun; and it accepts no prompt."""
+    first = _raw_update({"sessionUpdate": "user_message", "messageId": "m1"})
+    resume = _req("client", 5, "session/resume", {"sessionId": "s", "replayFrom": {}})
+    start = [*_start_v2(), _prompt(3), first, _res("agent", 3, {"messageId": "m1"})]
+    start += [_suggest(), _state("running"), _state("idle")]
+    replayed = [*start, resume, first, _suggest(TEXT), _res("agent", 5, {})]
+    assert _verdicts(replayed, "RP-1") == {"violation"}
+    crossed = [*start, resume, _suggest(TEXT), _res("agent", 5, {})]
+    assert _verdicts(crossed, "RP-1") == {"inconclusive"}
+    waiting = [*start, _prompt(6), resume, first]
+    checker = check_lines(_lines(waiting))
+    assert all(not p.accepted for p in checker.sessions["s"].prompts.values())
 
 
 @pytest.mark.parametrize(

@@ -72,7 +72,14 @@ class ReferenceAgent:
         }
 
     async def _load(self, sid: str) -> dict[str, Any]:
-        """Replay the session (a message), then answer: the list starts empty (RP-2)."""
+        """Replay the session (its first user message and an answer), then answer: the list
+        starts empty (RP-2)."""
+        if self.turns.get(sid):
+            if self.version == 2:
+                first = {"messageId": f"{sid}-1", "content": [_TEXT]}
+                await self._update(sid, {"sessionUpdate": "user_message", **first})
+            else:
+                await self._update(sid, {"sessionUpdate": "user_message_chunk", "content": _TEXT})
         await self._update(sid, _chunk("Earlier answer."))
         if self.breaks == "RP-1":
             await self._suggest(sid, ["A suggestion from before the load"])
@@ -89,9 +96,11 @@ class ReferenceAgent:
             await self._suggest(sid, [])  # LT-5: withdraw as the prompt is accepted
         self.turns[sid] = self.turns.get(sid, 0) + 1
         turn = self.turns[sid]
-        if self.version == 2:  # accepted now (the response); the turn runs after it
+        if self.version == 2:  # accepted now (its user message, the response); the turn after
+            message = {"messageId": f"{sid}-{turn}", "content": [_TEXT]}
+            await self._update(sid, {"sessionUpdate": "user_message", **message})
             asyncio.get_running_loop().create_task(self._v2_turn(sid, turn))
-            return {"messageId": f"{sid}-{turn}"}
+            return {"messageId": message["messageId"]}
         await self._update(sid, _chunk("Done."))
         asyncio.get_running_loop().create_task(self._predict(sid, turn))
         return {"stopReason": "end_turn"}
@@ -125,6 +134,9 @@ class ReferenceAgent:
         if turn == self.turns[sid] and gate:
             text = "   " if self.breaks == "SC-2" else f"Explain what changed in turn {turn}"
             await self._suggest(sid, [text])
+
+
+_TEXT = {"type": "text", "text": "A prompt."}
 
 
 def _chunk(text: str) -> dict[str, Any]:

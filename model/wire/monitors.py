@@ -22,6 +22,11 @@ Find = Callable[[str, Verdict, int, str, str], None]  # rule, verdict, line, ses
 _BOTH: tuple[Observer, ...] = ("agent", "client")
 # LT-5's pass where no list was current when the prompt went out: the rule had nothing to do.
 NOTHING_TO_WITHDRAW = "no list to withdraw"
+# RP-1's doubt from the client's side, on the connection the session was live on.
+CROSSED_REOPEN = (
+    "a list arrived after the reopen went out and before its replay visibly began: it may "
+    "have been sent before the agent read the request"
+)
 
 
 class Monitor:
@@ -144,13 +149,15 @@ class Content(Monitor):
 
 class Replay(Monitor):
     """RP-1: no suggestions while a load or resume replays history (between the request and its
-    response)."""
+    response).  From the client's side a list that arrives before the replay visibly began,
+    on a connection the session was live on, may have been sent before the agent read the
+    request, and the verdict is inconclusive."""
 
     rules = ("RP-1",)
 
     def __init__(self, wire: Checker, find: Find) -> None:
         super().__init__(wire, find)
-        self.replaying: dict[str, bool] = {}  # session: False once a list was sent in replay
+        self.replaying: dict[str, bool] = {}  # session: False once a list was judged in replay
 
     def reopened(self, number: int, sid: str, replay: bool) -> None:
         if replay:
@@ -159,9 +166,13 @@ class Replay(Monitor):
             self.replaying.pop(sid, None)
 
     def suggestions(self, number: int, sid: str, update: SuggestionsUpdate) -> None:
-        if sid in self.replaying and update.suggestions:
-            self.replaying[sid] = False
+        if not self.replaying.get(sid) or not update.suggestions:
+            return
+        self.replaying[sid] = False
+        if self.wire.observer == "agent" or self.wire.replay_visible(sid):
             self.find("RP-1", "violation", number, sid, "suggestions sent during replay")
+        else:
+            self.find("RP-1", "inconclusive", number, sid, CROSSED_REOPEN)
 
     def reopen_answered(self, number: int, sid: str) -> None:
         if self.replaying.pop(sid, False):

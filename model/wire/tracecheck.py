@@ -34,7 +34,6 @@ MAX_LINE = 16 * 1024 * 1024
 _decode = json.JSONDecoder().decode  # str in, no encoding sniffing per line
 _OTHER_UPDATES = frozenset(
     {
-        "user_message_chunk",
         "agent_message_chunk",
         "agent_thought_chunk",
         "tool_call",
@@ -111,6 +110,15 @@ class _Prompt:
 class _Session:
     list_nonempty: bool = False  # the list the observer last saw is non-empty
     prompts: dict[Any, _Prompt] = field(default_factory=dict)  # by request id
+    live: bool = True  # traffic of the session was seen on this connection
+    # While a reopen is pending, what arrives was sent after the agent read it: the reopen
+    # came on a connection the session was not live on (nothing of it can precede the
+    # request), or the replay of history visibly began (v1 replays the user's messages as
+    # `user_message_chunk`, which a live turn never sends; v2 replays from the start, so
+    # with the session's first user message, which came once already).
+    replaying: bool = False
+    first_message: object = None  # v2: the id of the session's first user message
+    first_echoed: bool = False  # v2: its `user_message` came
 
 
 @dataclass
@@ -153,6 +161,13 @@ class Checker:
         s = self.sessions.get(sid)
         return s is not None and s.list_nonempty
 
+    def replay_visible(self, sid: str) -> bool:
+        """Whether everything of session `sid` that arrives now was sent after the agent read
+        the pending reopen: the reopen came on a connection with no earlier traffic of the
+        session, or the replay of history visibly began."""
+        s = self.sessions.get(sid)
+        return s is not None and s.replaying
+
     def in_flight(self, sid: str) -> bool:
         """Whether a prompt of session `sid` has gone out and its turn not ended."""
         s = self.sessions.get(sid)
@@ -164,9 +179,11 @@ class Checker:
             handle(last)
 
     def _session(self, sid: str) -> _Session:
+        """The session `sid`, which has traffic on this connection now."""
         s = self.sessions.get(sid)
         if s is None:
             s = self.sessions[sid] = _Session()
+        s.live = True
         return s
 
     # --- messages ------------------------------------------------------------------------
@@ -223,7 +240,9 @@ class Checker:
         if method == "session/update":
             if sender == "agent":
                 self._on_update(number, params)
-        elif method == "initialize":
+        elif method == "initialize":  # a new connection: no session is live on it yet
+            for s in self.sessions.values():
+                s.live = False
             self.version = (
                 params.get("protocolVersion")
                 if isinstance(params.get("protocolVersion"), int)
@@ -236,7 +255,9 @@ class Checker:
         elif method in ("session/load", "session/resume"):
             replay = method == "session/load" or params.get("replayFrom") is not None
             sid = str(params.get("sessionId"))
-            self._session(sid).list_nonempty = False  # RP-2: it starts empty
+            s = self.sessions.setdefault(sid, _Session(live=False))
+            s.list_nonempty = False  # RP-2: it starts empty
+            s.replaying, s.live = not s.live, True
             for handle in self.on["reopened"]:
                 handle(number, sid, replay)
         elif method == "session/prompt" and sender == "client":
@@ -268,6 +289,7 @@ class Checker:
             self.sessions[str(result.get("sessionId"))] = _Session()
         elif method in ("session/load", "session/resume"):
             sid = str(params.get("sessionId"))
+            self._session(sid).replaying = False
             for handle in self.on["reopen_answered"]:
                 handle(number, sid)
         elif method == "session/prompt":
@@ -285,6 +307,8 @@ class Checker:
                 for handle in self.on["turn_ended"]:
                     handle(number, sid, prompt.line)
             else:  # v2: accepted by now, if not at its user message; its idle ends the turn
+                if s.first_message is None and isinstance(msg.get("result"), dict):
+                    s.first_message = msg["result"].get("messageId")
                 self._accept(sid, prompt)
 
     def _accept(self, sid: str, prompt: _Prompt) -> None:
@@ -301,10 +325,20 @@ class Checker:
         variant = update.get("sessionUpdate") if isinstance(update, dict) else None
         if variant in _OTHER_UPDATES:
             return  # message chunks, tool calls, plans...: no rule here is about them
+        if variant == "user_message_chunk":  # v1 sends one only in replay: it has begun
+            s.replaying = True
+            return
         if variant == "state_update":
             self._on_state(number, sid, s, update.get("state"))  # type: ignore[union-attr]
             return
         if variant == "user_message":  # v2: the oldest prompt not yet inserted is now
+            message = update.get("messageId")  # type: ignore[union-attr]
+            if message is not None and message == s.first_message and s.first_echoed:
+                s.replaying = True  # the history again, from its start
+                return
+            if s.first_message is None:
+                s.first_message = message
+            s.first_echoed = s.first_echoed or message == s.first_message
             waiting = next((p for p in s.prompts.values() if not p.accepted), None)
             if waiting is not None:
                 self._accept(sid, waiting)
