@@ -8,11 +8,14 @@ breaks it on purpose.
 
 from __future__ import annotations
 
+import itertools
+
 from model import lifecycle
 from model import session as sess
 from model.config import Config
 from model.lifecycle import ListState, ListTrigger
 from model.messages import allowed_kinds
+from model.network import Semantics
 from model.rules import Revision
 from model.session import V1, V2, SessionTrigger
 from model.state import (
@@ -31,6 +34,7 @@ from model.state import (
     ToAgent,
     ToClient,
     Update,
+    UserMessage,
     content_types,
 )
 
@@ -66,10 +70,9 @@ def _withdraw_if_stale(a: Agent, obliged: bool) -> AgentStep:
     return a, _NOTHING
 
 
-def accept_prompt(cfg: Config, a: Agent) -> AgentStep:
-    """Accept a prompt (v1: read while idle; v2: the user message is inserted, and the
-    client learns it from the `session/prompt` response or the `user_message` update, which
-    the model folds into one message: the first of them to arrive)."""
+def _accept(cfg: Config, a: Agent) -> AgentStep:
+    """Accept a prompt (v1: read while idle; v2: the user message is inserted) and withdraw
+    the list it makes out of date."""
     a = a._replace(
         session=sess.step(cfg.version, a.session, SessionTrigger.ACCEPT_PROMPT),
         list_state=lifecycle.step(a.list_state, ListTrigger.PROMPT_ACCEPTED),
@@ -78,17 +81,55 @@ def accept_prompt(cfg: Config, a: Agent) -> AgentStep:
         queued=a.queued - 1 if cfg.version == 2 else a.queued,
     )
     obliged = cfg.agent.withdraws_on_accept and cfg.agent.keeps("LT-5")  # LT-5 (L-6)
-    a, sent = _withdraw_if_stale(a, obliged)
-    if cfg.version == 2:  # the session/prompt response, with the new user message's id
-        return a, (PromptResponse(), *sent)
-    return a, sent
+    return _withdraw_if_stale(a, obliged)
+
+
+def echoes_user_message(cfg: Config) -> bool:
+    """Whether the model sends v2's `user_message` at acceptance: over the SDK (a response
+    waits for the notifications before it, so their number changes what may pass it), and
+    elsewhere only to a client whose prompt fence ends at it.  Otherwise nothing observes it,
+    and leaving it out removes only steps (`tests/test_explorer.py` checks that the verdicts
+    agree with it sent to every client)."""
+    reads = cfg.client.fence_prompt in ("first", "user_message")
+    return cfg.version == 2 and (reads or cfg.semantics is Semantics.SDK)
+
+
+def accept_prompt(cfg: Config, a: Agent) -> list[AgentStep]:
+    """v2: insert a queued prompt's user message.  The client learns it from the
+    `session/prompt` response and the `user_message` update, and the RFD fixes no order among
+    them and LT-5's withdrawal, so each order the transport tells apart is one step."""
+    a, withdrawal = _accept(cfg, a)
+    response: tuple[ToClient, ...] = (PromptResponse(),)
+    echo: tuple[ToClient, ...] = (UserMessage(),) if echoes_user_message(cfg) else ()
+    if cfg.agent.withdraws_first:
+        orders = [withdrawal + response + echo, withdrawal + echo + response]
+    else:
+        orders = list(itertools.permutations(response + echo + withdrawal))
+    return [(a, order) for order in distinct_orders(cfg, orders)]
+
+
+def distinct_orders(cfg: Config, orders: list[tuple[ToClient, ...]]) -> list[tuple[ToClient, ...]]:
+    """The first of each class of orders the transport cannot tell apart: over `unordered`
+    all of them, over the SDK those with the same notifications before and after the
+    response (the SDK handles the notifications between two responses in any order)."""
+    classes: dict[object, tuple[ToClient, ...]] = {}
+    for order in orders:
+        if cfg.semantics is Semantics.UNORDERED:
+            key: object = ()
+        elif cfg.semantics is Semantics.SDK:
+            i = order.index(PromptResponse())
+            key = (frozenset(order[:i]), frozenset(order[i + 1 :]))
+        else:
+            key = order
+        classes.setdefault(key, order)
+    return list(classes.values())
 
 
 def on_prompt(cfg: Config, a: Agent, msg: Prompt) -> AgentStep:
     """Read `session/prompt`: v1 accepts at once; v2 queues it until the user message is
     inserted (prompts may arrive in any v2 state)."""
     if cfg.version == 1:
-        return accept_prompt(cfg, a)
+        return _accept(cfg, a)
     return a._replace(queued=a.queued + 1), _NOTHING
 
 
@@ -305,16 +346,33 @@ def on_update(cfg: Config, c: Client, u: Update) -> Client:
     return _stop_offering(c) if fenced(cfg, c) else c
 
 
+def _prompt_fenced(cfg: Config, c: Client) -> bool:
+    """Whether a prompt of the client's own is unacknowledged, as its fence counts it: in v1
+    until the response; in v2 until the first of response and `user_message` to come for
+    every prompt, the response, or the `user_message`."""
+    end = cfg.client.fence_prompt
+    if end == "user_message":
+        return c.unechoed > 0
+    if end == "first" and cfg.version == 2:
+        return c.outstanding > 0 and c.unechoed > 0
+    return bool(end) and c.outstanding > 0
+
+
 def fenced(cfg: Config, c: Client) -> bool:
     """Whether the client's strategy has it stop offering any list that arrives now: while a
-    prompt of its own is unanswered, or until a load or resume completes (LT-7)."""
-    return (cfg.client.fence_prompt and c.outstanding > 0) or (cfg.client.fence_load and c.loading)
+    prompt of its own is unacknowledged, or until a load or resume completes (LT-7)."""
+    return _prompt_fenced(cfg, c) or (cfg.client.fence_load and c.loading)
 
 
 def on_prompt_response(cfg: Config, c: Client, msg: PromptResponse) -> Client:
     """A prompt is answered: v1, the turn is over and the next prompt may go; v2, the prompt
     was accepted."""
     return c._replace(outstanding=c.outstanding - 1)
+
+
+def on_user_message(cfg: Config, c: Client, msg: UserMessage) -> Client:
+    """v2: a prompt's user message is in history (it was accepted)."""
+    return c._replace(unechoed=c.unechoed - 1)
 
 
 def on_load_response(cfg: Config, c: Client, msg: LoadResponse) -> Client:
@@ -329,6 +387,7 @@ def _send_prompt(cfg: Config, c: Client, by_user: bool) -> ClientStep:
         composer=Composer.EMPTY,
         sent=c.sent + 1,
         outstanding=c.outstanding + 1,
+        unechoed=c.unechoed + 1 if echoes_user_message(cfg) else 0,
         list_state=lifecycle.step(c.list_state, ListTrigger.PROMPT_ACCEPTED),
         waiting=not cfg.client.keeps("TM-3"),
         unprompted=c.unprompted or not by_user,
@@ -386,6 +445,7 @@ def user_loads(cfg: Config, c: Client, replay: bool) -> ClientStep:
         last=None,
         loading=True,
         outstanding=c.outstanding if cfg.load_on_live_connection else 0,
+        unechoed=c.unechoed if cfg.load_on_live_connection else 0,
         waiting=False,
         loads=c.loads + 1,
     )

@@ -24,7 +24,7 @@ def _ordered_updates(cfg: Config) -> Config:
     return cfg.with_(semantics=Semantics.FIFO) if cfg.semantics is Semantics.SDK else cfg
 
 
-def _client(**flags: bool) -> Callable[[Config], Config]:
+def _client(**flags: bool | str) -> Callable[[Config], Config]:
     def apply(cfg: Config) -> Config:
         return cfg.with_(client=replace(cfg.client, **flags))  # type: ignore[arg-type]
 
@@ -52,8 +52,8 @@ AMENDMENTS: tuple[Amendment, ...] = (
     Amendment(
         "client-fences-prompt",
         "A client stops offering its list when it sends a prompt and ignores updates until "
-        "the prompt is answered (v1) or accepted (v2).",
-        _client(stop_on_send=True, fence_prompt=True),
+        "the session/prompt response (v1: the turn's end; v2: the prompt's acceptance).",
+        _client(stop_on_send=True, fence_prompt="response"),
     ),
 )
 AMENDMENTS_BY_NAME = {a.name: a for a in AMENDMENTS}

@@ -4,6 +4,7 @@ semantics, capabilities, actor policies (with the rule each mutation breaks) and
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from model.messages import IMAGE, RESOURCE_LINK, TEXT, AgentPromptCaps, ClientSuggestionCaps
 from model.network import Semantics
@@ -25,10 +26,17 @@ class AgentPolicy:
     no_repeat: bool = False  # does not resend the list it holds; no clear before any list (L-5)
     withdraws_on_accept: bool = True  # LT-5; the draft puts staleness on the client instead
     withdraws_on_foreground: bool = True  # LT-6; the legacy adapter does not (L-8)
+    # v2: LT-5's withdrawal goes before the `session/prompt` response and the `user_message`
+    # (the legacy adapter's clear is its first message after it reads a prompt); otherwise
+    # the agent may send the three in any order, as the RFD fixes none.
+    withdraws_first: bool = False
 
     def keeps(self, rule_id: str) -> bool:
         """Whether the policy obeys `rule_id` (it obeys every rule it does not break)."""
         return rule_id not in self.breaks
+
+
+FenceEnd = Literal["", "first", "response", "user_message"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +48,10 @@ class ClientPolicy:
     breaks: frozenset[str] = frozenset()
     stop_on_send: bool = False  # stops offering its list when it sends a prompt (LT-7)
     stop_on_typing: bool = False  # stops offering its list when the user types (LT-7)
-    fence_prompt: bool = False  # ignores updates while a prompt of its own is unanswered
+    # Ignores updates while a prompt of its own is unacknowledged, until: in v1 its response
+    # (the turn's end); in v2 the first of its response and its `user_message`, the response,
+    # or the `user_message` ("" for no prompt fence).
+    fence_prompt: FenceEnd = ""
     fence_load: bool = False  # ignores updates until a load or resume completes
     shows_unknown: bool = True  # v2: shows an update it does not know generically
 
@@ -56,6 +67,7 @@ CLAUDE_AGENT_ACP = AgentPolicy(
     blank_as_clear=True,
     no_repeat=True,
     withdraws_on_foreground=False,
+    withdraws_first=True,
 )
 DRAFT_AGENT = AgentPolicy(name="draft", withdraws_on_accept=False, withdraws_on_foreground=False)
 AGENT_POLICIES = {p.name: p for p in (RFD_AGENT, DRAFT_AGENT, CLAUDE_AGENT_ACP)}
@@ -65,10 +77,12 @@ DROP_ON_SEND_CLIENT = ClientPolicy(name="drop-on-send", stop_on_send=True, stop_
 JETBRAINS_AIR = ClientPolicy(name="jetbrains-air", stop_on_typing=True)
 CLIENT_POLICIES = {p.name: p for p in (RFD_CLIENT, DROP_ON_SEND_CLIENT, JETBRAINS_AIR)}
 # A client's strategy flags by name, each setting one field of ClientPolicy.
-CLIENT_FLAGS: dict[str, tuple[str, bool]] = {
+CLIENT_FLAGS: dict[str, tuple[str, bool | str]] = {
     "stop-on-send": ("stop_on_send", True),
     "stop-on-typing": ("stop_on_typing", True),
-    "fence-prompt": ("fence_prompt", True),
+    "fence-prompt": ("fence_prompt", "first"),
+    "fence-response": ("fence_prompt", "response"),
+    "fence-user-message": ("fence_prompt", "user_message"),
     "fence-load": ("fence_load", True),
     "ignore-unknown": ("shows_unknown", False),
 }
@@ -80,7 +94,7 @@ def client_policy(spec: str) -> ClientPolicy:
     words = [w.strip() for w in spec.split(",") if w.strip()]
     if not words:
         raise ValueError("name a client preset or strategy")
-    changes: dict[str, bool] = {}
+    changes: dict[str, bool | str] = {}
     for word in words:
         if word in CLIENT_POLICIES:
             preset = CLIENT_POLICIES[word]
@@ -91,6 +105,8 @@ def client_policy(spec: str) -> ClientPolicy:
             }
         elif word in CLIENT_FLAGS:
             field_name, value = CLIENT_FLAGS[word]
+            if changes.get(field_name, value) != value:
+                raise ValueError(f"{spec!r} names two ends of one fence; choose one")
             changes[field_name] = value
         else:
             known = ", ".join([*CLIENT_POLICIES, *CLIENT_FLAGS])
@@ -137,6 +153,11 @@ class Config:
     def __post_init__(self) -> None:
         if self.version not in (1, 2):
             raise ValueError(f"version must be 1 or 2, got {self.version}")
+        if self.version == 1 and self.client.fence_prompt == "user_message":
+            raise ValueError(
+                "fence-user-message is a v2 strategy: v1 sends no user_message when it accepts "
+                "a prompt (use fence-prompt)"
+            )
 
     def with_(self, **changes: object) -> Config:
         """A copy with `changes` applied."""

@@ -85,10 +85,13 @@ def usable(suggestions: SuggestionList) -> SuggestionList:
 
 def client_holds_latest(cfg: Config, w: World) -> bool:
     """Once the agent's messages have drained, the client holds nothing or the agent's most
-    recent list (less what it cannot use): no update, however delivered, left it holding an
-    older one."""
+    recent list (less what it cannot use), the same prediction and not an equal older one: no
+    update, however delivered, left it holding an older one."""
     held = _drained_and_held(w)
-    return held is None or held.suggestions == usable(w.agent.last_sent)
+    if held is None:
+        return True
+    same = (held.predicted_epoch, held.prompts_seen) == w.agent.last_labels
+    return same and held.suggestions == usable(w.agent.last_sent)
 
 
 def withdrawn_after_prompt(cfg: Config, w: World) -> bool:

@@ -13,9 +13,11 @@ class Semantics(StrEnum):
     except under `unordered`)."""
 
     FIFO = "fifo"  # stdio: each direction in order; the two directions cross
-    # The ACP Python SDK: every notification is handled as its own task, so updates finish in
-    # any order, but a response is handled only after the session's earlier updates, and
-    # nothing sent after a response is handled before it.
+    # The ACP Python SDK (0.12.1, `acp.client.connection`): each notification is handled as
+    # its own task, so updates finish in any order; a `session/prompt` result reaches its
+    # caller only after every update received before it, and while it waits, later updates
+    # may be handled; a load or resume result waits for nothing (`deliverable` has the rule,
+    # `tests/test_sdk_transport.py` shows it on the SDK).
     SDK = "sdk"
     UNORDERED = "unordered"  # anything may overtake anything, in both directions
 
@@ -26,25 +28,31 @@ class Semantics(StrEnum):
         return Semantics.FIFO if self is Semantics.SDK else self
 
 
-def is_response(msg: object) -> bool:
-    """Whether a message answers a request (the SDK handles these in order)."""
-    return type(msg) is PromptResponse or type(msg) is LoadResponse
-
-
 def deliverable(messages: tuple[object, ...], semantics: Semantics) -> list[int]:
-    """Indices that may be delivered next: the head in order; under `sdk` any update before
-    the first response, or that response once it is the head; under `unordered` any message.
-    Of equal messages only the first is offered (they lead to equal states)."""
+    """Indices that may be delivered next: the head in order; under `unordered` any message;
+    under `sdk` a prompt response only at the head, and any notification or load response
+    before which every message is a notification or a prompt response still waiting for an
+    earlier notification (nothing overtakes a load response).  Of equal messages with no
+    response between them only the first is offered (they lead to equal states)."""
     if not messages:
         return []
     if semantics is Semantics.FIFO:
         return [0]
     seen: set[object] = set()
     firsts: list[int] = []
+    notified = False  # a notification is before this point
     for i, m in enumerate(messages):
-        if semantics is Semantics.SDK and is_response(m):
-            return [0] if i == 0 else firsts
+        if semantics is Semantics.SDK and type(m) is PromptResponse:
+            if i == 0:
+                firsts.append(0)
+            if not notified:
+                return firsts  # it is not waiting: nothing later overtakes it
+            seen = set()  # an equal message past it leads elsewhere
+            continue
         if m not in seen:
             seen.add(m)
             firsts.append(i)
+        if semantics is Semantics.SDK and type(m) is LoadResponse:
+            return firsts
+        notified = True
     return firsts

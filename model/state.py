@@ -77,12 +77,18 @@ class PromptResponse(NamedTuple):
 
 
 @_by_type
+class UserMessage(NamedTuple):
+    """v2 `user_message`: the accepted prompt's message in history, a notification sent
+    beside the `session/prompt` response, in either order."""
+
+
+@_by_type
 class LoadResponse(NamedTuple):
     """The `session/load` or `session/resume` response."""
 
 
 ToAgent = Prompt | Cancel | Load
-ToClient = Update | PromptResponse | LoadResponse
+ToClient = Update | PromptResponse | UserMessage | LoadResponse
 
 
 class Composer(Enum):
@@ -128,6 +134,7 @@ class Client(NamedTuple):
     held: Update | None  # the list it holds, as it keeps it after skipping
     composer: Composer
     outstanding: int  # prompts awaiting their response (v1: the turn's end; v2: acceptance)
+    unechoed: int  # v2: prompts awaiting their `user_message`
     loading: bool  # a load/resume awaits its response
     waiting: bool  # only a client that waits for a suggestion (TM-3 broken) sets this
     sent: int  # prompts sent
@@ -153,6 +160,6 @@ def initial_world(version: int) -> World:
     session: SessionState = V1.IDLE if version == 1 else V2.IDLE
     agent = Agent(session, ListState.EMPTY, (), (0, 0), 0, 0, 0, None, 0, 0, 0)
     client = Client(
-        ListState.EMPTY, None, Composer.EMPTY, 0, False, False, 0, 0, 0, None, False, False, 0
+        ListState.EMPTY, None, Composer.EMPTY, 0, 0, False, False, 0, 0, 0, None, False, False, 0
     )
     return World(agent, client, (), ())

@@ -32,6 +32,7 @@ from model.state import (
     ToAgent,
     ToClient,
     Update,
+    UserMessage,
     World,
     initial_world,
 )
@@ -131,14 +132,33 @@ def _session_can(trigger: SessionTrigger) -> Callable[[Config, Agent], bool]:
     return lambda cfg, a: sess.can(cfg.version, a.session, trigger)
 
 
-AGENT_ACTIONS: tuple[LocalAction[Agent, ToClient], ...] = (
-    LocalAction(Action(AGENT, "publish"), actors.may_publish, actors.publish),
-    LocalAction(Action(AGENT, "end_turn"), _session_can(SessionTrigger.END_TURN), actors.end_turn),
-    LocalAction(
-        Action(AGENT, "replay_done"), _session_can(SessionTrigger.REPLAY_DONE), actors.replay_done
+@dataclass(frozen=True, slots=True)
+class AgentAction:
+    """An action of the agent: when it is enabled, and the steps it may take, one per choice
+    (the output of a model call, the order of its messages), each labelled by its index."""
+
+    name: str
+    enabled: Callable[[Config, Agent], bool]
+    effects: Callable[[Config, Agent], list[actors.AgentStep]]
+
+
+def _one(
+    effect: Callable[[Config, Agent], actors.AgentStep],
+) -> Callable[[Config, Agent], list[actors.AgentStep]]:
+    return lambda cfg, a: [effect(cfg, a)]
+
+
+AGENT_ACTIONS: tuple[AgentAction, ...] = (
+    AgentAction(
+        "predict",
+        actors.may_predict,
+        lambda cfg, a: [actors.predict(cfg, a, output) for output in cfg.predictions],
     ),
-    LocalAction(
-        Action(AGENT, "accept_prompt"),
+    AgentAction("publish", actors.may_publish, _one(actors.publish)),
+    AgentAction("end_turn", _session_can(SessionTrigger.END_TURN), _one(actors.end_turn)),
+    AgentAction("replay_done", _session_can(SessionTrigger.REPLAY_DONE), _one(actors.replay_done)),
+    AgentAction(
+        "accept_prompt",
         lambda cfg, a: (
             cfg.version == 2
             and a.queued > 0
@@ -146,24 +166,24 @@ AGENT_ACTIONS: tuple[LocalAction[Agent, ToClient], ...] = (
         ),
         actors.accept_prompt,
     ),
-    LocalAction(
-        Action(AGENT, "foreground_work"),
+    AgentAction(
+        "foreground_work",
         lambda cfg, a: (
             cfg.version == 2 and a.session is V2.IDLE and a.foreground < cfg.bounds.foreground
         ),
-        actors.foreground_work,
+        _one(actors.foreground_work),
     ),
-    LocalAction(
-        Action(AGENT, "need_action"),
+    AgentAction(
+        "need_action",
         lambda cfg, a: (
             cfg.version == 2 and a.session is V2.RUNNING and a.blocked < cfg.bounds.blocked
         ),
-        actors.need_action,
+        _one(actors.need_action),
     ),
-    LocalAction(
-        Action(AGENT, "action_resolved"),
+    AgentAction(
+        "action_resolved",
         lambda cfg, a: cfg.version == 2 and a.session is V2.REQUIRES_ACTION,
-        actors.action_resolved,
+        _one(actors.action_resolved),
     ),
 )
 
@@ -196,15 +216,15 @@ def _distinct(steps: Iterable[T]) -> list[T]:
 
 
 def agent_moves(cfg: Config, a: Agent) -> list[AgentMove]:
-    """What the agent may do on its own in `a`: start a prediction (one action per output its
-    model call may return), then each other enabled action, with its effect."""
+    """What the agent may do on its own in `a`: each enabled action, one move per choice it
+    has, with its effect."""
     moves: list[AgentMove] = []
     options = choices(cfg)
     for c in options:
-        if actors.may_predict(c, a):
-            for i, output in enumerate(c.predictions):
-                moves.append((Action(AGENT, "predict", i), *actors.predict(c, a, output)))
-        moves += [(x.action, *x.effect(c, a)) for x in AGENT_ACTIONS if x.enabled(c, a)]
+        for x in AGENT_ACTIONS:
+            if x.enabled(c, a):
+                steps = x.effects(c, a)
+                moves += [(Action(AGENT, x.name, i), *step) for i, step in enumerate(steps)]
     return _distinct(moves) if len(options) > 1 else moves
 
 
@@ -250,6 +270,8 @@ def client_receives(cfg: Config, c: Client, msg: ToClient) -> Client:
         return actors.on_update(cfg, c._replace(last=msg), msg)
     if type(msg) is PromptResponse:
         return actors.on_prompt_response(cfg, c, msg)
+    if type(msg) is UserMessage:
+        return actors.on_user_message(cfg, c, msg)
     assert type(msg) is LoadResponse
     return actors.on_load_response(cfg, c, msg)
 

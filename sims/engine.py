@@ -10,11 +10,10 @@ carry (the prompt response at insertion, `state_update`).
 from __future__ import annotations
 
 import heapq
-from collections import deque
 from typing import Any, NamedTuple
 
-from model.network import Semantics, is_response
-from model.state import Composer, Prompt, PromptResponse, Update
+from model.network import Semantics
+from model.state import Composer, LoadResponse, Prompt, PromptResponse, Update, UserMessage
 from model.system import AGENT, CLIENT, NET, TO_AGENT, TO_CLIENT, USER, Action
 from model.wire import records as wire
 from sims.draws import Draws
@@ -31,6 +30,7 @@ _PUBLISH, _FOREGROUND = Action(AGENT, "publish"), Action(AGENT, "foreground_work
 _REPLAY_DONE = Action(AGENT, "replay_done")
 _LOAD, _RESUME_PLAIN = Action(USER, "load", 1), Action(USER, "resume_without_replay")
 _EMPTY = Composer.EMPTY
+_ACKNOWLEDGE = (PromptResponse, UserMessage)
 _HEAD_TO_AGENT, _HEAD_TO_CLIENT = Action(NET, TO_AGENT, 0), Action(NET, TO_CLIENT, 0)
 
 
@@ -64,9 +64,11 @@ class Engine:
         "done",
         "due_agent",
         "due_client",
+        "due_model",
         "fifo",
         "fifo_to_agent",
         "flicker",
+        "flying",
         "handlers",
         "heap",
         "load_id",
@@ -84,6 +86,7 @@ class Engine:
         "sdk",
         "send_wait",
         "sent",
+        "sent_seq",
         "seq",
         "shown",
         "shown_at",
@@ -118,13 +121,16 @@ class Engine:
         self.heap: list[tuple[float, int, int, Any, Any, bool]] = []
         self.seq = 0
         self.due_agent = self.due_client = 0.0  # last delivery time per direction (fifo)
-        self.barrier = 0.0  # sdk: the last response's delivery, which nothing overtakes
+        self.barrier = 0.0  # sdk: before this nothing arrives (the last response's arrival)
+        self.due_model = 0.0  # the last delivery time of the model's messages to the client
+        self.flying: list[int] = []  # the model's messages to the client in flight, by number
+        self.sent_seq = 0
         self.steps: list[tuple[float, Action]] | None = [] if record else None
         self.observer = observer
         self.trace: list[wire.Record] | None = None
         if observer is not None:
             self.trace = [{**r, "ts": 0.0} for r in wire.header(self.cfg)]
-        self.prompt_ids: deque[int] = deque()  # sent, not yet answered (wire ids)
+        self.prompt_ids = wire.Awaiting()  # sent, not yet answered or echoed (wire ids)
         self.next_id = wire.FIRST_ID  # of the client's next request on the wire
         self.load_id = 0  # of the last session/load or session/resume
         self.conn = 0  # the connection in use; messages of an older one are lost
@@ -186,12 +192,23 @@ class Engine:
         due = t + self.d.to_client()
         if self.fifo:
             due = max(due, self.due_client)
-        elif self.sdk and is_response(msg):  # it waits for every earlier message
-            due = self.barrier = max(due, self.due_client)
-        elif self.sdk:  # an update may overtake other updates, never a response
+        elif self.sdk and type(msg) is PromptResponse:
+            # It waits for every earlier message of the model; later updates may pass it
+            # meanwhile, but not before it arrives (`Semantics.SDK`).
+            arrives = self.barrier = max(due, self.barrier)
+            due = max(arrives, self.due_model)
+        elif self.sdk:  # a load response waits for nothing and nothing passes it
             due = max(due, self.barrier)
+            if type(msg) is LoadResponse:
+                self.barrier = due
         self.due_client = max(due, self.due_client)
-        self._push(due, _TO_CLIENT, (self.conn, msg), record, ends)
+        sent = -1
+        if msg is not None:
+            self.due_model = max(due, self.due_model)
+            sent = self.sent_seq
+            self.sent_seq += 1
+            self.flying.append(sent)
+        self._push(due, _TO_CLIENT, (self.conn, msg, sent), record, ends)
         if self.observer == "agent":
             self._log(t, record)
 
@@ -221,10 +238,15 @@ class Engine:
                 self.discarded += 1
             else:
                 self._sent_since(t, before)
-        elif action is _ACCEPT_PROMPT:  # v2: the prompt's response, the state change, updates
-            self._send_model(t, self.w.to_client[before])
+        elif action is _ACCEPT_PROMPT:  # v2, in the first order the model allows: the
+            # prompt's response and user message, then the state change (LT-5's withdrawal
+            # goes where that order puts it)
+            sent = self.w.to_client[before:]
+            acked = 1 + max(i for i, m in enumerate(sent) if type(m) in _ACKNOWLEDGE)
+            for msg in sent[:acked]:
+                self._send_model(t, msg)
             self._to_client(t, None, wire.state("running") if self.trace is not None else None)
-            self._sent_since(t, before + 1)
+            self._sent_since(t, before + acked)
             self._start_work(t, self.d.turn(), prompted=True)
         elif action is _FOREGROUND:  # v2: work without a prompt, e.g. compaction
             self._to_client(t, None, wire.state("running") if self.trace is not None else None)
@@ -284,12 +306,14 @@ class Engine:
 
     # --- the client and the user ------------------------------------------------------------
 
-    def _deliver_to_client(self, t: float, sent: tuple[int, Any], record: Any, ends: bool) -> None:
-        conn, msg = sent
+    def _deliver_to_client(
+        self, t: float, sent: tuple[int, Any, int], record: Any, ends: bool
+    ) -> None:
+        conn, msg, seq = sent
         if conn != self.conn:
             return  # lost with the connection it was sent on
         if msg is not None:
-            i = 0 if self.fifo else self.w.to_client.index(msg)
+            i = self._handled(msg, seq)
             self._step(t, _HEAD_TO_CLIENT if i == 0 else Action(NET, TO_CLIENT, i))
             self._observe(t, by_update=True)
         if self.observer == "client":
@@ -303,6 +327,20 @@ class Engine:
         if self.auto and self._enabled(_AUTO_SEND):
             self.auto_sent += 1
             self._send(t, _AUTO_SEND)
+
+    def _handled(self, msg: Any, seq: int) -> int:
+        """The model's index of the message numbered `seq`: the first equal message before it
+        (over `sdk`, since the last response: equal messages there are one to the model),
+        which then stands for it in the record of what is in flight."""
+        flying, channel = self.flying, self.w.to_client
+        i = flying.index(seq)
+        j = i
+        while j > 0 and not (self.sdk and type(channel[j - 1]) is PromptResponse):
+            j -= 1
+            if channel[j] == msg:
+                flying[i], i = flying[j], j
+        del flying[i]
+        return i
 
     def _compose(self, t: float, *unused: Any) -> None:
         """The user comes back to the composer; the session ends when all turns are sent."""
@@ -333,7 +371,8 @@ class Engine:
         one is lost; the agent reads the load first, replays if asked, then answers."""
         replay = self.v1 or self.p.resume_replays
         self.conn += 1
-        self.due_agent = self.due_client = self.barrier = t
+        self.due_agent = self.due_client = self.due_model = self.barrier = t
+        self.flying.clear()
         if self.trace is not None:
             self.prompt_ids.clear()
             for record in wire.reopen(self.cfg, self.next_id, replay):
@@ -359,7 +398,7 @@ class Engine:
             self.wants_send = None
         record = None
         if self.trace is not None:
-            self.prompt_ids.append(self.next_id)
+            self.prompt_ids.add(self.next_id)
             record = wire.prompt(self.next_id)
             self.next_id += 1
         if self.observer == "client":

@@ -53,9 +53,9 @@ def small_review(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def full_review() -> tuple[Any, list[Any]]:
-    """The default review, as `acp-suggestions review` runs it (on two local workers): its
-    summary and outcomes."""
+def full_run() -> tuple[list[Any], list[Any]]:
+    """The default review's tasks, run as `acp-suggestions review` runs them (on two local
+    workers), with what each gave, in the same order."""
     from model.amendments import PROPOSED_BY_FINDINGS
     from model.check import duties, review, sessions
     from model.check.executor import Executor
@@ -66,7 +66,15 @@ def full_review() -> tuple[Any, list[Any]]:
         *duties.cells(),
         *sessions.settings(),
     ]
-    done = review.run_all(todo, Executor(2))
+    return todo, review.run_all(todo, Executor(2))
+
+
+@pytest.fixture(scope="session")
+def full_review(full_run: tuple[list[Any], list[Any]]) -> tuple[Any, list[Any]]:
+    """The default review's summary and outcomes."""
+    from model.check import review
+
+    done = full_run[1]
     outcomes = review.outcomes_of(done)
     summary = review.summarize(outcomes, review.placements_of(done), review.sharings_of(done))
     return summary, outcomes

@@ -23,9 +23,16 @@ KNOWN_GAPS: dict[tuple[Revision, int, Semantics], frozenset[str]] = {
     (Revision.CURRENT, 1, Semantics.UNORDERED): _V1_OVERTAKEN,
     (Revision.CURRENT, 2, Semantics.SDK): _V2_OVERTAKEN,
     (Revision.CURRENT, 2, Semantics.UNORDERED): _V2_OVERTAKEN,
-    **{(Revision.DRAFT, v, sem): _CROSSING for v in (1, 2) for sem in Semantics},
+    **{(Revision.DRAFT, v, Semantics.FIFO): _CROSSING for v in (1, 2)},
+    # Two lists of the draft's agent, equal in content, handled in the other order.
+    **{
+        (Revision.DRAFT, v, sem): _CROSSING | {"client_holds_latest"}
+        for v in (1, 2)
+        for sem in (Semantics.SDK, Semantics.UNORDERED)
+    },
     (Revision.LEGACY, 1, Semantics.SDK): frozenset({"withdrawn_after_prompt"}),
     (Revision.LEGACY, 1, Semantics.UNORDERED): frozenset({"withdrawn_after_prompt"}),
+    (Revision.LEGACY, 2, Semantics.SDK): frozenset({"withdrawn_after_prompt"}),
     (Revision.LEGACY, 2, Semantics.UNORDERED): frozenset({"withdrawn_after_prompt"}),
 }
 

@@ -205,3 +205,18 @@ def test_what_is_not_in_force_is_never_called_violated(capsys: pytest.CaptureFix
     assert main(["check", "--client", "fence-prompt"]) == 0
     out = capsys.readouterr().out
     assert "not met fresh_list_eventually_offered" in out and "VIOLATED" not in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--client", "fence-user-message"], "v1 sends no user_message"),
+        (["--version", "2", "--client", "fence-prompt,fence-response"], "two ends of one fence"),
+    ],
+)
+def test_a_fence_end_that_cannot_be_is_refused(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check", *argv]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "Traceback" not in err

@@ -27,8 +27,8 @@ PINNED = {
     (1, Semantics.FIFO): 2462,
     (1, Semantics.SDK): 3719,
     (1, Semantics.UNORDERED): 6158,
-    (2, Semantics.FIFO): 23685,
-    (2, Semantics.SDK): 33961,
+    (2, Semantics.FIFO): 30725,
+    (2, Semantics.SDK): 274997,
     (2, Semantics.UNORDERED): 84113,
 }
 
@@ -253,3 +253,92 @@ def test_a_replayed_list_keeps_what_it_was_predicted_for(version: int) -> None:
     assert held is not None and held.replay and held.prompts_seen < end.agent.accepted
     for rule in ("LT-5", "RP-1"):
         assert "withdrawn_after_prompt" not in explore(broken(rule)).counterexamples
+
+
+def _verdicts(cfg: Config) -> set[str]:
+    """Every property that fails in `cfg`, invariants and leads-to alike."""
+    from model.check.duties import violated
+
+    return set(violated(cfg, liveness=True))
+
+
+V2_SMALL = Bounds(prompts=2, predictions=1, loads=1, cancels=0, foreground=0, blocked=0)
+
+
+@pytest.mark.parametrize("semantics", list(Semantics))
+@pytest.mark.parametrize(
+    "client", ["rfd-minimal", "stop-on-send", "stop-on-send,fence-response", "fence-load"]
+)
+def test_leaving_out_the_unread_user_message_changes_no_verdict(
+    semantics: Semantics, client: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model sends v2's `user_message` only to a client whose fence ends at it; sent to
+    every client, it changes no verdict (it only adds steps nobody observes)."""
+    from model import actors
+    from model.config import client_policy
+
+    cfg = baseline(Revision.CURRENT, 2, semantics=semantics, bounds=V2_SMALL)
+    cfg = cfg.with_(client=client_policy(client))
+    reduced, states = _verdicts(cfg), explore(cfg).states
+    monkeypatch.setattr(actors, "echoes_user_message", lambda cfg: cfg.version == 2)
+    assert explore(cfg).states >= states
+    assert _verdicts(cfg) == reduced
+
+
+@pytest.mark.parametrize("semantics", [Semantics.SDK, Semantics.UNORDERED])
+@pytest.mark.parametrize("client", ["stop-on-send,fence-prompt", "stop-on-send,fence-response"])
+def test_acceptance_orders_the_transport_cannot_tell_apart_change_no_verdict(
+    semantics: Semantics, client: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over `unordered` any message overtakes any other, and over the SDK the notifications
+    between two responses are handled in any order, so the model sends one acceptance order
+    of each class; with every order sent, no verdict changes."""
+    from model import actors
+    from model.config import client_policy
+
+    cfg = baseline(Revision.CURRENT, 2, semantics=semantics, bounds=V2_SMALL)
+    cfg = cfg.with_(client=client_policy(client))
+    some, states = _verdicts(cfg), explore(cfg).states
+    monkeypatch.setattr(actors, "distinct_orders", lambda cfg, orders: orders)
+    assert explore(cfg).states > states
+    assert _verdicts(cfg) == some
+
+
+def test_a_fence_that_ends_at_the_user_message_is_passed_by_an_older_list_over_the_sdk() -> None:
+    """Over the SDK a `user_message` (a notification) may be handled before a list the agent
+    sent earlier: a client whose fence ends at the first of response and `user_message` then
+    offers that list (D-4) and, with the withdrawal sent before the response, is left holding
+    it; a fence that ends at the response alone keeps both."""
+    from model.config import client_policy
+
+    def run(client: str) -> dict[str, object]:
+        cfg = baseline(Revision.CURRENT, 2, semantics=Semantics.SDK)
+        return explore(cfg.with_(client=client_policy(client))).counterexamples
+
+    first = run("drop-on-send,fence-prompt")
+    for name in ("no_offer_from_before_own_prompt", "withdrawn_after_prompt"):
+        _, steps = first[name]  # type: ignore[misc]
+        kinds = [type(w.client.last).__name__ for _, w in steps]
+        assert "Update" in kinds
+        echoed = next(
+            i
+            for i, (a, w) in enumerate(steps)
+            if w.client.unechoed == 0 and i > 0 and steps[i - 1][1].client.unechoed == 1
+        )
+        later = [w.client.held for _, w in steps[echoed:]]
+        assert any(h is not None and h.prompts_seen == 0 for h in later)
+    response_only = run("drop-on-send,fence-response")
+    assert "no_offer_from_before_own_prompt" not in response_only
+    assert "withdrawn_after_prompt" not in response_only
+
+
+def test_the_latest_list_is_the_latest_prediction_not_an_equal_older_one() -> None:
+    """Two predictions with the same content are still two lists: over the SDK the draft's
+    agent sends one per prompt, the client handles them in the other order and holds the
+    older, which `client_holds_latest` catches by what each was predicted for."""
+    cfg = baseline(Revision.DRAFT, 1, semantics=Semantics.SDK)
+    _, steps = explore(cfg).counterexamples["client_holds_latest"]
+    end = steps[-1][1]
+    held = end.client.held
+    assert held is not None and held.suggestions == end.agent.last_sent
+    assert (held.predicted_epoch, held.prompts_seen) != end.agent.last_labels

@@ -30,11 +30,17 @@ def test_finding_2_a_list_crosses_the_prompt_of_a_client_that_only_stops_on_send
     assert main(["check", "--revision", "2026-10-15", "--safety-only"]) == 1
     out = capsys.readouterr().out
     assert "VIOLATED no_offer_from_before_own_prompt" in out and "   5. " in out
+    d4 = "no_offer_from_before_own_prompt"
     fenced = ["--revision", "2026-10-15", "--client", "drop-on-send,fence-prompt"]
     for extra in ([], ["--version", "2"], ["--semantics", "sdk"]):
-        assert _check(capsys, *fenced, *extra)["in_force_violated"] == []
+        assert d4 not in _check(capsys, *fenced, *extra)["in_force_violated"]  # type: ignore[operator]
     unordered = _check(capsys, *fenced, "--semantics", "unordered")
-    assert unordered["in_force_violated"] == ["no_offer_from_before_own_prompt"]
+    assert d4 in unordered["in_force_violated"]  # type: ignore[operator]
+    # In v2 over the SDK only a fence that ends at the session/prompt response keeps it.
+    v2_sdk = ["--version", "2", "--semantics", "sdk"]
+    assert d4 in _check(capsys, *fenced, *v2_sdk)["in_force_violated"]  # type: ignore[operator]
+    to_response = [*fenced[:3], "drop-on-send,fence-response", *v2_sdk]
+    assert d4 not in _check(capsys, *to_response)["in_force_violated"]  # type: ignore[operator]
     lossy = _check(capsys, "--client", "fence-prompt")
     assert lossy["liveness_violated"] == ["fresh_list_eventually_offered"]
     assert _check(capsys, "--client", "fence-prompt", "--version", "2")["liveness_violated"] == []

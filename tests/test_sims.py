@@ -188,6 +188,21 @@ REPLAYED = [
     ({"client": "drop-on-send", "accept": 0.8}, None),
     ({"client": "fence-prompt,fence-load,stop-on-send", "reopen": 0.5}, None),
     ({"client": "fence-prompt", "version": 2, "foreground": 0.5}, None),
+    *(
+        (
+            {
+                "client": f"stop-on-send,{fence}",
+                "version": 2,
+                "semantics": "sdk",
+                "foreground": 0.5,
+                "reopen": 0.3,
+                "latency": {"dist": "exponential", "mean": 0.5},
+            },
+            None,
+        )
+        for fence in ("fence-prompt", "fence-response", "fence-user-message")
+    ),
+    ({"revision": "legacy-meta", "version": 2, "semantics": "sdk", "reopen": 0.3}, None),
     ({"revision": "2026-10-15", "think": 0.3, "typing": 0.3}, "D-4"),
     ({"revision": "legacy-meta", "version": 2}, None),
     ({"version": 2, "foreground": 0.7}, None),

@@ -30,11 +30,17 @@ AGENT_DUTIES: dict[int, tuple[str, ...]] = {
     1: ("LT-4", "LT-5", "RP-1", "RP-2"),
     2: ("LT-4", "LT-5", "LT-6", "RP-1", "RP-2"),
 }
-# The client's strategies: every combination of these flags.  Two flags are left out because
-# they change no verdict here: ignore-unknown matters only to a client without the capability
-# (it receives nothing from an agent that keeps CAP-2), and stop-on-typing only to a composer
-# that empties again without a send, which the model has no action for.
-STRATEGY_FLAGS = ("stop-on-send", "fence-prompt", "fence-load")
+# The client's strategies: every combination of these flags, with at most one end of the
+# prompt fence (v2 has three: the first of response and `user_message`, either one alone).
+# Two flags are left out because they change no verdict here: ignore-unknown matters only to
+# a client without the capability (it receives nothing from an agent that keeps CAP-2), and
+# stop-on-typing only to a composer that empties again without a send, which the model has
+# no action for.
+FENCE_ENDS: dict[int, tuple[str, ...]] = {
+    1: ("fence-prompt",),
+    2: ("fence-prompt", "fence-response", "fence-user-message"),
+}
+STRATEGY_FLAGS = ("stop-on-send", *FENCE_ENDS[2], "fence-load")
 # The bounds of the table: the review's, with one prediction in v2 (the free agent's v2 graphs
 # are five times the compliant one's; v1 at two predictions shows where one is not enough).
 BOUNDS = {1: Bounds(), 2: Bounds(predictions=1)}
@@ -43,11 +49,15 @@ PROPERTIES = tuple(p.name for p in INVARIANTS) + tuple(p.name for p in LIVENESS)
 Kept = frozenset[str]
 
 
-def strategies() -> list[str]:
-    """Every client strategy, by name: `nothing-special` and each combination of flags."""
+def strategies(version: int) -> list[str]:
+    """Every client strategy of a protocol version, by name: `nothing-special` and each
+    combination of flags with at most one fence end."""
     names = ["nothing-special"]
     for n in range(1, len(STRATEGY_FLAGS) + 1):
-        names += [",".join(c) for c in itertools.combinations(STRATEGY_FLAGS, n)]
+        for flags in itertools.combinations(STRATEGY_FLAGS, n):
+            ends = [f for f in flags if f in FENCE_ENDS[2]]
+            if len(ends) <= 1 and set(ends) <= set(FENCE_ENDS[version]):
+                names.append(",".join(flags))
     return names
 
 
@@ -154,4 +164,4 @@ def place(cell: Cell) -> Placement:
 
 def cells(semantics: Iterable[Semantics] = tuple(Semantics)) -> list[Cell]:
     """Every cell of the default table."""
-    return [Cell(v, sem, s, BOUNDS[v]) for v in (1, 2) for sem in semantics for s in strategies()]
+    return [Cell(v, sem, s, BOUNDS[v]) for v in (1, 2) for sem in semantics for s in strategies(v)]

@@ -352,7 +352,7 @@ class DutyTable:
     """The duty placement: for each property, version and transport, what each client
     strategy needs of the agent."""
 
-    strategies: list[str]
+    strategies: list[str]  # of every version (v2 has more ends of the prompt fence)
     duties: dict[str, list[str]]  # by protocol version
     bounds: dict[str, dict[str, int]]  # by protocol version
     explorations: int
@@ -368,10 +368,10 @@ def duty_table(
     settings = sorted(
         {(v, sem) for v, sem, _ in cells}, key=lambda k: (k[0], list(Semantics).index(k[1]))
     )
-    names = duties.strategies()
     rows = []
     for name in duties.PROPERTIES:
         for v, sem in settings:
+            names = duties.strategies(v)
             needs = {s: cells[(v, sem, s)].needs[name] for s in names}
             failing = {s: cells[(v, sem, s)].shortest[name] for s in names if not needs[s]}
             base = baselines.get(f"baseline.{Revision.CURRENT.value}.v{v}.{sem.value}")
@@ -393,7 +393,7 @@ def duty_table(
             )
     versions = sorted({v for v, _ in settings})
     return DutyTable(
-        strategies=names,
+        strategies=list(dict.fromkeys(s for v in versions for s in duties.strategies(v))),
         duties={str(v): list(duties.AGENT_DUTIES[v]) for v in versions},
         bounds={str(v): asdict(duties.BOUNDS[v]) for v in versions},
         explorations=sum(p.explored for p in placements),

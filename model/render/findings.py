@@ -11,6 +11,19 @@ BEGIN = "<!-- findings: written by `acp-suggestions findings`; do not edit by ha
 END = "<!-- end of findings -->"
 CURRENT, DRAFT, LEGACY = "2026-11-14", "2026-10-15", "legacy-meta"
 FENCED = "stop-on-send,fence-prompt"
+# The same client with a fence that ends at the v2 `session/prompt` response alone, and with
+# the other v2 ends (the first of response and `user_message`; the `user_message`).
+FENCED_TO_RESPONSE = "stop-on-send,fence-response"
+FENCED_TO_ECHO = ("stop-on-send,fence-prompt", "stop-on-send,fence-user-message")
+# The modelling choices the v2 findings rest on, named in each of them.
+V2_CHOICES = (
+    "Depends on two readings: in v2 the agent sends the `session/prompt` response, the "
+    "`user_message` and LT-5's withdrawal in any order (the RFD fixes none; the legacy adapter "
+    "sends its clear first), and the SDK's dispatch is the Python SDK's (agent-client-protocol "
+    "0.12.1, shown on it by `tests/test_sdk_transport.py`): a prompt result waits for the "
+    "updates before it and later updates may pass it meanwhile; a load or resume result "
+    "waits for nothing."
+)
 # What the fenced client needs of the agent: LT-4, and an outdated list kept out of a
 # reopened session, withdrawn at acceptance (LT-5) or never replayed (RP-1).
 OUT_OF_REPLAY = [["LT-4", "LT-5"], ["LT-4", "RP-1"]]
@@ -58,9 +71,7 @@ def _proposal(data: Review, name: str) -> dict[str, dict[str, Any]]:
 
 def _intro(data: Review, bounds: str) -> str:
     duties = data["duties"]
-    cells = len(duties["strategies"]) * len(
-        {(r["version"], r["semantics"]) for r in duties["rows"]}
-    )
+    cells = len({(r["version"], r["semantics"], s) for r in duties["rows"] for s in r["needs"]})
     b1, b2 = duties["bounds"]["1"], duties["bounds"]["2"]
     return (
         f"Findings of the default review ({data['explorations']} explorations, "
@@ -91,14 +102,22 @@ def _finding_1(data: Review) -> str:
     )
 
 
+def _v2_fence_ends(data: Review, prop: str, finding: int) -> None:
+    """Over the SDK in v2 only the fence that ends at the response keeps `prop`."""
+    _need(_needs(data, prop, 2, "sdk", FENCED_TO_RESPONSE) == OUT_OF_REPLAY, finding, "v2 sdk")
+    for strategy in FENCED_TO_ECHO:
+        _need(_needs(data, prop, 2, "sdk", strategy) == [], finding, f"{strategy} v2 sdk")
+
+
 def _finding_2(data: Review) -> str:
     prop, goal = "no_offer_from_before_own_prompt", "fresh_list_eventually_offered"
     draft = _base(data, DRAFT, 1, "fifo")
     _need(prop in draft["violated_in_force"], 2, "the draft's peers keep D-4")
+    for v, sem in ((1, "fifo"), (1, "sdk"), (2, "fifo")):
+        _need(_needs(data, prop, v, sem, FENCED) == OUT_OF_REPLAY, 2, f"fence v{v} {sem}")
     for v in (1, 2):
-        for sem in ("fifo", "sdk"):
-            _need(_needs(data, prop, v, sem, FENCED) == OUT_OF_REPLAY, 2, f"fence v{v} {sem}")
         _need(_nobody_keeps(data, prop, v, "unordered"), 2, f"a client keeps it v{v} unordered")
+    _v2_fence_ends(data, prop, 2)
     _need(not _needs(data, goal, 1, "fifo", "fence-prompt"), 2, "the v1 fence costs nothing")
     _need(bool(_needs(data, goal, 2, "fifo", "fence-prompt")), 2, "the v2 fence has a cost")
     cost = _row(data, goal, 1, "fifo")["shortest"]["fence-prompt"]
@@ -110,20 +129,28 @@ def _finding_2(data: Review) -> str:
         "predicted before the agent read the prompt crosses it "
         f"({draft['shortest'][prop]} steps: `acp-suggestions check --revision {DRAFT}`). It "
         "can be kept without message ids: a client that stops offering on send and ignores "
-        "updates while its own prompt is unanswered keeps it over stdio and over the SDK's "
-        "dispatch, in v1 and v2, provided the agent discards predictions the conversation "
-        "overtook (LT-4) and keeps an outdated list out of a reopened session, by withdrawing "
-        "it when it accepts the prompt (LT-5) or by leaving suggestions out of replay (RP-1) "
-        "(`acp-suggestions check --revision 2026-10-15 --client drop-on-send,fence-prompt`, "
-        "with `--version 2`, `--semantics sdk`: the draft's agent keeps replay free of them; "
-        "duty placement, `no_offer_from_before_own_prompt`); over `unordered` no client "
-        "strategy keeps it. The fence has a cost in v1, where the prompt is answered "
-        "only at the end of the turn: a list the agent sends before that answer is ignored and "
-        "never offered (`acp-suggestions check --client fence-prompt`, the goal "
+        "updates while its own prompt is unacknowledged keeps it over stdio in v1 and v2 and "
+        "over the SDK's dispatch in v1, provided the agent discards predictions the "
+        "conversation overtook (LT-4) and keeps an outdated list out of a reopened session, by "
+        "withdrawing it when it accepts the prompt (LT-5) or by leaving suggestions out of "
+        "replay (RP-1) (`acp-suggestions check --revision 2026-10-15 --client "
+        "drop-on-send,fence-prompt`, with `--version 2`, or `--semantics sdk`: the draft's "
+        "agent keeps replay free of them; duty placement, `no_offer_from_before_own_prompt`). "
+        "In v2 "
+        "over the SDK the fence must end at the `session/prompt` response: v2 acknowledges a "
+        "prompt twice, with the response and a `user_message` update, and the SDK may handle "
+        "that update, a notification, before a list the agent sent earlier, so a fence that "
+        "ends at the first of the two, or at the `user_message`, lets the old list through "
+        "whatever the agent does (`acp-suggestions check --revision 2026-10-15 --version 2 "
+        "--semantics sdk --client drop-on-send,fence-prompt`; with `fence-response` in its "
+        "place it holds). Over "
+        "`unordered` no client strategy keeps it. The fence has a cost in v1, where the prompt "
+        "is answered only at the end of the turn: a list the agent sends before that answer is "
+        "ignored and never offered (`acp-suggestions check --client fence-prompt`, the goal "
         f"`{goal}`, {cost} steps); in v2 the fence ends at acceptance and costs nothing over "
         "stdio. The current revision puts the duty on the agent (LT-5) instead, so that a "
         "client needs no fence; with a client doing nothing special, LT-5 needs LT-4 and RP-1 "
-        "beside it (duty placement, `withdrawn_after_prompt`)."
+        f"beside it (duty placement, `withdrawn_after_prompt`). {V2_CHOICES}"
     )
 
 
@@ -133,8 +160,8 @@ def _finding_3(data: Review) -> str:
     latest = "client_holds_latest"
     _need({lt5, "stale_list_eventually_dropped"} <= set(v1["violated_in_force"]), 3, "v1 sdk")
     _need({lt5, lt6} <= set(v2["violated_in_force"]), 3, "v2 sdk")
-    for v in (1, 2):
-        _need(_needs(data, lt5, v, "sdk", FENCED) == OUT_OF_REPLAY, 3, f"fenced v{v} sdk")
+    _need(_needs(data, lt5, 1, "sdk", FENCED) == OUT_OF_REPLAY, 3, "fenced v1 sdk")
+    _v2_fence_ends(data, lt5, 3)
     for prop in (lt6, latest):
         _need(_nobody_keeps(data, prop, 2, "sdk"), 3, f"a client keeps {prop} v2 sdk")
     for prop in (lt5, latest, "no_offer_from_before_own_prompt"):
@@ -145,24 +172,22 @@ def _finding_3(data: Review) -> str:
     _need(latest in ordered[f"baseline.{CURRENT}.v2.sdk"]["closed"], 3, "ordered updates v2")
     _need(ordered[f"baseline.{CURRENT}.v1.unordered"]["closed"] == [], 3, "unordered closed")
     return (
-        "Over the ACP Python SDK's dispatch (`--semantics sdk`: notifications handled as "
-        "concurrent tasks, responses in order), compliant current peers break LT-5's property "
-        "in v1 and v2: the withdrawal and the list it withdraws are both updates, handled in "
-        "either order, and the client keeps the stale list for good (`acp-suggestions check "
-        f"--semantics sdk`, {v1['shortest'][lt5]} steps; the leads-to property fails too), and "
-        "in v2 LT-6's the same way. A client that stops offering on send and fences on its "
-        "prompt keeps LT-5's property there if the agent keeps LT-4 and either LT-5 or RP-1 "
-        "(a list replayed into a reopened session is the old prediction); no client strategy "
-        "keeps LT-6's "
-        "property or `client_holds_latest` over the SDK in v2. Candidate rule: the agent's "
-        "updates of one session are handled in the order sent (or carry an ordinal; "
-        "`review --propose ordered-updates`, judged in every review: it closes every SDK "
-        "finding); over `unordered` every property above fails whatever the client does, and "
-        "ordered updates close nothing there. Depends on a modelling choice: in v2 the "
-        "model's agent accepts a prompt with one message (the response, with the user message "
-        "inserted) and sends LT-5's withdrawal after it, so the fenced client here is one whose "
-        "fence ends at the `session/prompt` response; a fence that ends at the `user_message` "
-        "update, which the SDK may handle before an older list, is not modelled yet."
+        "Over the ACP Python SDK's dispatch (`--semantics sdk`: each notification handled as a "
+        "task of its own), compliant current peers break LT-5's property in v1 and v2: the "
+        "withdrawal and the list it withdraws are both updates, handled in either order, and "
+        "the client keeps the stale list for good (`acp-suggestions check --semantics sdk`, "
+        f"{v1['shortest'][lt5]} steps; the leads-to property fails too), and in v2 LT-6's the "
+        "same way. A client that stops offering on send and fences on its prompt keeps LT-5's "
+        "property there if the agent keeps LT-4 and either LT-5 or RP-1 (a list replayed into "
+        "a reopened session is the old prediction), in v2 only with a fence that ends at the "
+        "`session/prompt` response (`--client drop-on-send,fence-response`); a fence that "
+        "ends at the first of response and `user_message`, or at the `user_message`, keeps it "
+        "under no set of agent rules. No client strategy keeps LT-6's property or "
+        "`client_holds_latest` over the SDK in v2. Candidate rule: the agent's updates of one "
+        "session are handled in the order sent (or carry an ordinal; `review --propose "
+        "ordered-updates`, judged in every review: it closes every SDK finding); over "
+        "`unordered` every property above fails whatever the client does, and ordered updates "
+        f"close nothing there. {V2_CHOICES}"
     )
 
 
@@ -247,6 +272,8 @@ def items(data: Review, bounds: str = "the bounds above") -> tuple[str, list[str
     """The findings' introduction and the findings, each one paragraph."""
     if "duties" not in data:
         raise Unsupported("the review was run without the duty placement (--no-duties)")
+    if sorted(data["duties"]["bounds"]) != ["1", "2"]:
+        raise Unsupported("the review's duty placement does not cover v1 and v2")
     return _intro(data, bounds), [finding(data) for finding in FINDINGS]
 
 

@@ -8,9 +8,18 @@ from enum import Enum
 from typing import Any
 
 from model.render.narrate import Steps
-from model.state import Cancel, Load, LoadResponse, Prompt, PromptResponse, Update, World
+from model.state import (
+    Cancel,
+    Load,
+    LoadResponse,
+    Prompt,
+    PromptResponse,
+    Update,
+    UserMessage,
+    World,
+)
 
-_MESSAGES = (Prompt, Cancel, Load, Update, PromptResponse, LoadResponse)
+_MESSAGES = (Prompt, Cancel, Load, Update, PromptResponse, UserMessage, LoadResponse)
 
 
 def _itf(value: object) -> Any:

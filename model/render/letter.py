@@ -166,8 +166,23 @@ def _holds_and_fails(data: Review) -> tuple[list[str], list[str]]:
         "the sides and a second session on the connection add no failure (report: "
         "Environment changes).",
     ]
+    fenced = [
+        row["needs"]
+        for row in data["duties"]["rows"]
+        if (row["property"], row["version"], row["semantics"])
+        == ("withdrawn_after_prompt", 2, "sdk")
+    ]
+    _need(
+        bool(fenced)
+        and bool(fenced[0]["stop-on-send,fence-response"])
+        and not fenced[0]["stop-on-send,fence-prompt"],
+        "only the response fence keeps LT-5's property in v2 over the SDK",
+    )
     fails = [
-        "Over the Python SDK's dispatch: LT-5's and, in v2, LT-6's properties (change 1).",
+        "Over the Python SDK's dispatch: LT-5's and, in v2, LT-6's properties (change 1). A "
+        "client's own fence on its prompt keeps LT-5's there in v2 only if it ends at the "
+        "`session/prompt` response: the `user_message` is a notification the SDK may handle "
+        "before an older list (findings 2 and 3).",
         f"Over a transport that reorders freely: {_words(loose)} in v2, whatever the client "
         "does; ordered updates do not help there, a list that names the message it follows "
         "might (open question below).",
@@ -182,10 +197,11 @@ OPEN_QUESTIONS = (
     "accepts the prompt; the RFD sets no deadline. A later withdrawal leaves the old list on "
     "screen longer, and, over the SDK, widens the race of change 1; the simulator measures "
     "how long a stale list shows (`acp-suggestions simulate`).",
-    "In v2 the model sends acceptance as one message (the `session/prompt` response, with the "
-    "user message inserted) and the withdrawal after it. On the wire the `user_message` "
-    "update is a notification of its own, which the SDK may handle before an older list; a "
-    "client whose prompt fence ends at whichever comes first is not judged yet.",
+    "In v2 the RFD fixes no order among the `session/prompt` response, the `user_message` "
+    "and LT-5's withdrawal, and the model lets the agent send them in any. Over the SDK no "
+    "order keeps the withdrawal behind the list it withdraws (a later update may pass a "
+    "prompt result that waits), so change 1 is needed whatever the order. Should the RFD "
+    "say which of the two a client may take as the prompt's acceptance?",
     "The FAQ offers a later field that tells the Client which message a list follows. Whether "
     "it closes the SDK and reordering failures, and what a v1 client (no message ids) must do "
     "with it, is not judged yet.",

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from model.state import Cancel, Load, LoadResponse, Prompt, PromptResponse, Update, World
+from model.state import (
+    Cancel,
+    Load,
+    LoadResponse,
+    Prompt,
+    PromptResponse,
+    Update,
+    UserMessage,
+    World,
+)
 from model.system import Action
 
 Steps = tuple[tuple[Action, World], ...]
@@ -31,6 +40,8 @@ def _message(msg: object, version: int) -> str:
         return "session/resume" + (" with replayFrom" if msg.replay else " without replay")
     if isinstance(msg, PromptResponse):
         return "session/prompt response"
+    if isinstance(msg, UserMessage):
+        return "user_message update"
     assert isinstance(msg, LoadResponse)
     return "session/load response" if version == 1 else "session/resume response"
 

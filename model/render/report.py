@@ -454,9 +454,11 @@ def _duty_section(table: DutyTable) -> list[str]:
         "'Compliant peers' is a client doing nothing special with an agent bound by every duty.",
         "",
         f"Duties: {duties}.  Client strategies: every combination of "
-        f"{', '.join(s for s in table.strategies if ',' not in s and s != 'nothing-special')}, "
-        f"and nothing special.  Bounds: {bounds}.  {table.explorations:,} configurations "
-        "explored.",
+        f"{', '.join(s for s in table.strategies if ',' not in s and s != 'nothing-special')} "
+        "with one end of the prompt fence at most (fence-prompt ends at the first of the "
+        "response and the `user_message`, the v2-only fence-response and fence-user-message "
+        f"at that one), and nothing special.  Bounds: {bounds}.  {table.explorations:,} "
+        "configurations explored.",
         "",
         "Hold whatever the client does, with no duty at all, in every version and transport: "
         + ", ".join(f"`{n}`" for n in free)

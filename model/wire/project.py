@@ -6,14 +6,13 @@ checker and the model's invariants together."""
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from model.config import Config
 from model.network import Semantics
 from model.session import V2
-from model.state import Cancel, Load, Prompt, PromptResponse, World
+from model.state import Cancel, Load, Prompt, PromptResponse, UserMessage, World
 from model.system import NET, REOPENS, TO_AGENT, TO_CLIENT, Action
 from model.wire import records as wire
 
@@ -24,6 +23,9 @@ _STATES: dict[object, str] = {
     V2.RUNNING: "running",
     V2.REQUIRES_ACTION: "requires_action",
 }
+
+
+_ACKNOWLEDGE = (PromptResponse, UserMessage)
 
 
 @dataclass
@@ -53,7 +55,7 @@ class _Wire:
     only: list[wire.Record] = field(default_factory=list)  # wire-only records not yet attached
     next_id: int = wire.FIRST_ID
     load_id: int = 0
-    read: deque[int] = field(default_factory=deque)  # prompts the agent read, not yet answered
+    read: wire.Awaiting = field(default_factory=wire.Awaiting)  # prompts the agent read
 
     def client_sends(self, records: Sequence[wire.Record]) -> None:
         self.sides.client.extend(records)
@@ -61,13 +63,13 @@ class _Wire:
 
     def agent_sends(self, before: World, after: World, sent: Sequence[object]) -> None:
         """The agent's records of one step: its messages, with a v2 `state_update` where the
-        session state changed (after a prompt's acceptance, before other work, after the
-        turn's last updates)."""
+        session state changed (after a prompt's response and `user_message`, before other
+        work, after the turn's last updates)."""
         out = [wire.to_client(self.cfg, m, self.read, self.load_id) for m in sent]
         state = _STATES.get(after.agent.session)
         if self.cfg.version == 2 and state and after.agent.session is not before.agent.session:
-            at = 1 if sent and type(sent[0]) is PromptResponse else 0
-            at = len(out) if state == "idle" else at
+            acknowledged = (i + 1 for i, m in enumerate(sent) if type(m) in _ACKNOWLEDGE)
+            at = len(out) if state == "idle" else max(acknowledged, default=0)
             out.insert(at, wire.state(state))
         for record in out:
             self.sides.agent.append(record)
@@ -106,7 +108,7 @@ def project(cfg: Config, start: World, steps: Sequence[tuple[Action, World]]) ->
             record = w.to_agent.pop(action.arg)
             sides.agent.append(record)
             if record["msg"].get("method") == "session/prompt":
-                w.read.append(record["msg"]["id"])
+                w.read.add(record["msg"]["id"])
             w.agent_sends(before, after, after.to_client[len(before.to_client) :])
         else:
             assert action.name == TO_CLIENT

@@ -5,12 +5,13 @@ be checked like traffic a real peer recorded."""
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass, field
 from typing import Any
 
 from model.config import Config
 from model.messages import AUDIO, IMAGE, RESOURCE, RESOURCE_LINK, TEXT
 from model.rules import Revision
-from model.state import BLANK, UNPARSEABLE, PromptResponse, Suggestion, Update
+from model.state import BLANK, UNPARSEABLE, PromptResponse, Suggestion, Update, UserMessage
 
 Record = dict[str, Any]
 SESSION = "sim-1"
@@ -123,13 +124,33 @@ def prompt(rid: int) -> Record:
     return _request("client", rid, "session/prompt", params)
 
 
-def to_client(cfg: Config, msg: object, unanswered: deque[int], load_id: int) -> Record:
-    """The record of a model message to the client: an update, the answer to the oldest
-    prompt in `unanswered` (taken from it), or the answer to the load of `load_id`."""
+@dataclass
+class Awaiting:
+    """The wire ids of prompts the agent read and has not yet answered, and (v2) not yet
+    echoed as a `user_message`, oldest first."""
+
+    responses: deque[int] = field(default_factory=deque)
+    messages: deque[int] = field(default_factory=deque)
+
+    def add(self, rid: int) -> None:
+        self.responses.append(rid)
+        self.messages.append(rid)
+
+    def clear(self) -> None:
+        self.responses.clear()
+        self.messages.clear()
+
+
+def to_client(cfg: Config, msg: object, awaiting: Awaiting, load_id: int) -> Record:
+    """The record of a model message to the client: an update, the answer or the
+    `user_message` of the oldest prompt `awaiting` it (taken from it), or the answer to the
+    load of `load_id`."""
     if type(msg) is Update:
         return update(cfg, msg)
     if type(msg) is PromptResponse:
-        return prompt_response(cfg.version, unanswered.popleft())
+        return prompt_response(cfg.version, awaiting.responses.popleft())
+    if type(msg) is UserMessage:
+        return user_message(awaiting.messages.popleft())
     return load_response(load_id)
 
 
@@ -143,6 +164,12 @@ def prompt_response(version: int, rid: int) -> Record:
     """v1 answers when the turn ends; v2 answers when the user message is inserted."""
     result = {"stopReason": "end_turn"} if version == 1 else {"messageId": f"msg-{rid}"}
     return _response("agent", rid, result)
+
+
+def user_message(rid: int) -> Record:
+    """v2 `user_message`: the prompt of request `rid` inserted into history."""
+    content = {"messageId": f"msg-{rid}", "content": [_BLOCKS[TEXT]]}
+    return _notify({"sessionUpdate": "user_message", **content})
 
 
 def state(name: str) -> Record:
