@@ -325,8 +325,18 @@ def on_unknown_update(cfg: Config, c: Client, u: Update) -> Client:
     return c._replace(in_transcript=True)
 
 
+def follows_older(cfg: Config, c: Client, u: Update) -> bool:
+    """With the FAQ's field: the update follows an older user message than one the client
+    already had an update for, or is a list older than the client's latest prompt (which
+    the field lets it tell: a prompt a reopen lost never became a message)."""
+    older = u.prompts_seen < c.newest
+    return older or (bool(u.suggestions) and u.prompts_seen < c.sent - c.lost)
+
+
 def on_update(cfg: Config, c: Client, u: Update) -> Client:
     """Receive a suggestions update: it replaces the client's list whole (UPD-6, LT-2)."""
+    if cfg.client.reads_follows:
+        c = c._replace(newest=u.prompts_seen)
     kept = _kept(cfg, u)
     skipped_some = len(kept) < len(u.suggestions)
     if skipped_some and not cfg.client.keeps("SC-4"):  # SC-4: keep the rest
@@ -392,7 +402,9 @@ def _send_prompt(cfg: Config, c: Client, by_user: bool) -> ClientStep:
         waiting=not cfg.client.keeps("TM-3"),
         unprompted=c.unprompted or not by_user,
     )
-    if cfg.client.stop_on_send and cfg.client.keeps("D-4"):  # LT-7, D-4: drop it on send
+    # LT-7, D-4: drop it on send; with the FAQ's field the client sees it follows an older
+    # message than this prompt.
+    if (cfg.client.stop_on_send and cfg.client.keeps("D-4")) or cfg.client.reads_follows:
         c = _stop_offering(c)
     return c, (Prompt(c.sent, by_user),)
 

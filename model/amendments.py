@@ -50,6 +50,14 @@ AMENDMENTS: tuple[Amendment, ...] = (
         _client(fence_load=True),
     ),
     Amendment(
+        "list-follows-message",
+        "An update names the user message its list follows (v2: its messageId; v1: the count "
+        "of prompts the agent accepted), and a Client ignores an update that follows an older "
+        "message than one it has, and a list that follows an older message than its latest "
+        "prompt (the FAQ's later field).",
+        _client(reads_follows=True),
+    ),
+    Amendment(
         "client-fences-prompt",
         "A client stops offering its list when it sends a prompt and ignores updates until "
         "the session/prompt response (v1: the turn's end; v2: the prompt's acceptance).",
@@ -58,4 +66,4 @@ AMENDMENTS: tuple[Amendment, ...] = (
 )
 AMENDMENTS_BY_NAME = {a.name: a for a in AMENDMENTS}
 # The amendments the review's findings propose: judged in every review.
-PROPOSED_BY_FINDINGS = ("ordered-updates", "client-fences-load")
+PROPOSED_BY_FINDINGS = ("ordered-updates", "client-fences-load", "list-follows-message")

@@ -54,6 +54,10 @@ class ClientPolicy:
     fence_prompt: FenceEnd = ""
     fence_load: bool = False  # ignores updates until a load or resume completes
     shows_unknown: bool = True  # v2: shows an update it does not know generically
+    # The FAQ's later field (amendment `list-follows-message`): each update names the user
+    # message its list follows, and the client ignores one that follows an older message than
+    # an update it already has, or, with suggestions, an older one than its latest prompt.
+    reads_follows: bool = False
 
     def keeps(self, rule_id: str) -> bool:
         """Whether the policy obeys `rule_id`."""

@@ -144,6 +144,7 @@ class Client(NamedTuple):
     unprompted: bool  # ghost: a prompt went out without a user action
     in_transcript: bool  # ghost: a suggestion was displayed generically, as conversation
     lost: int  # ghost: prompts it sent that a reopen lost before the agent accepted them
+    newest: int  # with the FAQ's field: the latest user message an update it had follows
 
 
 class World(NamedTuple):
@@ -160,6 +161,6 @@ def initial_world(version: int) -> World:
     session: SessionState = V1.IDLE if version == 1 else V2.IDLE
     agent = Agent(session, ListState.EMPTY, (), (0, 0), 0, 0, 0, None, 0, 0, 0)
     client = Client(
-        ListState.EMPTY, None, Composer.EMPTY, 0, 0, False, False, 0, 0, 0, None, False, False, 0
+        ListState.EMPTY, None, Composer.EMPTY, 0, 0, False, False, 0, 0, 0, None, False, False, 0, 0
     )
     return World(agent, client, (), ())

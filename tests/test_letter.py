@@ -86,3 +86,32 @@ def test_the_replay_change_stands_on_the_duty_placement(data: dict[str, Any]) ->
             row["needs"]["nothing-special"] = [["LT-4", "LT-5"]]
     with pytest.raises(Unsupported, match="withdrawn_after_prompt needs"):
         letter.changes(changed)
+
+
+def test_the_faqs_field_is_judged_and_its_limit_named(data: dict[str, Any]) -> None:
+    """The FAQ's later field closes the SDK's and free reordering's failures in v1 (every
+    change of a v1 conversation is a prompt, so the field orders every list) and leaves v2's
+    LT-6 (work without a prompt adds no user message); the letter says both."""
+    text = "\n".join(letter.markdown(data))
+    assert letter.FAQ_FIELD[1] in text
+    settings = {
+        s["key"]: s
+        for p in data["proposals"]
+        if p["name"] == "list-follows-message"
+        for s in p["settings"]
+    }
+    for semantics in ("sdk", "unordered"):
+        v1 = settings[f"baseline.2026-11-14.v1.{semantics}"]
+        assert "withdrawn_after_prompt" in v1["closed"]
+        assert [p for p in v1["after"] if p != "fresh_list_eventually_offered"] == []
+        v2 = settings[f"baseline.2026-11-14.v2.{semantics}"]
+        assert "withdrawn_after_prompt" in v2["closed"]
+        assert "withdrawn_after_foreground_work" in v2["after"]
+    assert "leaves `withdrawn_after_foreground_work` (the SDK, free reordering" in text
+    broken = copy.deepcopy(data)
+    for p in broken["proposals"]:
+        if p["name"] == "list-follows-message":
+            for s in p["settings"]:
+                s["opened"] = ["client_holds_last_update"]
+    with pytest.raises(Unsupported, match="the field opens"):
+        letter.markdown(broken)

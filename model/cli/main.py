@@ -842,8 +842,8 @@ def parser() -> argparse.ArgumentParser:
         choices=list(AMENDMENTS_BY_NAME),
         metavar="NAME",
         help="also judge a candidate rule: which findings it closes (repeatable; "
-        f"{', '.join(AMENDMENTS_BY_NAME)}; the findings' own, "
-        f"{' and '.join(PROPOSED_BY_FINDINGS)}, are always judged)",
+        f"{', '.join(AMENDMENTS_BY_NAME)}; the findings' and the letter's own, "
+        f"{', '.join(PROPOSED_BY_FINDINGS)}, are always judged)",
     )
     rev.add_argument(
         "--no-duties",

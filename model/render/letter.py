@@ -32,7 +32,19 @@ PRESENTATION_SHOULD = (
     "That UI SHOULD show the full text and identify every other block, such as a linked file, "
     "before the user selects the suggestion.",
 )
-QUOTES = (LIFETIME_CROSSING, REPLAY_LEVEL, REPLAY_AFTER, FAQ_ONE_ACTION, PRESENTATION_SHOULD)
+FAQ_FIELD = (
+    "Why does the Agent own the list?",
+    "If that is not enough in practice, a later revision can add a field that tells the "
+    "Client which message a list follows.",
+)
+QUOTES = (
+    LIFETIME_CROSSING,
+    REPLAY_LEVEL,
+    REPLAY_AFTER,
+    FAQ_ONE_ACTION,
+    PRESENTATION_SHOULD,
+    FAQ_FIELD,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,13 +214,49 @@ OPEN_QUESTIONS = (
     "order keeps the withdrawal behind the list it withdraws (a later update may pass a "
     "prompt result that waits), so change 1 is needed whatever the order. Should the RFD "
     "say which of the two a client may take as the prompt's acceptance?",
-    "The FAQ offers a later field that tells the Client which message a list follows. Whether "
-    "it closes the SDK and reordering failures, and what a v1 client (no message ids) must do "
-    "with it, is not judged yet.",
     f'The FAQ ("{FAQ_ONE_ACTION[1]}") is stronger than Client presentation ("'
     f'{PRESENTATION_SHOULD[1]}"): a MUST-like condition in rationale against a SHOULD in the '
     "rule. Which one is meant?",
 )
+
+
+_SETTINGS = (
+    ("the SDK", "baseline.{rev}.v{v}.sdk"),
+    ("free reordering", "baseline.{rev}.v{v}.unordered"),
+    ("the live load", "environment.load-on-live-connection.v{v}.fifo"),
+)
+
+
+def _field(data: Review) -> str:
+    """What the FAQ's later field would close and leave, per version, from the review's run
+    of the `list-follows-message` amendment over the SDK, free reordering and the live load."""
+    said = []
+    for v in (1, 2):
+        closed: dict[str, None] = {}
+        left: dict[str, list[str]] = {}
+        for where, key in _SETTINGS:
+            s = _setting(data, "list-follows-message", key.format(rev=CURRENT, v=v))
+            _need(not s["opened"], f"the field opens {s['opened']} in {key}")
+            closed |= dict.fromkeys(s["closed"])
+            for prop in s["after"]:
+                if prop != "fresh_list_eventually_offered":  # a goal, not a rule
+                    left.setdefault(prop, []).append(where)
+        _need(bool(closed), f"the field closes nothing in v{v}")
+        rest = "; ".join(f"`{p}` ({', '.join(w)})" for p, w in left.items())
+        said.append(
+            f"in v{v} it closes {_words(list(closed))}"
+            + (f" and leaves {rest}" if rest else ", all there was")
+        )
+    return (
+        f"{FAQ_FIELD[0]}: \u201c{FAQ_FIELD[1]}\u201d Judged as an update naming the user "
+        "message its list follows (v2: its messageId; v1: the count of prompts accepted), with "
+        "a Client that offers only a list that follows its latest prompt and ignores an update "
+        "that follows an older message than one it has, over the SDK, free reordering and the "
+        f"live load: {'; '.join(said)}. In v2 work without a prompt (LT-6) changes the "
+        "conversation without a user message, so the lists before and after it follow the "
+        "same one; a field naming the last message of any kind would order those too. "
+        "`acp-suggestions review --propose list-follows-message` (judged every time)."
+    )
 
 
 def markdown(data: Review) -> list[str]:
@@ -234,6 +282,7 @@ def markdown(data: Review) -> list[str]:
     holds, fails = _holds_and_fails(data)
     out += ["", "### Holds", "", *(f"- {line}" for line in holds)]
     out += ["", "### Fails", "", *(f"- {line}" for line in fails)]
+    out += ["", "### The FAQ's later field", "", _field(data)]
     out += ["", "### Open questions", "", *(f"- {line}" for line in OPEN_QUESTIONS)]
     return out
 
