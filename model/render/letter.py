@@ -197,7 +197,7 @@ def _holds_and_fails(data: Review) -> tuple[list[str], list[str]]:
         "before an older list (findings 2 and 3).",
         f"Over a transport that reorders freely: {_words(loose)} in v2, whatever the client "
         "does; ordered updates do not help there, a list that names the message it follows "
-        "might (open question below).",
+        "closes LT-5's (next section).",
         "The legacy adapter does not clear on idle compaction, so in v2 it breaks LT-6's "
         "SHOULD (`acp-suggestions check --version 2 --revision legacy-meta`).",
     ]
