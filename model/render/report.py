@@ -100,13 +100,14 @@ _GLOSSARY = (
     (
         "transport",
         "fifo: every message in the order sent (stdio); sdk: the ACP Python SDK's dispatch, "
-        "where updates may overtake each other and responses wait for them; unordered: any "
-        "order",
+        "where updates may overtake each other, a prompt result waits for the updates before "
+        "it (later ones may pass it meanwhile) and a load or resume result waits for nothing; "
+        "unordered: any order",
     ),
     (
         "client strategy",
         "what a client does beyond the rules, e.g. stop offering on send or ignore updates "
-        "while its own prompt is unanswered",
+        "while its own prompt is unacknowledged",
     ),
     ("duty", "an agent rule a property may need; the duty placement says which sets suffice"),
     (
