@@ -66,6 +66,16 @@ def build_machine(model: object = None, machine_cls: type[Machine] = Machine) ->
     )
 
 
+def machine_edges(machine: Machine) -> list[tuple[str, str, str]]:
+    """(source, trigger, dest) of every transition of a `transitions` machine, sorted."""
+    return sorted(
+        (source, name, str(t.dest))
+        for name, event in machine.events.items()
+        for source, transitions in event.transitions.items()
+        for t in transitions
+    )
+
+
 def compile_table(machine: Machine, states: type[Enum]) -> dict[tuple[Enum, str], Enum]:
     """Turn a deterministic machine into a (state, trigger) -> state table."""
     table: dict[tuple[Enum, str], Enum] = {}

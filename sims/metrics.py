@@ -41,14 +41,19 @@ def _middle(bucket: tuple[int, int]) -> float:
     return 0.0 if bucket == _ZERO else math.ldexp((k + 0.5) / 2**BITS, exponent)
 
 
+Z95 = 1.959964  # the normal quantile of a two-sided 95% interval
+
+
 @dataclass(slots=True)
 class Spread:
     """Many non-negative times in memory that does not grow with their number: how many fell
     in each bucket (percentiles to within 2**-BITS, about 0.012%, of the exact value; zero is
-    a bucket of its own, so exact), and their sum (the mean)."""
+    a bucket of its own, so exact), their sum (the mean) and the sum of their squares (the
+    mean's interval)."""
 
     count: int = 0
     total: float = 0.0
+    squares: float = 0.0
     buckets: dict[tuple[int, int], int] = field(default_factory=dict)
 
     @classmethod
@@ -65,29 +70,76 @@ class Spread:
             else:
                 raise ValueError(f"a time must be finite and not negative, got {v}")
             buckets[b] = get(b, 0) + 1
-        return cls(len(values), math.fsum(values), buckets)
+        return cls(len(values), math.fsum(values), math.fsum(v * v for v in values), buckets)
 
     def merge(self, other: Spread) -> None:
         """Add another chunk's values after these (the sums in a fixed order, so the mean is
         the same however the chunks were run)."""
         self.count += other.count
         self.total = math.fsum((self.total, other.total))
+        self.squares = math.fsum((self.squares, other.squares))
         for b, n in other.buckets.items():
             self.buckets[b] = self.buckets.get(b, 0) + n
 
     def mean(self) -> float:
         return self.total / self.count if self.count else math.nan
 
-    def percentile(self, q: float) -> float:
-        """The nearest-rank percentile `q` (0-100): the middle of the bucket it falls in."""
-        if not self.count:
-            return math.nan
-        rank, seen = max(1, math.ceil(q / 100 * self.count)), 0
+    def mean_band(self) -> tuple[float, float]:
+        """The mean's 95% interval (normal, from the sample variance)."""
+        n = self.count
+        if n < 2:
+            return math.nan, math.nan
+        mean = self.total / n
+        variance = max(0.0, (self.squares - n * mean * mean) / (n - 1))
+        half = Z95 * math.sqrt(variance / n)
+        return max(0.0, mean - half), mean + half
+
+    def at_rank(self, rank: int) -> float:
+        """The `rank`-th smallest value (1-based): the middle of the bucket it falls in."""
+        seen = 0
         for b in sorted(self.buckets):
             seen += self.buckets[b]
             if seen >= rank:
                 return _middle(b)
         raise AssertionError("the buckets hold fewer values than counted")
+
+    def percentile(self, q: float) -> float:
+        """The nearest-rank percentile `q` (0-100)."""
+        if not self.count:
+            return math.nan
+        return self.at_rank(max(1, math.ceil(q / 100 * self.count)))
+
+    def percentile_band(self, q: float) -> tuple[float, float]:
+        """The percentile's distribution-free 95% interval: the values at the ranks that the
+        binomial count of values below it puts on either side (normal approximation)."""
+        n = self.count
+        if not n:
+            return math.nan, math.nan
+        p = q / 100
+        half = Z95 * math.sqrt(n * p * (1 - p))
+        low = min(n, max(1, math.ceil(n * p - half)))
+        high = min(n, max(1, math.ceil(n * p + half)))
+        return self.at_rank(low), self.at_rank(high)
+
+
+def wilson(part: int, whole: int) -> tuple[float, float]:
+    """The 95% Wilson interval of a fraction `part / whole`."""
+    if not whole:
+        return math.nan, math.nan
+    p, z2 = part / whole, Z95 * Z95
+    centre = (p + z2 / (2 * whole)) / (1 + z2 / whole)
+    half = Z95 * math.sqrt(p * (1 - p) / whole + z2 / (4 * whole * whole)) / (1 + z2 / whole)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def poisson_rate(count: int, exposure: int) -> tuple[float, float]:
+    """The 95% interval of a rate `count / exposure` of rare events (the Poisson score
+    interval), which stays above zero for a count of zero."""
+    if not exposure:
+        return math.nan, math.nan
+    z2 = Z95 * Z95
+    root = Z95 * math.sqrt(count + z2 / 4)
+    return max(0.0, count + z2 / 2 - root) / exposure, (count + z2 / 2 + root) / exposure
 
 
 @dataclass(slots=True)
@@ -148,32 +200,67 @@ class Totals:
                 setattr(self, name, mine + theirs)
 
     def summary(self) -> dict[str, float]:
-        """The figures a sweep reports for one point, keyed by stable names."""
+        """The figures a sweep reports for one point, keyed by stable names that carry their
+        unit (`_s` seconds, `_fraction` 0 to 1, `_per_turn` a count per turn), then the 95%
+        interval of each figure in `BANDED` (`_lo`, `_hi`)."""
         stale, outdated, delays = self.stale_times, self.outdated_times, self.shown_delays
 
         def share(part: float, whole: float) -> float:
             return part / whole if whole else math.nan
 
-        return {
+        figures: dict[str, float] = {
             "sessions": self.sessions,
             "turns": self.turns,
             "events": self.events,
-            "stale_exposure_mean": stale.mean(),
-            "stale_exposure_p50": stale.percentile(50),
-            "stale_exposure_p95": stale.percentile(95),
-            "stale_exposure_p99": stale.percentile(99),
-            "stale_turn_share": share(self.stale_turns, self.turns),
-            "outdated_exposure_mean": outdated.mean(),
-            "outdated_exposure_p95": outdated.percentile(95),
-            "shown_delay_p50": delays.percentile(50),
-            "shown_delay_p95": delays.percentile(95),
-            "shown_delay_p99": delays.percentile(99),
+            "stale_exposure_mean_s": stale.mean(),
+            "stale_exposure_p50_s": stale.percentile(50),
+            "stale_exposure_p95_s": stale.percentile(95),
+            "stale_exposure_p99_s": stale.percentile(99),
+            "stale_turns_fraction": share(self.stale_turns, self.turns),
+            "outdated_exposure_mean_s": outdated.mean(),
+            "outdated_exposure_p95_s": outdated.percentile(95),
+            "shown_delay_p50_s": delays.percentile(50),
+            "shown_delay_p95_s": delays.percentile(95),
+            "shown_delay_p99_s": delays.percentile(99),
             "predictions": self.predictions,
-            "discarded_share": share(self.discarded, self.predictions),
-            "wasted_share": share(self.predictions - self.shown, self.predictions),
-            "flicker_per_100_turns": share(100 * self.flicker, self.turns),
-            "offered_at_compose_share": share(self.offered_at_compose, self.composes),
+            "discarded_fraction": share(self.discarded, self.predictions),
+            "wasted_fraction": share(self.predictions - self.shown, self.predictions),
+            "flicker_per_turn": share(self.flicker, self.turns),
+            "offered_at_compose_fraction": share(self.offered_at_compose, self.composes),
             "auto_sent": self.auto_sent,
-            "send_wait_mean": share(self.send_wait, self.turns),
-            "stalled_share": share(self.stalled, self.sessions),
+            "send_wait_per_turn_s": share(self.send_wait, self.turns),
+            "stalled_fraction": share(self.stalled, self.sessions),
         }
+        bands = {
+            "stale_exposure_mean_s": stale.mean_band(),
+            "stale_exposure_p50_s": stale.percentile_band(50),
+            "stale_exposure_p95_s": stale.percentile_band(95),
+            "stale_exposure_p99_s": stale.percentile_band(99),
+            "stale_turns_fraction": wilson(self.stale_turns, self.turns),
+            "outdated_exposure_mean_s": outdated.mean_band(),
+            "outdated_exposure_p95_s": outdated.percentile_band(95),
+            "shown_delay_p50_s": delays.percentile_band(50),
+            "wasted_fraction": wilson(self.predictions - self.shown, self.predictions),
+            "flicker_per_turn": poisson_rate(self.flicker, self.turns),
+        }
+        for key, (low, high) in bands.items():
+            figures[f"{key}_lo"], figures[f"{key}_hi"] = low, high
+        return figures
+
+
+BANDED = (
+    "stale_exposure_mean_s",
+    "stale_exposure_p50_s",
+    "stale_exposure_p95_s",
+    "stale_exposure_p99_s",
+    "stale_turns_fraction",
+    "outdated_exposure_mean_s",
+    "outdated_exposure_p95_s",
+    "shown_delay_p50_s",
+    "wasted_fraction",
+    "flicker_per_turn",
+)
+"""The figures that carry a 95% interval in the results (`_lo`, `_hi`)."""
+
+FIGURES = tuple(Totals().summary())
+"""Every figure's name, in the results' column order."""

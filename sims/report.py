@@ -10,18 +10,50 @@ import math
 from pathlib import Path
 from typing import Any
 
+from model.config import client_policy
 from model.render.atomic import write_atomic
 from sims.metrics import Totals
 from sims.scenario import CHANCES, TIMINGS, Point, Scenario
 
-PLOTTED = ("stale_exposure_p50", "stale_exposure_p95", "stale_exposure_p99")
+WORDS = {  # each plotted figure in words, with its unit
+    "stale_exposure_p50_s": "stale list offered, median (s per session)",
+    "stale_exposure_p95_s": "stale list offered, p95 (s per session)",
+    "stale_exposure_p99_s": "stale list offered, p99 (s per session)",
+    "stale_turns_fraction": "turns showing a stale list (fraction)",
+    "outdated_exposure_mean_s": "outdated list offered, mean (s per session)",
+    "flicker_per_turn": "lists replaced within the flicker window (per turn)",
+    "wasted_fraction": "predictions never shown while current (fraction)",
+    "shown_delay_p50_s": "turn end to suggestion shown, median (s)",
+}
+PLOTTED = ("stale_exposure_p50_s", "stale_exposure_p95_s", "stale_exposure_p99_s")
 OVERVIEW = (
-    ("stale_turn_share", "turns showing a stale list (share)"),
-    ("outdated_exposure_mean", "outdated list shown, mean (s per session)"),
-    ("flicker_per_100_turns", "flicker per 100 turns"),
-    ("wasted_share", "predictions never shown while current (share)"),
-    ("shown_delay_p50", "turn end to suggestion shown, p50 (s)"),
+    "stale_turns_fraction",
+    "outdated_exposure_mean_s",
+    "flicker_per_turn",
+    "wasted_fraction",
+    "shown_delay_p50_s",
 )
+_AXES = {  # a swept parameter's head in words
+    "latency": "one-way latency",
+    "latency_to_agent": "latency, client to agent",
+    "latency_to_client": "latency, agent to client",
+    "prediction": "prediction time",
+    "turn": "turn length",
+    "think": "think time",
+    "typing": "typing time",
+    "send_after_accept": "Tab to send",
+    "foreground_start": "work start after the turn",
+    "foreground_duration": "work duration",
+    "replay_duration": "replay duration",
+    "no_prediction": "turns ending without a prediction",
+    "accept": "offers taken with Tab",
+    "dismiss": "offers dismissed with Escape",
+    "foreground": "turns followed by work without a prompt",
+    "reopen": "returns that reopen the session",
+    "flicker_window": "flicker window",
+    "sessions": "sessions per point",
+    "turns": "turns per session",
+}
 
 
 def cell(value: object) -> str:
@@ -81,18 +113,43 @@ def _axis(scenario: Scenario) -> str | None:
 
 
 def _label(key: str) -> str:
-    """A swept parameter as an axis label, with its unit."""
+    """A swept parameter as an axis label: in words, with its unit."""
     head, _, field = key.partition(".")
-    if (head in TIMINGS and field != "sigma") or head == "flicker_window":
-        return f"{key} (s)"
+    words = _AXES.get(head, head.replace("_", " "))
+    if head in TIMINGS:
+        if field == "sigma":
+            return f"{words}, lognormal sigma"
+        return f"{words}, {field} (s)" if field else f"{words} (s)"
     if head in CHANCES:
-        return f"{key} (chance)"
-    return key
+        return f"{words} (fraction)"
+    return f"{words} (s)" if head == "flicker_window" else words
+
+
+def _client_words(name: str) -> str:
+    """A client policy in a few words, for a legend."""
+    c = client_policy(name)
+    drops = [w for w, on in (("on send", c.stop_on_send), ("on typing", c.stop_on_typing)) if on]
+    does = f"drops its list {' and '.join(drops)}" if drops else "keeps its list until replaced"
+    fences = [
+        f"ignores updates until its prompt's {c.fence_prompt.replace('_', ' ')}"
+        if c.fence_prompt
+        else "",
+        "ignores updates during a load" if c.fence_load else "",
+    ]
+    return ", ".join([does, *filter(None, fences)])
+
+
+def _setting(key: str, value: object) -> str:
+    """One swept value of a line, for its legend entry."""
+    if key == "client" and isinstance(value, str):
+        return f"client {value} ({_client_words(value)})"
+    return f"{_AXES.get(key.partition('.')[0], key)}: {value}"
 
 
 def plot(out: Path, scenario: Scenario, table: list[dict[str, Any]]) -> list[Path]:
-    """Stale exposure p50/p95/p99 against the first numeric swept parameter, one line per
-    setting of the others, and an overview of the other figures; none without such a sweep."""
+    """Each figure against the first numeric swept parameter, one line per setting of the
+    others, its 95% interval shaded: stale exposure, and an overview of the other figures;
+    none without such a sweep."""
     x = _axis(scenario)
     if x is None:
         return []
@@ -104,39 +161,45 @@ def plot(out: Path, scenario: Scenario, table: list[dict[str, Any]]) -> list[Pat
     others = [k for k in scenario.sweep if k != x]
     lines: dict[str, list[dict[str, Any]]] = {}
     for row in table:
-        name = ", ".join(f"{k}={row[k]}" for k in others) or scenario.raw.get("name", "")
+        name = "; ".join(_setting(k, row[k]) for k in others) or scenario.raw.get("name", "")
         lines.setdefault(name, []).append(row)
     log = min(scenario.sweep[x]) > 0 and max(scenario.sweep[x]) / min(scenario.sweep[x]) >= 20
+    counts = sorted({int(row["sessions"]) for row in table})
+    sessions = f"{counts[0]:,}" if len(counts) == 1 else f"{counts[0]:,} to {counts[-1]:,}"
     paths = []
     for filename, panels, title in (
-        (
-            "stale-exposure.png",
-            [(m, m.replace("_", " ") + " (s per session)") for m in PLOTTED],
-            "Time a list predicted before the latest prompt is offered",
-        ),
-        ("overview.png", list(OVERVIEW), "Suggestions under network delay"),
+        ("stale-exposure.png", PLOTTED, "How long a list from before the latest prompt is offered"),
+        ("overview.png", OVERVIEW, "Suggestions under network delay"),
     ):
         # At most three panels a row, so each stays legible where the picture is shown.
         ncols = min(3, len(panels))
         nrows = -(-len(panels) // ncols)
-        fig, axes = plt.subplots(
-            nrows, ncols, figsize=(4.6 * ncols, 3.4 * nrows + 0.5), squeeze=False
-        )
-        for ax, (metric, label) in zip(axes.flat, panels, strict=False):
+        height = 3.4 * nrows + 0.4 + 0.25 * len(lines)
+        fig, axes = plt.subplots(nrows, ncols, figsize=(4.6 * ncols, height), squeeze=False)
+        for ax, metric in zip(axes.flat, panels, strict=False):
             for name, points in lines.items():
-                ax.plot([r[x] for r in points], [r[metric] for r in points], marker="o", label=name)
+                xs = [r[x] for r in points]
+                (line,) = ax.plot(xs, [r[metric] for r in points], marker="o", label=name)
+                if f"{metric}_lo" in points[0]:
+                    lo, hi = (
+                        [r[f"{metric}_lo"] for r in points],
+                        [r[f"{metric}_hi"] for r in points],
+                    )
+                    ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
             ax.set_xlabel(_label(x))
-            ax.set_title(label, fontsize=10)
+            ax.set_title(WORDS[metric], fontsize=10)
+            ax.set_ylim(bottom=0)
             ax.grid(True, alpha=0.3)
             if log:
                 ax.set_xscale("log")
         for ax in axes.flat[len(panels) :]:
             ax.set_visible(False)
-        # The legend under the panels, where it hides no point.
+        # The legend under the panels, one line per entry, where it hides no point.
         handles, names = axes[0][0].get_legend_handles_labels()
-        fig.legend(handles, names, loc="lower center", ncol=min(len(names), 4), fontsize=9)
-        fig.suptitle(f"{title} ({scenario.raw.get('name', 'scenario')})")
-        fig.tight_layout(rect=(0, 0.5 / (3.4 * nrows + 0.5), 1, 1))
+        fig.legend(handles, names, loc="lower center", ncol=1, fontsize=9)
+        name = scenario.raw.get("name", "scenario")
+        fig.suptitle(f"{title} ({name}): {sessions} sessions per point, 95% intervals shaded")
+        fig.tight_layout(rect=(0, (0.25 * len(lines) + 0.2) / height, 1, 1))
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=110, metadata={"Software": None})
         plt.close(fig)

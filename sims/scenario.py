@@ -22,6 +22,7 @@ from model.mutations import MUTATIONS_BY_RULE
 from model.network import Semantics
 from model.rules import Revision
 from sims.dists import Draw, ScenarioError, compile_dist, read_text
+from sims.metrics import FIGURES
 
 MAX_POINTS = 10_000  # points of one sweep: each is a simulation of its own
 
@@ -227,6 +228,25 @@ def _set(raw: dict[str, Any], path: str, value: object) -> None:
     node[leaf] = value
 
 
+DEFAULT_REPORT = (
+    "stale_exposure_p95_s",
+    "stale_turns_fraction",
+    "shown_delay_p50_s",
+    "wasted_fraction",
+    "flicker_per_turn",
+)
+
+
+def _report(value: object) -> tuple[str, ...]:
+    """The figures a scenario names for its summary (`report = [...]`)."""
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise ScenarioError("report", f"expected a non-empty list of figure names, got {value!r}")
+    for i, name in enumerate(value):
+        if name not in FIGURES:
+            raise ScenarioError(f"report[{i}]", f"no figure {name!r}; known: {', '.join(FIGURES)}")
+    return tuple(value)
+
+
 @dataclass(frozen=True, slots=True)
 class Scenario:
     """A scenario file as read: its parameters, its sweep and where relative files live."""
@@ -236,6 +256,7 @@ class Scenario:
     base: Path
     source: str
     text: str  # the file as written, kept with the results so the run can be repeated
+    report: tuple[str, ...] = DEFAULT_REPORT  # the figures the terminal summary shows
 
     def with_sessions(self, sessions: int) -> Scenario:
         """The same scenario with `sessions` sessions at every point."""
@@ -276,6 +297,7 @@ def parse(text: str, base: Path, source: str) -> Scenario:
     except RecursionError:
         raise ScenarioError("", "not a scenario: nested too deeply") from None
     sweep = raw.pop("sweep", {})
+    report = _report(raw.pop("report")) if "report" in raw else DEFAULT_REPORT
     if not isinstance(sweep, dict):
         raise ScenarioError("sweep", "expected a table of parameter = [values]")
     for key, values in sweep.items():
@@ -288,7 +310,7 @@ def parse(text: str, base: Path, source: str) -> Scenario:
         raise ScenarioError(
             "sweep", f"{size:,} points (the product of the lists' lengths); at most {MAX_POINTS:,}"
         )
-    scenario = Scenario(raw, sweep, base, source, text)
+    scenario = Scenario(raw, sweep, base, source, text, report)
     scenario.points()
     return scenario
 

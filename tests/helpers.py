@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import time
-from typing import NamedTuple
+from pathlib import Path
+from typing import NamedTuple, NoReturn
+
+import pytest
 
 from model.config import Config
 from model.invariants import INVARIANTS, Property
@@ -77,3 +81,28 @@ def interrupted(
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
     return Interrupted(run.returncode, stderr, time.monotonic() - started, run.pid)
+
+
+def npm_install(package: str, folder: Path, **env: str) -> None:
+    """`npm install` one package into `folder`; skip where npm cannot (fail under CI, whose
+    machines reach the registry)."""
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        unavailable(f"npm and node are needed to install {package}")
+    installed = subprocess.run(
+        ["npm", "install", "--no-audit", "--no-fund", "--omit=optional", package],
+        cwd=folder,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if installed.returncode != 0:
+        unavailable(f"npm install {package} failed: {installed.stderr[-2000:]}")
+
+
+def unavailable(message: str) -> NoReturn:
+    """Skip a test whose tool is missing; under CI (`CI=true`) fail it, as CI has the tool."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(message + " (CI=true: this test must run)")
+    pytest.skip(message)

@@ -13,9 +13,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from model.config import Config
-from model.render import diagrams
-from model.render.diagrams import dot_string, mermaid_text
+from model.render import diagrams, lifetime, msc, scenarios
+from model.render.dotlang import dot_string, mermaid_text
 from model.render.narrate import Steps, flights, sequence
+from model.rules import RULES_BY_ID
 from model.state import World
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,8 +90,11 @@ def test_the_overtaking_chart_draws_the_withdrawal_crossing_the_list(
     chart = next(d for d in generated if d.name == "msc-overtaking-unordered")
     assert "p5_agent -> p6_client;" in chart.dot and "n4 [" in chart.dot
     assert "p4_agent -> p7_client;" in chart.dot
-    assert "6. client receives prompt_suggestions_update suggestions: [] (withdraw)" in chart.dot
-    assert "overtakes what step 4 sent" in chart.mermaid
+    assert (
+        "m6 [shape=plaintext" in chart.dot
+        and 'label="prompt_suggestions_update [] (withdraws)"' in chart.dot
+    )
+    assert "(sent at 5, overtakes what 4 sent)" in chart.mermaid
 
 
 def _counterexamples() -> list[tuple[Config, World, Steps]]:
@@ -113,7 +117,7 @@ def test_every_message_of_a_counterexample_is_told_and_drawn() -> None:
     paths = _counterexamples()
     assert len(paths) > 20
     for cfg, start, steps in paths:
-        chart = diagrams.sequence_chart("x", "x", cfg, start, steps)
+        chart = msc.sequence_chart("x", "x", cfg, start, steps)
         told = sequence(start, steps, cfg.version)
         before = start
         for i, (action, after) in enumerate(steps, 1):
@@ -124,7 +128,7 @@ def test_every_message_of_a_counterexample_is_told_and_drawn() -> None:
             assert told[i - 1].count(" sends ") >= sent, told[i - 1]
             before = after
         for i, flight in flights(start, steps).delivered.items():
-            src, dst = diagrams._lanes_of(steps[i - 1][0])
+            src, dst = msc.lanes_of(steps[i - 1][0])
             assert f"p{flight.sent}_{src} -> p{i}_{dst};" in chart.dot, (i, told)
 
 
@@ -151,3 +155,82 @@ def test_each_mutation_caption_names_its_rule_and_who_breaks_it(
         who = "agent or client" if side is Side.BOTH else side.value
         assert caption.startswith(f"{m.rule} broken: the {who} "), caption
         assert f"({m.expect})" in caption
+
+
+def test_every_breach_chart_ends_saying_what_is_wrong(generated: list[diagrams.Diagram]) -> None:
+    """A chart of a finding or a mutation closes with the broken property's words in red; a
+    chart of compliant peers has no such note."""
+    from model.invariants import PROPERTIES_BY_NAME
+
+    for d in generated:
+        prop = re.search(r"\((\w+)\)$", d.caption)
+        breach = (
+            d.name.startswith("msc-") and d.group != "How it works" and d.name != "msc-crossing"
+        )
+        if breach:
+            assert prop, d.name
+            words = "Wrong: " + PROPERTIES_BY_NAME[prop.group(1)].broken
+            assert mermaid_text(words) in d.mermaid and "rect rgb(255, 228, 228)" in d.mermaid
+            assert 'fontcolor="#b00020"' in d.dot and "Wrong:" in d.dot, d.name
+        elif d.name.startswith("msc-"):
+            assert "Wrong:" not in d.dot and "rect rgb" not in d.mermaid, d.name
+
+
+def test_the_index_groups_every_diagram_for_doc_writers(generated: list[diagrams.Diagram]) -> None:
+    text = diagrams.index(generated)
+    assert [g for g in diagrams.GROUPS if f"## {g}" in text] == list(diagrams.GROUPS)
+    assert all(d.group in diagrams.GROUPS and f"### {d.name}\n" in text for d in generated)
+    names = {d.name for d in generated}
+    for doc in ("list-lifecycle", "msc-happy-path", "msc-negotiation", "msc-crossing"):
+        assert doc in names
+    assert {"msc-v2-prompt-while-running", "msc-load-then-update", "composer"} <= names
+
+
+def test_every_png_reads_at_100_percent() -> None:
+    """No committed picture is wider than 1200 px, so none is scaled down in a doc page."""
+    for png in sorted((ROOT / "diagrams").glob("*.png")):
+        width = int.from_bytes(png.read_bytes()[16:20], "big")  # the IHDR chunk's width
+        assert width <= 1200, (png.name, width)
+
+
+def test_the_lifetime_draws_every_agent_transition_with_its_rule() -> None:
+    """Every transition of the lifecycle machine the agent fires is drawn, or changes nothing
+    (a self-loop, a withdrawal of an empty list, or the load drawn once from anywhere); each
+    edge names its rule; the MUST edges are LT-5's, out of the list a prompt made out of date."""
+    from model import lifecycle
+    from model.lifecycle import ListState, ListTrigger
+
+    drawn = lifetime.agent_edges()
+    for src, trigger, dst in lifecycle.machine_edges(lifecycle.build_machine()):
+        if trigger in (ListTrigger.STOP_OFFERING, ListTrigger.LOAD_OR_RESUME):
+            continue
+        empty = trigger == ListTrigger.EMPTY_UPDATE and src in ("EMPTY", "WITHDRAWN")
+        for view in lifetime._agent_views(ListState[src]):
+            edges = lifetime._agent_edge(view, trigger, ListState[dst])
+            assert edges or src == dst or empty, (view, trigger, dst)
+    must = [e for e in drawn if e.obliges and RULES_BY_ID[e.rule].level.value == "MUST"]
+    assert {(e.src, e.rule) for e in must} == {("after_prompt", "LT-5")}
+    assert len(must) == 2  # replace it, or withdraw it
+    chart = lifetime.lifetime_diagram()
+    for e in drawn + lifetime.client_edges():
+        assert dot_string(f"{e.words} ({e.rule})") in chart.dot
+    assert 'color="#b00020"' in chart.dot and "MUST: the RFD's keyword" in chart.dot
+
+
+def test_a_scenario_the_model_cannot_reach_is_an_error() -> None:
+    from model.config import baseline
+    from model.rules import Revision
+
+    cfg = baseline(Revision.CURRENT, 1)
+    with pytest.raises(ValueError, match="'three prompts'"):
+        scenarios.path_through(cfg, (("three prompts", lambda w: w.client.sent == 3),))
+
+
+def test_each_scenario_passes_its_milestones_in_order() -> None:
+    for s in scenarios.SCENARIOS:
+        init, steps = scenarios.path_through(s.config, s.milestones)
+        worlds = [init, *(w for _, w in steps)]
+        at = 0
+        for _, reached in s.milestones:
+            at = next(i for i in range(at + 1, len(worlds)) if reached(worlds[i]))
+        assert at == len(worlds) - 1, s.name  # the path ends at its last milestone

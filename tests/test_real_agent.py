@@ -6,9 +6,6 @@ under CI (`CI=true`) they fail: CI machines reach the npm registry."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,6 +14,7 @@ import pytest
 
 from model.cli.main import main
 from model.wire.probe import NOTHING_SUGGESTED
+from tests.helpers import npm_install
 
 ADAPTER = "@agentclientprotocol/claude-agent-acp@0.101.0"
 CLI = Path(__file__).with_name("claude_cli.py")
@@ -26,24 +24,8 @@ CLI = Path(__file__).with_name("claude_cli.py")
 def agent(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """The probe's options and command for the adapter, installed into a scratch folder, its
     home and working folder scratch too, and the stand-in CLI in front of it."""
-    if shutil.which("npm") is None or shutil.which("node") is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("npm and node are needed for the real-agent tests (CI=true)")
-        pytest.skip("npm and node are not installed")
     folder = tmp_path_factory.mktemp("adapter")
-    installed = subprocess.run(
-        ["npm", "install", "--no-audit", "--no-fund", "--omit=optional", ADAPTER],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    if installed.returncode != 0:
-        message = f"npm install {ADAPTER} failed: {installed.stderr[-2000:]}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+    npm_install(ADAPTER, folder)
     cli = folder / "claude"
     cli.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{CLI}" "$@"\n')
     cli.chmod(0o755)

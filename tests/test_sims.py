@@ -7,7 +7,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import random
 import re
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,7 @@ from sims.dists import ScenarioError
 from sims.draws import Draws
 from sims.engine import Run, run_session
 from sims.interned import Interned
-from sims.metrics import BITS, Spread
+from sims.metrics import BANDED, BITS, FIGURES, Spread, poisson_rate, wilson
 from sims.scenario import DEFAULT_SCENARIO, compile_point, load, parse
 from tests.helpers import expected_to_hold
 
@@ -164,6 +166,47 @@ def test_a_spread_keeps_percentiles_and_means_in_bounded_memory(
     assert merged.percentile(q) == pytest.approx(exact, rel=2**-BITS, abs=0)
     assert merged.mean() == pytest.approx(math.fsum(values) / len(values), rel=1e-12)
     assert len(merged.buckets) <= len(set(values))
+
+
+def test_intervals_match_their_textbook_values() -> None:
+    assert wilson(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    assert wilson(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
+    assert poisson_rate(0, 100) == pytest.approx((0.0, 0.0384), abs=1e-4)
+    values = [float(v) for v in range(1, 101)]
+    low, high = Spread.of(values).mean_band()
+    half = 1.959964 * statistics.stdev(values) / 10
+    assert (low, high) == pytest.approx((50.5 - half, 50.5 + half), rel=1e-9)
+
+
+def test_percentile_bands_cover_the_true_percentile_about_95_percent_of_the_time() -> None:
+    """The bands are intervals, not decoration: of 400 samples of 300 uniform values, the
+    median's band holds the true median (0.5) in about 95%; so do the p95's and the mean's."""
+    rng = random.Random(7)
+    held = {"p50": 0, "p95": 0, "mean": 0}
+    for _ in range(400):
+        spread = Spread.of([rng.random() for _ in range(300)])
+        for key, (low, high), truth in (
+            ("p50", spread.percentile_band(50), 0.5),
+            ("p95", spread.percentile_band(95), 0.95),
+            ("mean", spread.mean_band(), 0.5),
+        ):
+            held[key] += low <= truth <= high
+    assert all(0.91 * 400 <= n <= 0.99 * 400 for n in held.values()), held
+
+
+@given(st.lists(st.floats(0, 1e4), min_size=1, max_size=60), st.floats(0, 100))
+def test_a_percentile_lies_in_its_band(values: list[float], q: float) -> None:
+    spread = Spread.of(values)
+    low, high = spread.percentile_band(q)
+    assert low <= spread.percentile(q) <= high
+
+
+def test_every_figure_names_its_unit_and_the_banded_ones_their_interval() -> None:
+    counts = {"sessions", "turns", "events", "predictions", "auto_sent"}
+    units = ("_s", "_fraction", "_per_turn", "_s_lo", "_s_hi", "_fraction_lo", "_fraction_hi")
+    units += ("_per_turn_lo", "_per_turn_hi")
+    assert all(f in counts or f.endswith(units) for f in FIGURES), FIGURES
+    assert {f[:-3] for f in FIGURES if f.endswith("_lo")} == set(BANDED)
 
 
 def test_a_spread_of_many_values_stays_small() -> None:
@@ -350,8 +393,8 @@ def test_latency_makes_stale_exposure_grow(tmp_path: Path) -> None:
     points = json.loads((out / "results.json").read_text())["points"]
     by = {(p["label"]["latency.median"], p["label"]["client"]): p["results"] for p in points}
     fast, slow = by[0.01, "rfd-minimal"], by[0.4, "rfd-minimal"]
-    assert slow["stale_exposure_mean"] > 10 * fast["stale_exposure_mean"] > 0
-    assert by[0.01, "drop-on-send"]["stale_exposure_mean"] < fast["stale_exposure_mean"]
+    assert slow["stale_exposure_mean_s"] > 10 * fast["stale_exposure_mean_s"] > 0
+    assert by[0.01, "drop-on-send"]["stale_exposure_mean_s"] < fast["stale_exposure_mean_s"]
 
 
 def test_the_readme_example_sweep_reproduces(tmp_path: Path) -> None:
@@ -365,6 +408,8 @@ def test_the_readme_example_sweep_reproduces(tmp_path: Path) -> None:
 
 BAD = [
     ("version = 3", "version: expected a whole number from 1 to 2"),
+    ('report = ["nope"]', "report[0]: no figure 'nope'; known: sessions,"),
+    ("report = 3", "report: expected a non-empty list of figure names"),
     ("latenc = 0.1", "latenc: not a scenario parameter"),
     ('latency = {dist = "gamma"}', "latency.dist: expected one of"),
     ('latency = {dist = "uniform", low = 2, high = 1}', "latency.high: must be >= low"),
@@ -435,13 +480,28 @@ def test_an_unwritable_output_folder_is_a_clear_error(
     assert "error: Not a directory" in capsys.readouterr().err
 
 
-def test_plot_axes_name_their_unit() -> None:
-    from sims.report import _label
+def test_plot_axes_and_legends_speak_words_with_units() -> None:
+    from sims.report import _label, _setting
 
-    assert _label("latency.median") == "latency.median (s)"
-    assert _label("prediction.sigma") == "prediction.sigma"
-    assert _label("accept") == "accept (chance)"
-    assert _label("sessions") == "sessions"
+    assert _label("latency.median") == "one-way latency, median (s)"
+    assert _label("prediction.sigma") == "prediction time, lognormal sigma"
+    assert _label("accept") == "offers taken with Tab (fraction)"
+    assert _label("sessions") == "sessions per point"
+    assert _setting("client", "drop-on-send") == (
+        "client drop-on-send (drops its list on send and on typing)"
+    )
+    assert _setting("client", "rfd-minimal,fence-response") == (
+        "client rfd-minimal,fence-response (keeps its list until replaced, ignores updates"
+        " until its prompt's response)"
+    )
+
+
+def test_a_scenario_names_the_figures_of_its_summary(tmp_path: Path, capsys: Any) -> None:
+    text = 'report = ["outdated_exposure_p95_s"]\n' + SWEEP
+    code, _ = _run(tmp_path, "out", "--sessions", "5", "--jobs", "1", text=text)
+    assert code == 0
+    header = next(line for line in capsys.readouterr().out.splitlines() if "point" in line)
+    assert "outdated_exposure_p95_s" in header and "stale_exposure_p95_s" not in header
 
 
 def test_a_built_in_scenario_is_named_by_name(tmp_path: Path) -> None:

@@ -650,24 +650,12 @@ def _simulate(args: argparse.Namespace) -> int:
                 paths.append(out.staging / "traces" / f"point-{i}-session-{j}.jsonl")
                 write_atomic(paths[-1], lines)
         out.commit(paths)
-    table = Table(
-        "point",
-        *scenario.sweep,
-        "stale p95 (s)",
-        "stale turns",
-        "shown p50 (s)",
-        "wasted",
-        "flicker/100",
-    )
+    table = Table("point", *scenario.sweep, *scenario.report)
     for row in sim_report.rows(points, totals):
         table.add_row(
             str(row["point"]),
             *(str(row[k]) for k in scenario.sweep),
-            sim_report.cell(row["stale_exposure_p95"]),
-            sim_report.cell(row["stale_turn_share"]),
-            sim_report.cell(row["shown_delay_p50"]),
-            sim_report.cell(row["wasted_share"]),
-            sim_report.cell(row["flicker_per_100_turns"]),
+            *(sim_report.cell(row[k]) for k in scenario.report),
         )
     stdout.print(table)
     sessions = sum(t.sessions for t in totals)

@@ -4,70 +4,28 @@ Mermaid source; labels are escaped so no text can break out of either language."
 
 from __future__ import annotations
 
-import re
 import shutil
-from collections.abc import Iterable
-from dataclasses import dataclass
+import textwrap
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from model import lifecycle, session
 from model.check.explorer import explore
 from model.config import Bounds, Config, baseline
-from model.invariants import INVARIANTS
+from model.invariants import INVARIANTS, PROPERTIES_BY_NAME
 from model.mutations import MUTATIONS
 from model.network import Semantics
+from model.render import scenarios
 from model.render.atomic import write_atomic
-from model.render.narrate import describe_world, flights, sequence
+from model.render.dotlang import Diagram, dot_string, ident, mermaid_text
+from model.render.lifetime import lifetime_diagram
+from model.render.msc import AGENT_WORDS, REOPENS, USER_WORDS, message_label, sequence_chart
+from model.render.narrate import describe_world
 from model.rules import RULES_BY_ID, Revision, Side
-from model.state import World
+from model.state import Composer, Update, World
 from model.system import Action
 
-# --- escaping ----------------------------------------------------------------------------
-
-
-def dot_string(text: str) -> str:
-    """A DOT double-quoted string holding `text` literally (newlines become line breaks)."""
-    body = text.replace("\\", "\\\\").replace('"', '\\"')
-    body = body.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "\\n")
-    return f'"{body}"'
-
-
-_MERMAID_UNSAFE = re.compile(r"[^A-Za-z0-9 ._,/()+\-=]")
-
-
-def mermaid_text(text: str) -> str:
-    """`text` for a Mermaid label: anything but plain characters becomes an entity code, so
-    quotes, brackets, HTML, arrows and newlines stay text."""
-    flat = " ".join(text.splitlines())
-    return _MERMAID_UNSAFE.sub(lambda m: f"#{ord(m.group())};", flat)
-
-
-def _ident(text: str) -> str:
-    """A safe identifier for a node, from any text."""
-    return "n_" + re.sub(r"[^A-Za-z0-9]", "_", text)
-
-
-# --- diagram sources ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Diagram:
-    """One diagram: a file stem, a caption, and its DOT and Mermaid sources."""
-
-    name: str
-    caption: str
-    dot: str
-    mermaid: str
-
-
-def _machine_edges(machine: object) -> list[tuple[str, str, str]]:
-    """(source, trigger, dest) of a `transitions` machine, sorted, self-loops included."""
-    edges = []
-    for name, event in machine.events.items():  # type: ignore[attr-defined]
-        for source, transitions in event.transitions.items():
-            for t in transitions:
-                edges.append((source, name, t.dest))
-    return sorted(edges)
+# --- state machines ----------------------------------------------------------------------
 
 
 def _state_machine(
@@ -83,28 +41,16 @@ def _state_machine(
         '  edge [fontname="Helvetica", fontsize=10];',
         "  start [shape=point];",
     ]
-    dot += [f"  {_ident(s)} [label={dot_string(s.lower())}];" for s in states]
-    dot.append(f"  start -> {_ident(initial)};")
+    dot += [f"  {ident(s)} [label={dot_string(s.lower())}];" for s in states]
+    dot.append(f"  start -> {ident(initial)};")
     for (src, dst), trigs in sorted(merged.items()):
-        dot.append(f"  {_ident(src)} -> {_ident(dst)} [label={dot_string(chr(10).join(trigs))}];")
+        dot.append(f"  {ident(src)} -> {ident(dst)} [label={dot_string(chr(10).join(trigs))}];")
     dot.append("}")
-    mer = ["stateDiagram-v2", f"  [*] --> {_ident(initial)}"]
-    mer += [f'  state "{mermaid_text(s.lower())}" as {_ident(s)}' for s in states]
+    mer = ["stateDiagram-v2", f"  [*] --> {ident(initial)}"]
+    mer += [f'  state "{mermaid_text(s.lower())}" as {ident(s)}' for s in states]
     for (src, dst), trigs in sorted(merged.items()):
-        mer.append(f"  {_ident(src)} --> {_ident(dst)}: {mermaid_text(', '.join(trigs))}")
-    return Diagram(name, caption, "\n".join(dot) + "\n", "\n".join(mer) + "\n")
-
-
-def lifecycle_diagram() -> Diagram:
-    """The list lifecycle, from the machine the actors run."""
-    machine = lifecycle.build_machine()
-    return _state_machine(
-        "list-lifecycle",
-        "The suggestion list lifecycle (section Lifetime): every trigger the RFD implies.",
-        [s.name for s in lifecycle.ListState],
-        lifecycle.ListState.EMPTY.name,
-        _machine_edges(machine),
-    )
+        mer.append(f"  {ident(src)} --> {ident(dst)}: {mermaid_text(', '.join(trigs))}")
+    return Diagram(name, caption, "\n".join(dot) + "\n", "\n".join(mer) + "\n", "How it works")
 
 
 def session_diagram(version: int) -> Diagram:
@@ -115,57 +61,125 @@ def session_diagram(version: int) -> Diagram:
         f"The agent's protocol v{version} session machine.",
         [s.name for s in states],
         states.IDLE.name,
-        _machine_edges(session.build_machine(version)),
+        lifecycle.machine_edges(session.build_machine(version)),
     )
+
+
+def _step_words(action: Action, before: World, cfg: Config) -> str:
+    """A step of the reachable graph in a few words, for a projected diagram's edge."""
+    if action.actor == "net":
+        channel = "to_agent" if action.name == "deliver_to_agent" else "to_client"
+        msg = getattr(before, channel)[action.arg]
+        if isinstance(msg, Update):
+            return "suggestions: [] arrives" if not msg.suggestions else "an update arrives"
+        label = message_label(msg, cfg).split(" #")[0].split(" (")[0]
+        return ("reads " if channel == "to_agent" else "receives ") + label
+    if action.actor == "user":
+        return USER_WORDS[action.name]
+    if action.name == "publish":
+        return "sends its prediction"
+    return AGENT_WORDS.get(action.name, action.name.replace("_", " "))
+
+
+def _projection(
+    cfg: Config, node: Callable[[World], tuple[str, str]], reopens: bool = True
+) -> tuple[list[tuple[str, str]], dict[tuple[tuple[str, str], tuple[str, str]], set[str]]]:
+    """The reachable graph of `cfg` projected on (group, state) pairs: the pairs it reaches and
+    the words of the steps between two of them (without the user's reopens unless `reopens`)."""
+    result = explore(cfg, keep_graph=True)
+    assert result.graph is not None
+    worlds = result.worlds
+    edges: dict[tuple[tuple[str, str], tuple[str, str]], set[str]] = {}
+    for u, v, action in result.graph.edges(data="action"):
+        a, b = node(worlds[u]), node(worlds[v])
+        if a != b and (reopens or action.name not in REOPENS):
+            edges.setdefault((a, b), set()).add(_step_words(action, worlds[u], cfg))
+    return sorted({n for e in edges for n in e}), edges
+
+
+def _clustered(
+    name: str, caption: str, nodes: list[tuple[str, str]], edges: dict, group: str
+) -> Diagram:
+    """A diagram of (group, state) pairs, each group a cluster."""
+    by_group: dict[str, list[str]] = {}
+    for g, state in nodes:
+        by_group.setdefault(g, []).append(state)
+    dot = [
+        "digraph G {",
+        "  compound=true; rankdir=LR; nodesep=0.35; ranksep=0.8; pad=0.15;",
+        '  node [shape=box, style=rounded, fontname="Helvetica", fontsize=11];',
+        '  edge [fontname="Helvetica", fontsize=9];',
+        '  graph [fontname="Helvetica", fontsize=12, labeljust=l];',
+    ]
+    mer = ["stateDiagram-v2", "  direction LR"]
+    for g, states in sorted(by_group.items()):
+        dot.append(f"  subgraph cluster_{ident(g)} {{ label={dot_string(g)};")
+        dot += [f"    {ident(g + s)} [label={dot_string(s)}];" for s in states]
+        dot.append("  }")
+        mer.append(f'  state "{mermaid_text(g)}" as {ident(g)} {{')
+        mer += [f'    state "{mermaid_text(s)}" as {ident(g + s)}' for s in states]
+        mer.append("  }")
+    for (a, b), words in sorted(edges.items()):
+        u, v = ident("".join(a)), ident("".join(b))
+        label = "\n".join(textwrap.fill(w, 26) for w in sorted(words))
+        dot.append(f"  {u} -> {v} [label={dot_string(label)}];")
+        mer.append(f"  {u} --> {v}: {mermaid_text(', '.join(sorted(words)))}")
+    dot.append("}")
+    return Diagram(name, caption, "\n".join(dot) + "\n", "\n".join(mer) + "\n", group)
 
 
 def lifecycle_in_sessions(version: int) -> Diagram:
     """The agent's list states inside its session states, as the compliant system reaches
     them (the reachable graph projected on the agent's session and list)."""
-    result = explore(baseline(Revision.CURRENT, version), keep_graph=True)
-    assert result.graph is not None
-    worlds = result.worlds
-
-    def node(w: World) -> tuple[str, str]:
-        return w.agent.session.name, w.agent.list_state.name
-
-    edges: set[tuple[tuple[str, str], tuple[str, str], str]] = set()
-    for u, v, action in result.graph.edges(data="action"):
-        a, b = node(worlds[u]), node(worlds[v])
-        if a != b:
-            edges.add((a, b, action.name))
-    nodes = sorted({n for e in edges for n in e[:2]})
-    by_session: dict[str, list[str]] = {}
-    for sess_name, list_name in nodes:
-        by_session.setdefault(sess_name, []).append(list_name)
-    dot = [
-        "digraph G {",
-        "  compound=true; rankdir=LR;",
-        '  node [shape=box, style=rounded, fontname="Helvetica"];',
-        '  edge [fontname="Helvetica", fontsize=9];',
-    ]
-    mer = ["stateDiagram-v2"]
-    for s, lists in sorted(by_session.items()):
-        dot.append(f"  subgraph cluster_{_ident(s)} {{ label={dot_string(s.lower())};")
-        dot += [f"    {_ident(s + ls)} [label={dot_string(ls.lower())}];" for ls in lists]
-        dot.append("  }")
-        mer.append(f'  state "{mermaid_text(s.lower())}" as {_ident(s)} {{')
-        mer += [f'    state "{mermaid_text(ls.lower())}" as {_ident(s + ls)}' for ls in lists]
-        mer.append("  }")
-    merged: dict[tuple[str, str], set[str]] = {}
-    for src, dst, name in edges:
-        merged.setdefault((_ident("".join(src)), _ident("".join(dst))), set()).add(name)
-    for (u, v), names in sorted(merged.items()):
-        label = "\n".join(sorted(names))
-        dot.append(f"  {u} -> {v} [label={dot_string(label)}];")
-        mer.append(f"  {u} --> {v}: {mermaid_text(', '.join(sorted(names)))}")
-    dot.append("}")
-    return Diagram(
+    cfg = baseline(Revision.CURRENT, version)
+    nodes, edges = _projection(
+        cfg,
+        lambda w: (f"session {w.agent.session.value}", _LIST_WORDS[w.agent.list_state]),
+        reopens=False,
+    )
+    replaying = "loading" if version == 1 else "resuming"
+    return _clustered(
         f"lifecycle-in-session-v{version}",
-        f"v{version}: the agent's list states inside its session states, as compliant peers "
-        "reach them over stdio.",
-        "\n".join(dot) + "\n",
-        "\n".join(mer) + "\n",
+        f"v{version}: the agent's list inside its session states, as compliant peers reach "
+        "them over stdio (each edge names the steps that take one to the other). The user's "
+        f"reopen, from any state to {replaying} with an empty list (RP-2), is left out.",
+        nodes,
+        edges,
+        "How it works",
+    )
+
+
+_LIST_WORDS = {
+    lifecycle.ListState.EMPTY: "list empty",
+    lifecycle.ListState.OFFERED: "list current",
+    lifecycle.ListState.STALE: "list out of date",
+    lifecycle.ListState.WITHDRAWN: "list withdrawn",
+}
+
+
+def _composer(w: World) -> tuple[str, str]:
+    c = w.client
+    if c.composer is Composer.ACCEPTED:
+        return "composer", "the suggestion's text\n(accepted with Tab, editable)"
+    if c.composer is Composer.TYPED:
+        return "composer", "the user's own text"
+    if c.held is not None:
+        return "composer", "empty, with grey text\n(the suggestion, not sent)"
+    return "composer", "empty, no suggestion"
+
+
+def composer_diagram() -> Diagram:
+    """The client's composer as the user sees it (grey text, Tab, Escape, typing), from the
+    reachable graph of v1 over stdio projected on the composer and the client's offer."""
+    nodes, edges = _projection(baseline(Revision.CURRENT, 1), _composer)
+    return _clustered(
+        "composer",
+        "The composer as the user sees it (v1, compliant peers over stdio): grey text when a "
+        "list arrives in the empty composer, Tab fills it, Escape or typing drops it, and only "
+        "the user's send sends it (CP-1).",
+        nodes,
+        edges,
+        "How it works",
     )
 
 
@@ -182,6 +196,7 @@ def state_graph() -> Diagram:
     in_force = [p for p in INVARIANTS if p.in_force(cfg)]
     dot = [
         "digraph G {",
+        '  size="12,12";  // at most 1152 px wide at 96 dpi',
         '  node [shape=circle, fontname="Helvetica", fontsize=9, width=0.3];',
         '  edge [fontname="Helvetica", fontsize=7];',
     ]
@@ -190,7 +205,8 @@ def state_graph() -> Diagram:
     dot += [
         '  subgraph cluster_legend { label="legend"; fontname="Helvetica"; fontsize=10;',
         "    node [shape=box, width=0, fontsize=9];",
-        '    legend_ok [label="n: a state (0: the first); hover over it for its contents"];',
+        '    legend_ok [label="n: a state (0: the first); in the SVG, point at a state or a step'
+        ' for its words"];',
         f'    legend_bad [label="a state that violates an invariant in force"{red}];',
         "    legend_ok -> legend_bad [style=invis];",
         "  }",
@@ -202,7 +218,7 @@ def state_graph() -> Diagram:
         dot.append(f"  s{i} [label={dot_string(str(i))}, tooltip={dot_string(tip)}{style}];")
         mer.append(f'  s{i}(("{i}"))' + (":::bad" if bad else ""))
     for u, v, action in sorted(result.graph.edges(data="action"), key=lambda e: (e[0], e[1])):
-        dot.append(f"  s{u} -> s{v} [label={dot_string(str(action))}];")
+        dot.append(f"  s{u} -> s{v} [tooltip={dot_string(str(action))}];")
         mer.append(f'  s{u} -->|"{mermaid_text(str(action))}"| s{v}')
     dot.append("}")
     mer.append("  classDef bad fill:#f4a6a6")
@@ -212,110 +228,8 @@ def state_graph() -> Diagram:
         "prediction whose agent breaks LT-5; red states violate withdrawn_after_prompt.",
         "\n".join(dot) + "\n",
         "\n".join(mer) + "\n",
+        "What goes wrong",
     )
-
-
-_LANES = ("user", "client", "agent")
-
-
-def _lanes_of(action: Action) -> tuple[str, str]:
-    """Which lifelines a step connects: a delivery is an arrow from sender to receiver, a user
-    action an arrow from the user to the client; anything else is a note on its actor (a send
-    is drawn once, where it is delivered)."""
-    if action.name == "deliver_to_agent":
-        return "client", "agent"
-    if action.name == "deliver_to_client":
-        return "agent", "client"
-    if action.actor == "user":
-        return "user", "client"
-    return action.actor, action.actor
-
-
-# Where the chart puts each lifeline, its step texts and its rows (inches).
-_LANE_X = {"user": 0.0, "client": 2.5, "agent": 6.0}
-_TEXT_X = 7.0
-_ROW = 0.45
-_CHAR = 0.076  # about the width of a character of 10-point Helvetica
-
-
-def _at(lane: str, row: int, dx: float = 0.0, dy: float = 0.0) -> str:
-    return f'pos="{_LANE_X[lane] + dx:.2f},{dy - row * _ROW:.2f}!"'
-
-
-def _left(text: str) -> str:
-    """A DOT label of `text`, left-justified in its node."""
-    return dot_string(text)[:-1] + '\\l"'
-
-
-def _text_at(width: float, row: int) -> str:
-    return f'pos="{_TEXT_X + width / 2:.2f},{-row * _ROW:.2f}!"'
-
-
-def sequence_chart(
-    name: str,
-    caption: str,
-    cfg: Config,
-    init: World,
-    steps: tuple[tuple[Action, World], ...],
-    ending: str = "",
-) -> Diagram:
-    """A message sequence chart of one counterexample, with every node placed by hand so that
-    a message runs from the step that sent it to the step that delivers it: one that
-    overtakes another crosses it. `ending` says how a leads-to counterexample goes on."""
-    dot = [
-        "digraph G {",
-        "  layout=neato; splines=line; outputorder=edgesfirst;",
-        '  node [shape=point, width=0.01, fontname="Helvetica", fontsize=10];',
-        '  edge [fontname="Helvetica", fontsize=10];',
-    ]
-    flown, left = flights(init, steps)
-    waiting = [(channel, at) for channel, sent in left.items() for at in sent]
-    words = "still in flight: what step " + ", ".join(str(at) for _, at in waiting) + " sent"
-    last = len(steps) + 1 + bool(waiting) + bool(ending)
-    for lane in _LANES:
-        dot.append(
-            f"  h_{lane} [shape=box, label={dot_string(lane)}, fontsize=12, {_at(lane, 0)}];"
-        )
-        dot.append(f"  e_{lane} [{_at(lane, last)}];")
-        dot.append(f"  h_{lane} -> e_{lane} [arrowhead=none, style=dashed];")
-    mer = ["sequenceDiagram"] + [f"  participant {lane}" for lane in _LANES]
-    texts = sequence(init, steps, cfg.version)
-    for i, (_, overtook) in flown.items():
-        if overtook:
-            texts[i - 1] += f" (overtakes what step {', '.join(map(str, overtook))} sent)"
-    # The steps' words in a column on the right, left-justified in one box width.
-    width = _CHAR * max(map(len, [*texts, ending, words if waiting else ""]))
-    column = f"shape=plaintext, width={width:.2f}, fixedsize=true"
-    for i, ((action, _), text) in enumerate(zip(steps, texts, strict=True), 1):
-        src, dst = _lanes_of(action)
-        flight = flown.get(i)
-        dot.append(f"  t{i} [{column}, label={_left(text)}, {_text_at(width, i)}];")
-        dot += [f"  p{i}_{lane} [{_at(lane, i)}];" for lane in _LANES]
-        number = dot_string(str(i))
-        if src == dst:
-            dot.append(
-                f"  n{i} [shape=box, label={number}, width=0.3, height=0.25, {_at(src, i)}];"
-            )
-            mer.append(f"  Note over {src}: {mermaid_text(text)}")
-        else:
-            # Mermaid draws arrows flat: there the words say what was overtaken.
-            start = f"p{flight.sent}_{src}" if flight and flight.sent else f"p{i}_{src}"
-            toward = 0.3 if _LANE_X[src] > _LANE_X[dst] else -0.3
-            dot.append(f"  {start} -> p{i}_{dst};")
-            dot.append(f"  m{i} [shape=plaintext, label={number}, {_at(dst, i, toward, 0.14)}];")
-            mer.append(f"  {src}->>{dst}: {mermaid_text(text)}")
-    if waiting:
-        # What never arrived: a dashed arrow from its sending step to the end of the chart.
-        dot.append(f"  w [{column}, label={_left(words)}, {_text_at(width, len(steps) + 1)}];")
-        for channel, at in waiting:
-            src, dst = ("client", "agent") if channel == "to_agent" else ("agent", "client")
-            dot.append(f"  p{at}_{src} -> e_{dst} [style=dashed];")
-        mer.append(f"  Note over client,agent: {mermaid_text(words)}")
-    if ending:
-        dot.append(f"  end [{column}, label={_left(ending)}, {_text_at(width, last)}];")
-        mer.append(f"  Note over user,agent: {mermaid_text(ending)}")
-    dot.append("}")
-    return Diagram(name, caption, "\n".join(dot) + "\n", "\n".join(mer) + "\n")
 
 
 def counterexample_charts() -> list[Diagram]:
@@ -354,21 +268,29 @@ def counterexample_charts() -> list[Diagram]:
         )
     for name, caption, cfg, prop in findings:
         init, steps = explore(cfg).counterexamples[prop]
-        charts.append(sequence_chart(f"msc-{name}", f"{caption} ({prop})", cfg, init, steps))
+        group = "What goes wrong" if name.startswith("mutation-") else "Races"
+        wrong = PROPERTIES_BY_NAME[prop].broken
+        chart = sequence_chart(
+            f"msc-{name}", f"{caption} ({prop})", cfg, init, steps, wrong=wrong, group=group
+        )
+        charts.append(chart)
     return charts
 
 
 def all_diagrams() -> list[Diagram]:
     """Every diagram, in index order."""
-    return [
-        lifecycle_diagram(),
+    drawn = [
+        lifetime_diagram(),
+        *scenarios.charts(),
+        composer_diagram(),
         session_diagram(1),
         session_diagram(2),
         lifecycle_in_sessions(1),
         lifecycle_in_sessions(2),
-        state_graph(),
         *counterexample_charts(),
+        state_graph(),
     ]
+    return sorted(drawn, key=lambda d: GROUPS.index(d.group))
 
 
 def _party(rule: str) -> str:
@@ -377,18 +299,31 @@ def _party(rule: str) -> str:
     return "agent or client" if side is Side.BOTH else side.value
 
 
+GROUPS = ("How it works", "Races", "What goes wrong")
+_GROUP_WORDS = {
+    "How it works": "The feature as the RFD describes it, between compliant peers.",
+    "Races": "Messages that cross or overtake each other, and what the RFD's rules make of it.",
+    "What goes wrong": "For each rule, the shortest run of peers that break it, ending in what "
+    "is wrong.",
+}
+
+
 def index(diagrams: list[Diagram]) -> str:
-    """diagrams/README.md: what each diagram shows."""
+    """diagrams/README.md: what each diagram shows, grouped for doc writers."""
     lines = [
         "# Diagrams",
         "",
         "Generated from the model by `acp-suggestions diagrams --out diagrams/`; do not edit. "
         "Each diagram has a DOT source (`.dot`, rendered to `.svg` and `.png`) and a Mermaid "
-        "source (`.mmd`).",
+        "source (`.mmd`). Each sequence chart is a path the model checker found, so it cannot "
+        "drift from the model.",
         "",
     ]
-    for d in diagrams:
-        lines += [f"## {d.name}", "", d.caption, "", f"![{d.name}]({d.name}.svg)", ""]
+    for group in GROUPS:
+        lines += [f"## {group}", "", _GROUP_WORDS[group], ""]
+        for d in diagrams:
+            if d.group == group:
+                lines += [f"### {d.name}", "", d.caption, "", f"![{d.name}]({d.name}.svg)", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -135,11 +135,13 @@ class Flight(NamedTuple):
 
 
 class Flights(NamedTuple):
-    """The messages of a path: each delivery's flight by the step that delivers it, and the
-    steps that sent what is still in flight at the end, by direction."""
+    """The messages of a path: each delivery's flight by the step that delivers it, the
+    steps that sent what is still in flight at the end, by direction (in channel order), and
+    what a reopen on a new connection lost, by the reopening step: (direction, step sent)."""
 
     delivered: dict[int, Flight]
     in_flight: dict[str, list[int]]
+    lost: dict[int, list[tuple[str, int]]]
 
 
 def flights(init: World, steps: Steps) -> Flights:
@@ -147,6 +149,7 @@ def flights(init: World, steps: Steps) -> Flights:
     the channels' contents step by step."""
     stamps = {"to_agent": [0] * len(init.to_agent), "to_client": [0] * len(init.to_client)}
     out: dict[int, Flight] = {}
+    lost: dict[int, list[tuple[str, int]]] = {}
     before = init
     for i, (action, after) in enumerate(steps, 1):
         # A reopen on a new connection: the old channels are gone, everything now is new.
@@ -159,8 +162,9 @@ def flights(init: World, steps: Steps) -> Flights:
                 rest = rest[: action.arg] + rest[action.arg + 1 :]
             now: tuple[object, ...] = getattr(after, channel)
             if fresh:
+                lost.setdefault(i, []).extend((channel, at) for at in sent)
                 sent[:] = [i] * len(now)
             else:
                 sent += [i] * (len(now) - len(rest))
         before = after
-    return Flights(out, stamps)
+    return Flights(out, stamps, lost)

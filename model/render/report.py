@@ -29,9 +29,9 @@ from model.liveness import LIVENESS
 from model.render import findings, letter
 from model.render.atomic import write_atomic
 from model.render.audit import reviewed_by
-from model.render.diagrams import sequence_chart
 from model.render.itf import dumps as itf_dumps
 from model.render.itf import to_itf
+from model.render.msc import sequence_chart
 from model.render.narrate import sequence
 from model.rules import RULES, RULES_BY_ID, counts_by_section_and_level
 
@@ -629,7 +629,8 @@ def write(out_dir: Path, summary: Summary, outcomes: Sequence[Outcome]) -> list[
         title = f"{job.key}: {name} violated"
         itf = to_itf(cex.start, cex.steps, title, cex.loop)
         files[out_dir / "itf" / f"{job.key}.{name}.itf.json"] = itf_dumps(itf)
-        chart = sequence_chart(title, title, job.config, cex.start, cex.steps, cex.ending)
+        wrong = _broken(name)
+        chart = sequence_chart(title, title, job.config, cex.start, cex.steps, cex.ending, wrong)
         files[out_dir / "msc" / f"{job.key}.{name}.mmd"] = chart.mermaid
     for path, content in files.items():
         write_atomic(path, content)
