@@ -8,6 +8,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -144,3 +145,105 @@ def test_the_agent_gets_the_environment(
     assert said.startswith("[] [yes]" if clean else "[inherited] [yes]")
     assert main([*argv, "--env", "NOEQUALS", "--", *AGENT]) == 2
     assert "--env NOEQUALS: expected KEY=VALUE" in capsys.readouterr().err
+
+
+HOSTILE = Path(__file__).with_name("hostile_agent.py")
+
+
+@pytest.mark.parametrize(
+    ("mode", "says"),
+    [
+        ("flood", "the agent wrote more than 32 MiB to stdout in one scenario (a flood)"),
+        ("huge-line", "the agent wrote a line longer than 16 MiB"),
+        ("never-reads", "no answer to initialize within 3 s"),
+        ("closes-stdout", "the agent closed the connection"),
+        ("grandchild", "the agent exited (code 0) during initialize"),
+        ("wrong-id", "no answer to initialize within 3 s"),
+        ("duplicate-id", "a response with id 0 answers no request from the client"),
+    ],
+)
+def test_a_hostile_agent_is_an_error_with_its_reason_and_leaves_nothing_running(
+    mode: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Whatever the agent does, the probe names it (exit 2), within its timeouts, ends the
+    agent's whole process group (a grandchild holding the pipe too) and keeps its own memory
+    bounded (a flood or a huge line is cut before it is held: benchmarks/probe_memory.py)."""
+    token = f"hostile-{mode}-{time.monotonic_ns()}"
+    argv = ["probe", "--out", str(tmp_path / "o"), "--step-timeout", "3", "--timeout", "30"]
+    argv += ["--start-timeout", "3", "--scenario", "prompt-after-suggestion"]
+    argv += ["--", sys.executable, str(HOSTILE), mode, token]
+    started = time.monotonic()
+    assert main(argv) == 2
+    assert time.monotonic() - started < 25
+    assert says in capsys.readouterr().out
+    left = [
+        p.name
+        for p in Path("/proc").iterdir()
+        if p.name.isdigit() and token.encode() in _cmdline(p)
+    ]
+    assert left == [], f"processes left running: {left}"
+
+
+def _cmdline(proc: Path) -> bytes:
+    try:
+        return (proc / "cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+@pytest.mark.parametrize("mode", ["stderr-flood", "files"])
+def test_a_noisy_or_nosy_agent_is_served_and_bounded(
+    mode: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """200 MiB of stderr is kept to its first MiB, with a note of what was dropped; requests
+    to read a file or run a command are refused as methods the probe never offered (-32601),
+    and nothing is read or run; neither is an error of the scenario."""
+    out = tmp_path / "o"
+    argv = ["probe", "--out", str(out), "--step-timeout", "5", "--scenario"]
+    argv += ["prompt-after-suggestion", "--", sys.executable, str(HOSTILE), mode]
+    assert main(argv) == 0
+    assert "error" not in capsys.readouterr().out.split("inconclusive")[0]
+    stderr = (out / "prompt-after-suggestion.agent-stderr.txt").read_bytes()
+    trace = (out / "prompt-after-suggestion.jsonl").read_text()
+    if mode == "stderr-flood":
+        assert len(stderr) < (1 << 20) + 200 and b"more]" in stderr
+    else:
+        refused = [json.loads(line)["msg"] for line in trace.splitlines() if "-32601" in line]
+        assert {m["error"]["data"]["method"] for m in refused} == {
+            "fs/read_text_file",
+            "terminal/create",
+        }
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_every_request_the_probe_sends_is_valid_for_the_sdks_schema(
+    version: int, tmp_path: Path
+) -> None:
+    """Each method the probe sends, across every scenario and both channels, validates as the
+    ACP SDK's own request type; v2's `initialize`, which the SDK's v1 types do not describe,
+    carries what v2 requires of it (`protocolVersion`, `capabilities`, `info`)."""
+    import acp.schema as schema
+
+    types = {
+        "initialize": schema.InitializeRequest,
+        "session/new": schema.NewSessionRequest,
+        "session/prompt": schema.PromptRequest,
+        "session/load": schema.LoadSessionRequest,
+        "session/resume": schema.ResumeSessionRequest,
+        "session/cancel": schema.CancelNotification,
+    }
+    probe(AGENT, tmp_path, version=version, legacy=True, channel="both")
+    sent: dict[str, list[Any]] = {}
+    for trace in sorted(tmp_path.glob("*.jsonl")):
+        for line in trace.read_text().splitlines():
+            record = json.loads(line)
+            if record["from"] == "client" and "method" in record["msg"]:
+                sent.setdefault(record["msg"]["method"], []).append(record["msg"]["params"])
+    assert set(sent) <= set(types) and {"initialize", "session/new", "session/prompt"} <= set(sent)
+    for method, params in sent.items():
+        for p in params:
+            types[method].model_validate(p)
+    if version == 2:
+        init = sent["initialize"][0]
+        assert init["protocolVersion"] == 2 and "capabilities" in init
+        assert set(init["info"]) >= {"name", "version"}

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from model.wire.spawn import Overrun, bounded_agent
 from model.wire.tracecheck import FileReport, check_lines, notes
 
 ADVERTISED: dict[str, Any] = {"session": {"promptSuggestions": {}}}
@@ -183,12 +184,10 @@ async def _run(
     lines: list[str],
     stderr: Any,
     step_timeout: float,
+    overrun: Overrun,
 ) -> None:
     from acp.connection import StreamDirection, StreamEvent
     from acp.exceptions import RequestError
-    from acp.stdio import spawn_stdio_connection
-
-    from model.wire.tracecheck import MAX_LINE
 
     suggested = asyncio.Event()  # a suggestions update arrived since the last prompt
 
@@ -212,19 +211,14 @@ async def _run(
         raise RequestError.method_not_found(method)
 
     caps = {"advertised": agent.channel, "legacy": LEGACY, "none": {}}[scenario.caps]
-    async with spawn_stdio_connection(
-        answer,
-        agent.command[0],
-        *agent.command[1:],
-        env=agent.env,
-        stderr=stderr,
-        observers=[record],
-        limit=MAX_LINE,
-    ) as (conn, process):
+    async with bounded_agent(answer, agent.command, agent.env, stderr, [record], overrun) as (
+        conn,
+        process,
+    ):
 
         async def step(what: str, call: Awaitable[Any], timeout: float = step_timeout) -> Any:
             waiting = asyncio.ensure_future(call)
-            exited = asyncio.ensure_future(process.wait())
+            exited = asyncio.ensure_future(_exit_of(process))
             done, _ = await asyncio.wait(
                 {waiting, exited}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
             )
@@ -266,6 +260,13 @@ async def _run(
                 await asyncio.sleep(rng.uniform(0.0, 0.05))
             else:
                 await _act(action, conn, sessions, step, rng, new, version)
+
+
+async def _exit_of(process: asyncio.subprocess.Process) -> None:
+    """Until the agent's process exits (`wait` would also wait for every pipe to close, which
+    a grandchild holding one never does)."""
+    while process.returncode is None:
+        await asyncio.sleep(0.05)
 
 
 def _can_reopen(initialized: Any, version: int) -> bool:
@@ -366,6 +367,7 @@ class _Probe:
         trace = self.out / f"{scenario.name}.jsonl"
         outcome = Outcome(scenario, trace, FileReport(str(self.shown / trace.name)))
         lines: list[str] = []
+        overrun = Overrun()
         self.complaints.messages.clear()
         used_up = f"the probe's {self.total_timeout:g} s were used up"
         with (self.out / f"{scenario.name}.agent-stderr.txt").open("wb") as stderr:
@@ -375,7 +377,14 @@ class _Probe:
                 if left <= 0:
                     raise ProbeError(used_up)
                 run = _run(
-                    scenario, self.agent, self.version, rng, lines, stderr, self.step_timeout
+                    scenario,
+                    self.agent,
+                    self.version,
+                    rng,
+                    lines,
+                    stderr,
+                    self.step_timeout,
+                    overrun,
                 )
                 await asyncio.wait_for(run, left)
             except ProbeError as error:
@@ -386,6 +395,8 @@ class _Probe:
                 outcome.report.error = f"the agent closed the connection ({error})"
             except OSError as error:
                 outcome.report.error = f"could not start the agent ({error})"
+        if overrun.reason:  # the probe ended the agent: that is why the scenario failed
+            outcome.report.error = overrun.reason
         if self.complaints.messages and not outcome.report.error:
             outcome.report.error = (
                 "the agent wrote something that is not JSON-RPC to stdout "

@@ -1,0 +1,139 @@
+"""Start an agent for the probe so that nothing it does can take the probe down: it runs in a
+process group of its own that is ended with the scenario (a grandchild holding the pipe too),
+a line or a scenario's output past its limit ends it with the reason named, before it is held
+in memory, and its stderr is kept up to a cap."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import os
+import signal
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO, Any
+
+from model.wire.tracecheck import MAX_LINE
+
+SCENARIO_BYTES = 32 << 20  # what an agent may write to stdout in one scenario
+STDERR_BYTES = 1 << 20  # what of its stderr is kept, per scenario
+CHUNK = 1 << 16
+GRACE = 2.0  # seconds an agent has to exit once its stdin is closed
+
+
+@dataclass
+class Overrun:
+    """Why the probe ended the agent, if it did: the limit it passed, in words."""
+
+    reason: str = ""
+
+
+def _die_with_parent() -> None:
+    """In the agent's process before it starts: end it if the probe dies (Linux)."""
+    with contextlib.suppress(OSError, AttributeError):
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+
+
+def _end_group(pid: int, signum: int = signal.SIGKILL) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signum)
+
+
+async def _pump_stdout(
+    source: asyncio.StreamReader, reader: asyncio.StreamReader, overrun: Overrun, pid: int
+) -> None:
+    """Pass the agent's stdout on to the connection, counting as it goes: a line longer than
+    the trace format allows, or more than a scenario's worth, ends the agent there."""
+    line = total = 0
+    try:
+        while chunk := await source.read(CHUNK):
+            total += len(chunk)
+            newline = chunk.rfind(b"\n")
+            line = len(chunk) - newline - 1 if newline >= 0 else line + len(chunk)
+            if line > MAX_LINE:
+                overrun.reason = f"the agent wrote a line longer than {MAX_LINE >> 20} MiB"
+            elif total > SCENARIO_BYTES:
+                overrun.reason = (
+                    f"the agent wrote more than {SCENARIO_BYTES >> 20} MiB to stdout in one "
+                    "scenario (a flood)"
+                )
+            if overrun.reason:
+                _end_group(pid)
+                break
+            reader.feed_data(chunk)
+    finally:
+        reader.feed_eof()
+
+
+async def _pump_stderr(source: asyncio.StreamReader, sink: IO[bytes]) -> None:
+    """Keep the first `STDERR_BYTES` of the agent's stderr, count the rest, and say so."""
+    kept = dropped = 0
+    while chunk := await source.read(CHUNK):
+        room = max(0, STDERR_BYTES - kept)
+        sink.write(chunk[:room])
+        kept += min(room, len(chunk))
+        dropped += len(chunk) - min(room, len(chunk))
+    if dropped:
+        sink.write(f"\n[the probe kept the first {kept:,} bytes; {dropped:,} more]\n".encode())
+    sink.flush()
+
+
+async def _end(process: asyncio.subprocess.Process) -> None:
+    """Close the agent's stdin, give it `GRACE` seconds, then end its whole group."""
+    if process.stdin is not None:
+        with contextlib.suppress(OSError, RuntimeError):
+            process.stdin.close()
+    try:
+        await asyncio.wait_for(process.wait(), GRACE)
+    except TimeoutError:
+        _end_group(process.pid, signal.SIGTERM)
+        try:
+            await asyncio.wait_for(process.wait(), GRACE)
+        except TimeoutError:
+            _end_group(process.pid)
+            await process.wait()
+    _end_group(process.pid)  # whatever it started and left behind
+
+
+@contextlib.asynccontextmanager
+async def bounded_agent(
+    handler: Any,
+    command: Sequence[str],
+    env: Mapping[str, str],
+    stderr: IO[bytes],
+    observers: list[Any],
+    overrun: Overrun,
+) -> AsyncIterator[tuple[Any, asyncio.subprocess.Process]]:
+    """The SDK's connection to the agent `command`, started in a group of its own."""
+    from acp.connection import Connection
+    from acp.transports import default_environment
+
+    process = await asyncio.create_subprocess_exec(
+        *command,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**default_environment(), **env},  # as the SDK's own spawn does
+        start_new_session=True,
+        preexec_fn=_die_with_parent,
+    )
+    assert process.stdin and process.stdout and process.stderr
+    reader = asyncio.StreamReader(limit=MAX_LINE + 1)
+    pumps = [
+        asyncio.ensure_future(_pump_stdout(process.stdout, reader, overrun, process.pid)),
+        asyncio.ensure_future(_pump_stderr(process.stderr, stderr)),
+    ]
+    conn = Connection(handler, process.stdin, reader, observers=observers)
+    try:
+        yield conn, process
+    finally:
+        with contextlib.suppress(Exception):
+            await conn.close()
+        await _end(process)
+        # With the group ended the pipes close; a pump still waiting after that is cut.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.gather(*pumps, return_exceptions=True), GRACE)
+        for pump in pumps:
+            pump.cancel()
