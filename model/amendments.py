@@ -67,3 +67,31 @@ AMENDMENTS: tuple[Amendment, ...] = (
 AMENDMENTS_BY_NAME = {a.name: a for a in AMENDMENTS}
 # The amendments the review's findings propose: judged in every review.
 PROPOSED_BY_FINDINGS = ("ordered-updates", "client-fences-load", "list-follows-message")
+
+
+@dataclass(frozen=True, slots=True)
+class Adoption:
+    """A sentence the review's letter proposes for the RFD, by what it adopts (an amendment
+    the review judges, or a rule's new level): the audit takes it as stating that."""
+
+    name: str
+    sentence: str
+
+
+ADOPTIONS: tuple[Adoption, ...] = (
+    Adoption(
+        "ordered-updates",
+        "A Client handles the updates of one session in the order the Agent sent them.",
+    ),
+    Adoption("replay-must-not", "Agents MUST NOT include suggestions in session replay."),
+    Adoption("replay-ignored", "A Client ignores suggestions in replay."),
+    Adoption(
+        "client-fences-load",
+        "A Client ignores updates for a session until its session/load or session/resume "
+        "completes, and starts with an empty list.",
+    ),
+    Adoption(
+        "client-stops-on-send", "A Client SHOULD stop offering the list when it sends a prompt."
+    ),
+)
+ADOPTIONS_BY_NAME = {a.name: a for a in ADOPTIONS}

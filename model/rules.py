@@ -65,6 +65,13 @@ class Rule:
     why_unobservable: str = ""
     keyword_as_written: str = ""
 
+    @property
+    def as_written(self) -> str:
+        """The level as the text writes it: a lower-case keyword stays lower case and says so
+        (RFC 8174 counts only capitals as normative); otherwise the level."""
+        kw = self.keyword_as_written
+        return f"{kw} (lower case)" if kw and kw.islower() else self.level.value
+
 
 _BOTH_V = (1, 2)
 _CUR = (Revision.CURRENT,)
@@ -568,5 +575,5 @@ def in_force(rule_ids: tuple[str, ...], revision: Revision, version: int) -> boo
 
 def counts_by_section_and_level() -> list[tuple[str, str, str, int]]:
     """Rule counts per (revision, section, level), in catalogue order, for the README."""
-    counts = Counter((r.revisions[0].value, r.section, r.level.value) for r in RULES)
+    counts = Counter((r.revisions[0].value, r.section, r.as_written) for r in RULES)
     return [(rev, sec, lvl, n) for (rev, sec, lvl), n in counts.items()]

@@ -73,8 +73,11 @@ def full_run() -> tuple[list[Any], list[Any]]:
 def full_review(full_run: tuple[list[Any], list[Any]]) -> tuple[Any, list[Any]]:
     """The default review's summary and outcomes."""
     from model.check import review
+    from model.check.executor import Executor
+    from sims import onscreen
 
     done = full_run[1]
     outcomes = review.outcomes_of(done)
     summary = review.summarize(outcomes, review.placements_of(done), review.sharings_of(done))
+    summary.on_screen = onscreen.measure(Executor(2))  # as `acp-suggestions review` adds it
     return summary, outcomes

@@ -180,3 +180,60 @@ def test_bad_input_to_the_audit_is_named(
 def test_missing_rfd_file_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["review", "--rfd", "/nonexistent/rfd.txt", "--out", "/tmp/unused"]) == 2
     assert "--rfd /nonexistent/rfd.txt: no such file" in capsys.readouterr().err
+
+
+_ADOPTED = [
+    (
+        "client-stops-on-send",
+        "The Client does not need to wait for the Agent to withdraw the list.",
+        "The Client does not need to wait for the Agent to withdraw the list. "
+        "A Client SHOULD stop offering the list when it sends a prompt.",
+    ),
+    (
+        "replay-must-not",
+        "Agents SHOULD NOT include suggestions in session replay.",
+        "Agents MUST NOT include suggestions in session replay.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "old", "new"), _ADOPTED)
+def test_adopting_the_letters_advice_passes_the_audit(
+    name: str,
+    old: str,
+    new: str,
+    shared_text: Callable[[str], str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The letter's sentence, written into the RFD, is taken as adopting its proposal: the
+    recommended CI passes and says which; without `--no-amendments` it would be a sentence
+    with no rule, or a level the catalogue does not have."""
+    from model.amendments import ADOPTIONS_BY_NAME
+
+    assert new.endswith(ADOPTIONS_BY_NAME[name].sentence)
+    text = shared_text(CURRENT)
+    assert old in text
+    adopted = tmp_path / "adopted.txt"
+    adopted.write_text(text.replace(old, new))
+    assert main(["audit", str(adopted)]) == 0
+    out = capsys.readouterr().out
+    assert f"adopts the review's proposal {name}" in out and "every keyword sentence maps" in out
+    assert main(["audit", str(adopted), "--no-amendments"]) == 1
+
+
+def test_only_the_proposal_itself_is_taken_as_adopted(shared_text: Callable[[str], str]) -> None:
+    """The RFD's own sentences adopt nothing (RP-1's SHOULD NOT is not the proposed MUST NOT),
+    and a sentence that only resembles a proposal states no rule."""
+    from model.amendments import ADOPTIONS
+
+    text = shared_text(CURRENT)
+    assert not [s for s in audit(text, Revision.CURRENT, ADOPTIONS).sentences if s.adopted]
+    lookalike = text.replace(
+        "The Client does not need to wait for the Agent to withdraw the list.",
+        "A Client SHOULD stop offering the list when the user opens a menu.",
+    )
+    found = audit(lookalike, Revision.CURRENT, ADOPTIONS)
+    assert [s.text for s in found.unmapped] == [
+        "A Client SHOULD stop offering the list when the user opens a menu."
+    ]

@@ -39,7 +39,9 @@ def test_check_prints_the_counterexample(capsys: pytest.CaptureFixture[str]) -> 
     assert main(["check", "--revision", "2026-10-15", "--safety-only"]) == 1
     out = capsys.readouterr().out
     assert "VIOLATED no_offer_from_before_own_prompt (D-4; in force)" in out
-    assert "5. client receives prompt_suggestions_update suggestions: [text]" in out
+    # The draft's update under the draft's own name, not the current revision's.
+    assert "5. client receives prompt_suggestions suggestions: [text]" in out
+    assert "prompt_suggestions_update" not in out
 
 
 def test_unknown_rule_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:

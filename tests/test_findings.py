@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -155,3 +156,30 @@ def test_the_findings_command_rewrites_only_its_section(
     assert "\nold\n" not in text and "1. Every rule with a mutation" in text
     assert main(["findings", str(tmp_path / "missing.json")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+_TEXTS = {
+    findings.CURRENT: "rfd/prompt-suggestions-rfd-2026-11-14.txt",
+    findings.DRAFT: "rfd/prompt-suggestions-draft-2026-10-15.txt",
+}
+
+
+@pytest.mark.parametrize("n", range(len(findings.FINDINGS)))
+def test_each_finding_quotes_the_sentence_it_is_about(
+    n: int, shared_text: Callable[[str], str]
+) -> None:
+    """The quoted sentence is its text's own, under the section the finding names; the two
+    findings without one are about the catalogue as a whole and about what the RFD omits."""
+    assert len(findings.ABOUT) == len(findings.FINDINGS)
+    about = findings.ABOUT[n]
+    if about is None:
+        assert n + 1 in (1, 7)
+        return
+    revision, section, sentence = about
+    text = shared_text(_TEXTS[revision])
+    at = text.index(sentence)
+    heading = text.rfind(f"\n{section}\n", 0, at)
+    assert heading >= 0, f"{sentence!r} is not under {section!r}"
+    headings = {line.strip() for line in text[heading + len(section) + 2 : at].splitlines()}
+    others = {q[1] for q in findings.ABOUT if q} - {section}
+    assert not headings & others, f"{sentence!r} is under another section"

@@ -45,6 +45,7 @@ def test_the_report_opens_with_the_letter(
         letter.LIFETIME_CROSSING,
         letter.REPLAY_LEVEL,
         letter.REPLAY_AFTER,
+        letter.LIFETIME_MAY_STOP,
     ]
     text = report.markdown(*full_review)
     headings = [line for line in text.splitlines() if line.startswith("## ")]
@@ -115,3 +116,33 @@ def test_the_faqs_field_is_judged_and_its_limit_named(data: dict[str, Any]) -> N
                 s["opened"] = ["client_holds_last_update"]
     with pytest.raises(Unsupported, match="the field opens"):
         letter.markdown(broken)
+
+
+def test_the_send_change_stands_on_the_simulators_figures(data: dict[str, Any]) -> None:
+    """The change asking clients to drop their list on send quotes the simulator's default
+    sweep (the README's table), and is an error once dropping no longer shows far less."""
+    change = letter.changes(data)[3]
+    rows = {(r["latency_s"], r["client"]): r for r in data["on_screen"]["rows"]}
+    kept = rows[1.0, "rfd-minimal"]
+    assert f"{kept['stale_turns_fraction']:.1%} of turns" in change.fixes
+    assert change.proof.startswith("`acp-suggestions simulate --seed 1`")
+    changed = copy.deepcopy(data)
+    for r in changed["on_screen"]["rows"]:
+        if r["client"] == "drop-on-send":
+            r["stale_turns_fraction_hi"] = 0.5
+    with pytest.raises(Unsupported, match="dropping on send"):
+        letter.changes(changed)
+    del changed["on_screen"]
+    with pytest.raises(Unsupported, match="no simulator figures"):
+        letter.changes(changed)
+
+
+def test_the_reports_body_fits_before_its_appendix(
+    full_review: tuple[review.Summary, list[review.Outcome]],
+) -> None:
+    """What the author reads (the letter, findings and tables) is under 400 lines; every run,
+    the properties and the rules without a mutation follow in the appendix."""
+    text = report.markdown(*full_review)
+    body, appendix = text.split(f"\n{report.APPENDIX}\n")
+    assert len(body.splitlines()) < 400
+    assert "## Counterexamples" in appendix and "## Counterexamples" not in body

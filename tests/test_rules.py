@@ -98,3 +98,21 @@ def test_the_catalogue_claims_a_trace_check_exactly_where_the_checker_makes_one(
     claimed = {r.id for r in RULES if r.check in (Check.MONITOR, Check.BOTH)}
     assert sorted(claimed - wire) == []
     assert sorted(wire - claimed) == []
+
+
+@pytest.mark.parametrize("revision", [Revision.CURRENT, Revision.DRAFT])
+def test_each_level_is_shown_as_the_text_writes_it(
+    revision: Revision, shared_text: Callable[[str], str]
+) -> None:
+    """A rule's keyword has the case its sentence gives it: a lower-case "may" or "must never"
+    (not normative under RFC 8174) is shown as lower case, never as a capital level."""
+    from model.check.audit import audit
+
+    mapped = {s.rule: s for s in audit(shared_text(SOURCES[revision]), revision).sentences}
+    for r in RULES:
+        if revision not in r.revisions or not r.keyword_as_written:
+            continue
+        sentence = mapped[r.id]
+        assert sentence.lower_case == r.keyword_as_written.islower(), r.id
+        assert r.as_written.endswith("(lower case)") == sentence.lower_case, r.id
+        assert r.as_written.split(" (")[0] in (r.keyword_as_written, r.level.value), r.id

@@ -16,12 +16,14 @@ import bisect
 import functools
 import heapq
 import re
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import networkx as nx
 from rapidfuzz import fuzz, process, utils
 
+from model.amendments import Adoption
 from model.rules import RULES, SIGNATURES, Revision
 
 _UPPER = re.compile(
@@ -65,6 +67,7 @@ class Sentence:
     rule: str | None = None
     similarity: int = 0  # the share of the rule's signature the sentence says, 0-100
     catalogue_level: str = ""  # the rule's level in the catalogue, when it differs
+    adopted: str = ""  # the review's proposal the sentence adopts (`model.amendments`)
 
     def level_note(self) -> str:
         """'LT-5: MUST in the catalogue, SHOULD in the text', or '' when they agree."""
@@ -87,8 +90,9 @@ class Audit:
 
     @property
     def unmapped(self) -> list[Sentence]:
-        """Normative sentences that state no rule (lower case is not normative, RFC 8174)."""
-        return [s for s in self.sentences if s.rule is None and not s.lower_case]
+        """Normative sentences that state no rule and adopt no proposal of the review (lower
+        case is not normative, RFC 8174)."""
+        return [s for s in self.sentences if s.rule is None and not s.lower_case and not s.adopted]
 
     @property
     def clean(self) -> bool:
@@ -106,6 +110,7 @@ class Audit:
                     "rule": s.rule,
                     "similarity": s.similarity,
                     "catalogue_level": s.catalogue_level or None,
+                    "adopted": s.adopted or None,
                     "lower_case": s.lower_case,
                     "text": s.text,
                 }
@@ -226,8 +231,10 @@ def _matching(weights: dict[tuple[int, int], int]) -> dict[int, int]:
     return dict(sorted((a[1], b[1]) if a[0] == "l" else (b[1], a[1]) for a, b in pairs))
 
 
-def audit(text: str, revision: Revision) -> Audit:
-    """Audit `text` (an RFD of `revision`) against the rules of that revision."""
+def audit(text: str, revision: Revision, adoptions: Sequence[Adoption] = ()) -> Audit:
+    """Audit `text` (an RFD of `revision`) against the rules of that revision; a sentence
+    that says one of `adoptions` (the review's proposals) is taken as adopting it, its level
+    the proposal's."""
     rules = [r for r in RULES if revision in r.revisions and r.keyword_as_written]
     items = keyword_sentences(text, revision)
     coverage = _Coverage([SIGNATURES[r.id] for r in rules], [s.clause for s in items])
@@ -260,21 +267,32 @@ def audit(text: str, revision: Revision) -> Audit:
         rule = rules[chosen]
         level = _level(rule.keyword_as_written)
         result.sentences.append(
-            Sentence(
-                s.line,
-                s.section,
-                s.keyword,
-                s.text,
-                s.lower_case,
-                s.clause,
-                rule.id,
-                similarity[(i, chosen)],
-                "" if level == s.keyword else level,
+            replace(
+                s,
+                rule=rule.id,
+                similarity=similarity[(i, chosen)],
+                catalogue_level="" if level == s.keyword else level,
             )
         )
+    result.sentences = [_adopting(s, adoptions) for s in result.sentences]
     mapped = {s.rule for s in result.sentences}
     result.rules_without_sentence = [r.id for r in rules if r.id not in mapped]
     return result
+
+
+def _adopting(s: Sentence, adoptions: Sequence[Adoption]) -> Sentence:
+    """The sentence, marked as adopting the proposal it says: at the proposal's level and
+    nearly word for word (a proposal without a keyword is never flagged, so never needed)."""
+    if s.lower_case:
+        return s
+    said = utils.default_process(s.text)
+    for a in adoptions:
+        keyword = _UPPER.search(a.sentence)
+        if keyword is None or _level(keyword.group(0)) != s.keyword:
+            continue
+        if fuzz.ratio(said, utils.default_process(a.sentence)) >= SAME:
+            return replace(s, adopted=a.name, catalogue_level="")
+    return s
 
 
 @dataclass(frozen=True, slots=True)

@@ -321,6 +321,28 @@ class TwoSessionsVerdict:
 
 
 @dataclass(frozen=True, slots=True)
+class ScreenRow:
+    """One point of the simulator's default sweep: how often and how long a client showed a
+    list from before its latest prompt."""
+
+    latency_s: float  # one-way latency, median
+    client: str
+    stale_turns_fraction: float
+    stale_turns_fraction_lo: float
+    stale_turns_fraction_hi: float
+    stale_exposure_mean_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenTime:
+    """What the simulator measures on screen, for the letter: its default sweep, seed 1."""
+
+    command: str
+    sessions: int  # per point
+    rows: list[ScreenRow]
+
+
+@dataclass(frozen=True, slots=True)
 class AuditOfFile:
     """The RFC 2119 audit of one RFD file."""
 
@@ -468,6 +490,7 @@ class Summary:
     proposals: list[Proposal] = field(default_factory=list)
     two_sessions: list[TwoSessionsVerdict] = field(default_factory=list)
     audit: AuditOfFile | None = None
+    on_screen: ScreenTime | None = None
 
     def as_json(self) -> dict[str, Any]:
         """Plain data for review.json."""
@@ -487,6 +510,8 @@ class Summary:
             out["proposals"] = [asdict(p) for p in self.proposals]
         if self.two_sessions:
             out["two_sessions"] = [asdict(t) for t in self.two_sessions]
+        if self.on_screen is not None:
+            out["on_screen"] = asdict(self.on_screen)
         if self.audit is not None:
             a = self.audit
             audit = {"file": a.file, "revision": a.revision, **a.audit.as_dict()}

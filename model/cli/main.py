@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.text import Text
 
-from model.amendments import AMENDMENTS_BY_NAME, PROPOSED_BY_FINDINGS
+from model.amendments import ADOPTIONS, AMENDMENTS_BY_NAME, PROPOSED_BY_FINDINGS
 from model.check.executor import Executor, ExecutorError
 from model.cli import reader_gone
 from model.config import AGENT_POLICIES, CLIENT_FLAGS, CLIENT_POLICIES, Bounds, Config
@@ -191,7 +191,7 @@ def _check(args: argparse.Namespace) -> int:
                 init, steps = result.counterexamples[p.name]
                 rules = ", ".join(p.rules)
                 console.print(_labelled(*label, f" {p.name} ({rules}; {state}): {p.doc}"))
-                for line in sequence(init, steps, cfg.version):
+                for line in sequence(init, steps, cfg.version, cfg.revision):
                     console.print("   " + line)
                 console.print(f"   What is wrong: {p.broken}")
             else:
@@ -220,7 +220,7 @@ def _check(args: argparse.Namespace) -> int:
                 continue
             console.print(_labelled(*label, f" {lt.name} ({where}): {lt.doc}"))
             steps = tuple(leadsto.lasso_steps(graph, result.worlds, lasso.walk))
-            for line in sequence(result.worlds[0], steps, cfg.version):
+            for line in sequence(result.worlds[0], steps, cfg.version, cfg.revision):
                 console.print("   " + line)
             console.print("   " + lasso.ending)
             console.print(f"   What is wrong: {lt.broken}")
@@ -275,11 +275,12 @@ def _read_rfd(path: str, option: str = "--rfd") -> str:
         raise UsageError(f"{where}: cannot read it as UTF-8 text ({exc})") from None
 
 
-def _audited(path: str, revision: str, option: str) -> Audit:
-    """The audit of an RFD file; a file with no keyword sentence is refused."""
+def _audited(path: str, revision: str, option: str, adopt: bool = True) -> Audit:
+    """The audit of an RFD file, taking the review's proposals as adoptable unless told not
+    to; a file with no keyword sentence is refused."""
     from model.check.audit import audit
 
-    found = audit(_read_rfd(path, option), Revision(revision))
+    found = audit(_read_rfd(path, option), Revision(revision), ADOPTIONS if adopt else ())
     if not found.sentences:
         where = f"{option} {path}" if option else path
         raise UsageError(
@@ -293,11 +294,11 @@ def _audit_of_file(args: argparse.Namespace, file: str, option: str) -> AuditOfF
     from model.check.audit import compare
     from model.check.review import AuditOfFile
 
-    found = _audited(file, args.rfd_revision, option)
+    found = _audited(file, args.rfd_revision, option, not args.no_amendments)
     if not args.against:
         return AuditOfFile(Path(file).name, args.rfd_revision, found)
     revision = args.against_revision or args.rfd_revision
-    old = _audited(args.against, revision, "--against")
+    old = _audited(args.against, revision, "--against", not args.no_amendments)
     changes = tuple(compare(old, found))
     return AuditOfFile(Path(file).name, args.rfd_revision, found, Path(args.against).name, changes)
 
@@ -308,6 +309,12 @@ def _audit_options(parser: argparse.ArgumentParser, what: str) -> None:
         "--rfd-revision", choices=revisions, default=Revision.CURRENT.value, help=what
     )
     parser.add_argument("--against", metavar="OLD", help="also list what changed since OLD")
+    parser.add_argument(
+        "--no-amendments",
+        action="store_true",
+        help="do not take a sentence the review's letter proposes (model.amendments) as "
+        "adopting that proposal; by default it passes",
+    )
     parser.add_argument(
         "--against-revision",
         choices=revisions,
@@ -329,6 +336,7 @@ def _review(args: argparse.Namespace) -> int:
 
     from model.check import duties, review, sessions
     from model.render import findings, letter, report
+    from sims import onscreen
 
     if args.against and not args.rfd:
         raise UsageError("--against compares with the text of --rfd: give --rfd too")
@@ -350,6 +358,7 @@ def _review(args: argparse.Namespace) -> int:
         placements = review.placements_of(done)
         summary = review.summarize(outcomes, placements, review.sharings_of(done))
         summary.audit = audited
+        summary.on_screen = onscreen.measure(executor)
         paths = report.write(out.staging, summary, outcomes)
         out.commit(paths)
     seconds = time.perf_counter() - started

@@ -30,6 +30,43 @@ OUT_OF_REPLAY = [["LT-4", "LT-5"], ["LT-4", "RP-1"]]
 
 Review = dict[str, Any]
 
+# The sentence each finding is about, as (text, section, sentence): the current RFD's or the
+# draft's own words (a test holds each to its text, under its section); None for a finding
+# about the catalogue as a whole or about what the RFD does not say.
+ABOUT: tuple[tuple[str, str, str] | None, ...] = (
+    None,
+    (
+        DRAFT,
+        "Elevator pitch",
+        "The Client may also drop it locally, and must never offer a suggestion from before "
+        "the most recent prompt it sent.",
+    ),
+    (
+        CURRENT,
+        "Lifetime",
+        "The Agent replaces or withdraws that list when it accepts the prompt, so the Client "
+        "does not need to detect this case.",
+    ),
+    (
+        CURRENT,
+        "Replay and resuming",
+        "After session/load or session/resume completes, the Agent may send a new update with "
+        "suggestions for the session as it stands.",
+    ),
+    (
+        CURRENT,
+        "Lifetime",
+        "Agents SHOULD replace or withdraw the list when it stops applying for another reason.",
+    ),
+    (
+        CURRENT,
+        "Why does v2 need a capability?",
+        "A v2 Client would preserve or ignore an unknown prompt_suggestions_update, so the "
+        "capability is not needed for safety.",
+    ),
+    None,
+)
+
 
 class Unsupported(Exception):
     """A finding that the review no longer supports."""
@@ -274,7 +311,18 @@ def items(data: Review, bounds: str = "the bounds above") -> tuple[str, list[str
         raise Unsupported("the review was run without the duty placement (--no-duties)")
     if sorted(data["duties"]["bounds"]) != ["1", "2"]:
         raise Unsupported("the review's duty placement does not cover v1 and v2")
-    return _intro(data, bounds), [finding(data) for finding in FINDINGS]
+    found = [finding(data) for finding in FINDINGS]
+    return _intro(data, bounds), [_quoting(n, text) for n, text in enumerate(found)]
+
+
+def _quoting(n: int, text: str) -> str:
+    """A finding after the sentence it is about, quoted with its text and section."""
+    about = ABOUT[n]
+    if about is None:
+        return text
+    revision, section, sentence = about
+    where = "the draft" if revision == DRAFT else "the RFD"
+    return f"On {where}'s {section}: \u201c{sentence}\u201d {text}"
 
 
 def render(data: Review) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from model.amendments import ADOPTIONS_BY_NAME
 from model.render.findings import CURRENT, LEGACY, Review, Unsupported
 
 # The RFD sentences the letter quotes, by section (a test holds each to the RFD's text).
@@ -37,8 +38,14 @@ FAQ_FIELD = (
     "If that is not enough in practice, a later revision can add a field that tells the "
     "Client which message a list follows.",
 )
+LIFETIME_MAY_STOP = (
+    "Lifetime",
+    "A Client MAY stop offering it at any time, for example when the user dismisses it, starts "
+    "typing, or sends a prompt.",
+)
 QUOTES = (
     LIFETIME_CROSSING,
+    LIFETIME_MAY_STOP,
     REPLAY_LEVEL,
     REPLAY_AFTER,
     FAQ_ONE_ACTION,
@@ -56,6 +63,11 @@ class Change:
     proposal: str
     fixes: str
     proof: str
+
+
+def _adopt(name: str) -> str:
+    """The sentence the letter proposes, as the audit accepts it once adopted."""
+    return ADOPTIONS_BY_NAME[name].sentence
 
 
 def _need(holds: bool, what: str) -> None:
@@ -88,7 +100,7 @@ def _ordered(data: Review) -> Change:
         "Say that a session's updates are handled in order, or the Client must detect a "
         "crossing after all",
         LIFETIME_CROSSING,
-        'Add: "A Client handles the updates of one session in the order the Agent sent them."',
+        f'Add: "{_adopt("ordered-updates")}"',
         "The agent does withdraw; what fails is the sentence's premise. A client built on the "
         "ACP Python SDK handles each notification as a task of its own, so the withdrawal can "
         "be handled before the list it withdraws, and the client keeps the outdated list for "
@@ -119,8 +131,7 @@ def _replay_level(data: Review) -> Change:
     return Change(
         "Make the replay rule a MUST NOT: a MUST rests on it",
         REPLAY_LEVEL,
-        'Write "Agents MUST NOT include suggestions in session replay." (or: "A Client '
-        'ignores suggestions in replay.")',
+        f'Write "{_adopt("replay-must-not")}" (or: "{_adopt("replay-ignored")}")',
         "LT-5's withdrawal on acceptance is a MUST, but what it is for (the client holds no "
         "list from before an accepted prompt) needs LT-4, LT-5 and RP-1 together when the "
         "client does nothing special: an agent that uses the SHOULD NOT's latitude replays "
@@ -140,8 +151,7 @@ def _fence_load(data: Review) -> Change:
     return Change(
         "Say what a Client does with updates in flight across a load or resume",
         REPLAY_AFTER,
-        'Add: "A Client ignores updates for a session until its session/load or '
-        'session/resume completes, and starts with an empty list."',
+        f'Add: "{_adopt("client-fences-load")}"',
         "A session reopened on the connection it was live on lets a list the agent sent just "
         "before it read the load arrive after the client emptied its list; the agent's list "
         "is empty after the load (RP-2), so it never withdraws it. With the sentence, every "
@@ -151,7 +161,40 @@ def _fence_load(data: Review) -> Change:
     )
 
 
-CHANGES = (_ordered, _replay_level, _fence_load)
+def _share(row: dict[str, Any]) -> str:
+    low, high = row["stale_turns_fraction_lo"], row["stale_turns_fraction_hi"]
+    return f"{row['stale_turns_fraction']:.1%} of turns (95%: {low:.1%} to {high:.1%})"
+
+
+def _stop_on_send(data: Review) -> Change:
+    screen = data.get("on_screen")
+    if screen is None:
+        raise Unsupported("the review has no simulator figures (on_screen)")
+    rows = {(r["latency_s"], r["client"]): r for r in screen["rows"]}
+    keeps, drops = rows[1.0, "rfd-minimal"], rows[1.0, "drop-on-send"]
+    fast_keeps, fast_drops = rows[0.05, "rfd-minimal"], rows[0.05, "drop-on-send"]
+    for kept, dropped in ((keeps, drops), (fast_keeps, fast_drops)):
+        _need(
+            kept["stale_turns_fraction_lo"] > 10 * dropped["stale_turns_fraction_hi"],
+            "dropping on send shows a stale list on far fewer turns",
+        )
+    return Change(
+        "Ask the Client to drop its list when it sends a prompt",
+        LIFETIME_MAY_STOP,
+        f'Add: "{_adopt("client-stops-on-send")}"',
+        "Nothing in the model fails without it, but the screen does: a client that keeps its "
+        "list when it sends (what the MAY allows) shows the old suggestion in the emptied "
+        "composer until the agent's withdrawal comes back. In the simulator, over stdio with "
+        f"compliant agents, such a client shows it on {_share(keeps)}, "
+        f"{keeps['stale_exposure_mean_s']:.1f} s per session on average at 1 s one-way "
+        f"latency ({_share(fast_keeps)} at 50 ms, as a flash); one that drops it on send, on "
+        f"{_share(drops)} (the crossings no client can prevent).",
+        f"`{screen['command']}` ({screen['sessions']:,} sessions per point; rows "
+        "`rfd-minimal` and `drop-on-send`); the review runs it every time.",
+    )
+
+
+CHANGES = (_ordered, _replay_level, _fence_load, _stop_on_send)
 
 
 def changes(data: Review) -> list[Change]:

@@ -10,8 +10,7 @@ from collections.abc import Sequence
 
 from model.config import Config
 from model.render.dotlang import Diagram, dot_string, mermaid_text
-from model.render.narrate import Flight, Steps, flights, sequence
-from model.rules import Revision
+from model.render.narrate import UPDATE_NAMES, Flight, Steps, flights, sequence
 from model.state import (
     Cancel,
     Client,
@@ -35,11 +34,6 @@ _LINE = 0.2  # the height of a line of it with its margin
 _WRAP = 96  # characters per line of the closing note
 REOPENS = ("load", "resume_without_replay")
 
-UPDATE_NAMES = {
-    Revision.CURRENT: "prompt_suggestions_update",
-    Revision.DRAFT: "prompt_suggestions",
-    Revision.LEGACY: "session_info_update _meta.promptSuggestions",
-}
 
 USER_WORDS = {
     "type": "types",
@@ -255,7 +249,7 @@ def sequence_chart(
         mer.append(f"  {src}->>{dst}: {mermaid_text(label)}")
     before = init
     for i, ((action, after), sentence) in enumerate(
-        zip(steps, sequence(init, steps, cfg.version), strict=True), 1
+        zip(steps, sequence(init, steps, cfg.version, cfg.revision), strict=True), 1
     ):
         dot.append(
             f'  t{i} [shape=plaintext, fontcolor="#666666", label={dot_string(str(i))},'

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from model.rules import Revision
 from model.state import (
     Cancel,
     Load,
@@ -19,16 +20,22 @@ from model.system import Action
 
 Steps = tuple[tuple[Action, World], ...]
 _REOPENS = ("load", "resume_without_replay")
+UPDATE_NAMES = {
+    Revision.CURRENT: "prompt_suggestions_update",
+    Revision.DRAFT: "prompt_suggestions",
+    Revision.LEGACY: "session_info_update _meta.promptSuggestions",
+}
+"""Each revision's name of the suggestions update on the wire."""
 
 
-def _message(msg: object, version: int) -> str:
+def _message(msg: object, version: int, revision: Revision = Revision.CURRENT) -> str:
     if isinstance(msg, Update):
         if not msg.suggestions:
             what = "suggestions: [] (withdraw)"
         else:
             kinds = "; ".join("+".join(s) for s in msg.suggestions)
             what = f"suggestions: [{kinds}], predicted after prompt {msg.prompts_seen}"
-        return "prompt_suggestions_update " + what + (" in replay" if msg.replay else "")
+        return f"{UPDATE_NAMES[revision]} {what}" + (" in replay" if msg.replay else "")
     if isinstance(msg, Prompt):
         who = "" if msg.by_user else " (no user action)"
         return f"session/prompt #{msg.number}{who}"
@@ -65,16 +72,18 @@ _AGENT_WORDS = {
 }
 
 
-def describe(action: Action, before: World, after: World, version: int) -> str:
+def describe(
+    action: Action, before: World, after: World, version: int, revision: Revision = Revision.CURRENT
+) -> str:
     """One step of a path as a sentence, naming the message delivered and every message
     sent in the step, also those the agent sends in reaction to what it reads."""
     reacts = action.actor == "agent" or action.name == "deliver_to_agent"
     sent = after.to_client[len(before.to_client) :] if reacts else ()
     if action.name == "deliver_to_agent":
-        read = f"agent reads {_message(before.to_agent[action.arg], version)}"
-        return "; ".join([read, *(f"agent sends {_message(m, version)}" for m in sent)])
+        read = f"agent reads {_message(before.to_agent[action.arg], version, revision)}"
+        return "; ".join([read, *(f"agent sends {_message(m, version, revision)}" for m in sent)])
     if action.name == "deliver_to_client":
-        return f"client receives {_message(before.to_client[action.arg], version)}"
+        return f"client receives {_message(before.to_client[action.arg], version, revision)}"
     if action.actor == "user":
         text = _USER_WORDS[action.name]
     elif action.actor == "client":
@@ -90,17 +99,17 @@ def describe(action: Action, before: World, after: World, version: int) -> str:
     new_to_agent = (
         after.to_agent[len(before.to_agent) :] if action.actor in ("user", "client") else ()
     )
-    outs = [f"client sends {_message(m, version)}" for m in new_to_agent]
-    outs += [f"agent sends {_message(m, version)}" for m in sent]
+    outs = [f"client sends {_message(m, version, revision)}" for m in new_to_agent]
+    outs += [f"agent sends {_message(m, version, revision)}" for m in sent]
     if action.name in _REOPENS and not new_to_agent:
         # Reopened on a new connection: what was in flight on the old one is lost, the agent
         # reads the load at once, and what it answered is in flight.
-        load = _message(Load(action.name == "load"), version)
+        load = _message(Load(action.name == "load"), version, revision)
         outs += [
             f"client sends {load} on a new connection (the old one's messages are lost)",
             f"agent reads {load}",
         ]
-        outs += [f"agent sends {_message(m, version)}" for m in after.to_client]
+        outs += [f"agent sends {_message(m, version, revision)}" for m in after.to_client]
     return "; ".join([text, *outs])
 
 
@@ -117,11 +126,13 @@ def describe_world(w: World, version: int) -> str:
     )
 
 
-def sequence(init: World, steps: Steps, version: int) -> list[str]:
-    """A path as numbered sentences."""
+def sequence(
+    init: World, steps: Steps, version: int, revision: Revision = Revision.CURRENT
+) -> list[str]:
+    """A path as numbered sentences, each message under its revision's name."""
     lines, prev = [], init
     for i, (action, world) in enumerate(steps, 1):
-        lines.append(f"{i}. {describe(action, prev, world, version)}")
+        lines.append(f"{i}. {describe(action, prev, world, version, revision)}")
         prev = world
     return lines
 

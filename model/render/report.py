@@ -33,7 +33,7 @@ from model.render.itf import dumps as itf_dumps
 from model.render.itf import to_itf
 from model.render.msc import sequence_chart
 from model.render.narrate import sequence
-from model.rules import RULES, RULES_BY_ID, counts_by_section_and_level
+from model.rules import RULES, RULES_BY_ID, Revision, counts_by_section_and_level
 
 
 def _cell(value: object) -> str:
@@ -123,6 +123,9 @@ _GLOSSARY = (
 )
 
 
+APPENDIX = "# Appendix"  # what follows it is reference: the report's body ends above it
+
+
 def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
     """The review as Markdown, for the RFD's author: findings, a glossary, the rules with what
     breaking each does, the compliant peers and the other tables, then each counterexample
@@ -144,7 +147,7 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
     rows = [
         [
             rid,
-            r.level,
+            RULES_BY_ID[rid].as_written,
             r.section,
             RULES_BY_ID[rid].summary,
             r.mutation,
@@ -207,13 +210,15 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
     if summary.failures:
         out += ["", "## Expected properties that do not hold", ""]
         out += [f"- {f}" for f in summary.failures]
-    out += ["", "## Rules without a mutation", ""]
+    if summary.audit is not None:
+        out += _audit_section(summary.audit)
+    out += ["", APPENDIX, "", "The catalogue's other rules, the properties, and every run.", ""]
+    out += ["## Rules without a mutation", ""]
     for rid in summary.unmutated_rules:
         rule = RULES_BY_ID[rid]
         why = f"; {rule.why_unobservable}" if rule.why_unobservable else ""
         out.append(
-            f"- {rid} ({rule.level.value}, {rule.section}): {rule.summary} "
-            f"({rule.check.value}{why})"
+            f"- {rid} ({rule.as_written}, {rule.section}): {rule.summary} ({rule.check.value}{why})"
         )
     out += ["", "## Invariants", ""]
     for name, p in PROPERTIES_BY_NAME.items():
@@ -221,8 +226,6 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
     for lt in LIVENESS:
         rules = ", ".join(lt.rules) or "a goal, no rule"
         out.append(f"- `{lt.name}` (leads-to, weak fairness; {rules}): {lt.doc}")
-    if summary.audit is not None:
-        out += _audit_section(summary.audit)
     out += ["", "## Counterexamples", ""]
     out += [
         "Each run is shown once, with every setting it breaks a property in (a setting is "
@@ -238,7 +241,7 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
         for settings, names in by_keys.items():
             where = ", ".join(f"`{k}`" for k in settings)
             out.append(f"Breaks {' and '.join(names)} in {where}.")
-        out += ["", *sequence(group.cex.start, group.cex.steps, group.version), ""]
+        out += ["", *sequence(group.cex.start, group.cex.steps, group.version, group.revision), ""]
         out += [group.cex.ending, ""] if group.cex.ending else []
         out += ["What is wrong:", ""]
         out += [f"- `{name}`: {_broken(name)}" for name in group.settings]
@@ -294,6 +297,7 @@ class _Group:
 
     cex: Counterexample
     version: int
+    revision: Revision
     settings: dict[str, list[str]]  # by property: the settings whose run this is
 
     @property
@@ -326,9 +330,10 @@ def _groups(summary: Summary, outcomes: Sequence[Outcome]) -> list[_Group]:
     for job, name, cex in counterexamples(outcomes):
         if name not in shown.get(job.key, ()):
             continue
-        version = job.config.version
-        lines = sequence(cex.start, cex.steps, version)
-        group = groups.setdefault((version, tuple(lines), cex.ending), _Group(cex, version, {}))
+        version, revision = job.config.version, job.config.revision
+        lines = sequence(cex.start, cex.steps, version, revision)
+        key = (version, tuple(lines), cex.ending)
+        group = groups.setdefault(key, _Group(cex, version, revision, {}))
         group.settings.setdefault(name, []).append(job.key)
     return list(groups.values())
 
@@ -651,7 +656,7 @@ def rule_rows() -> list[list[str]]:
             r.id,
             r.revisions[0].value,
             r.section,
-            r.level.value,
+            r.as_written,
             r.side.value,
             ",".join(map(str, r.versions)),
             r.check.value,

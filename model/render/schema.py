@@ -14,6 +14,7 @@ from model.check.review import (
     EnvironmentVerdict,
     Proposal,
     RuleVerdict,
+    ScreenTime,
     TwoSessionsVerdict,
 )
 from model.render.atomic import write_atomic
@@ -52,6 +53,7 @@ def review_schema() -> dict[str, Any]:
         "duties": ref(DutyTable),
         "proposals": {"type": "array", "items": ref(Proposal)},
         "two_sessions": {"type": "array", "items": ref(TwoSessionsVerdict)},
+        "on_screen": ref(ScreenTime) | {"description": "the simulator's figures for the letter"},
         "audit": {"type": "object", "description": "the RFC 2119 audit, with --rfd"},
     }
     return {

@@ -1,0 +1,33 @@
+"""The simulator's figure the letter stands on: how often and how long clients show a list
+from before their latest prompt, from the default sweep with seed 1 (the run the README's
+table comes from), run on the review's own workers."""
+
+from __future__ import annotations
+
+from model.check.executor import Executor
+from model.check.review import ScreenRow, ScreenTime
+from sims import sweep
+from sims.scenario import DEFAULT_SCENARIO, load
+
+SEED = 1
+
+
+def measure(executor: Executor) -> ScreenTime:
+    """Every point of the default sweep: its latency, client and stale-list figures."""
+    scenario = load(DEFAULT_SCENARIO)
+    points = scenario.points()
+    rows = []
+    for point, totals in zip(points, sweep.run(scenario, SEED, executor), strict=True):
+        figures = totals.summary()
+        rows.append(
+            ScreenRow(
+                latency_s=float(point.label["latency.median"]),
+                client=str(point.label["client"]),
+                stale_turns_fraction=figures["stale_turns_fraction"],
+                stale_turns_fraction_lo=figures["stale_turns_fraction_lo"],
+                stale_turns_fraction_hi=figures["stale_turns_fraction_hi"],
+                stale_exposure_mean_s=figures["stale_exposure_mean_s"],
+            )
+        )
+    sessions = points[0].sessions
+    return ScreenTime(f"acp-suggestions simulate --seed {SEED}", sessions, rows)
