@@ -342,3 +342,29 @@ def test_the_latest_list_is_the_latest_prediction_not_an_equal_older_one() -> No
     held = end.client.held
     assert held is not None and held.suggestions == end.agent.last_sent
     assert (held.predicted_epoch, held.prompts_seen) != end.agent.last_labels
+
+
+def test_the_graph_built_in_place_is_the_one_networkx_would_build() -> None:
+    """The explorer writes its graph straight into networkx's tables: the same nodes, edges,
+    edge order both ways and actions as adding the nodes and then the edges publicly, a
+    repeated edge keeping its place and taking the later action."""
+    import networkx as nx
+
+    from model.check.explorer import _Builder
+    from model.system import Action
+
+    a, b, c = Action("user", "type"), Action("net", "deliver_to_agent"), Action("agent", "end_turn")
+    edges = [(0, 1, a), (0, 2, b), (1, 2, c), (2, 0, a), (0, 1, c), (2, 2, b)]
+    built = _Builder()
+    for n in range(3):
+        built.node(n)
+    for u, v, action in edges:
+        built.edge(u, v, action)
+    public = nx.DiGraph()
+    public.add_nodes_from(range(3))
+    public.add_edges_from((u, v, {"action": action}) for u, v, action in edges)
+    g = built.graph
+    assert list(g.nodes) == list(public.nodes)
+    assert list(g.edges(data="action")) == list(public.edges(data="action"))
+    assert [list(g.predecessors(n)) for n in g] == [list(public.predecessors(n)) for n in public]
+    assert g.edges[0, 1]["action"] == c and nx.utils.graphs_equal(g, public)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import gc
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
@@ -116,16 +117,22 @@ def explore(
     start = system.pack(init)
     number: dict[Packed, int] = {start: 0}
     states: list[Packed] = [start]
-    parent: list[tuple[int, Action] | None] = [None]
-    edges: list[tuple[int, int, dict[str, Action]]] = []
+    # Each state's parent and the action from it, in two flat lists (-1: the start).
+    parents: array[int] = array("l", [-1])
+    via: list[Action | None] = [None]
     result = Result(config)
     unpack = system.unpack
+    graph = _Builder() if keep_graph else None
+    if graph is not None:
+        graph.node(0)
 
     def path_to(i: int) -> tuple[World, Path]:
         steps: list[tuple[Action, World]] = []
-        while (link := parent[i]) is not None:
-            steps.append((link[1], unpack(states[i])))
-            i = link[0]
+        while (up := parents[i]) >= 0:
+            action = via[i]
+            assert action is not None
+            steps.append((action, unpack(states[i])))
+            i = up
         return init, tuple(reversed(steps))
 
     # A property is decided once per distinct value of the parts of the world it reads.
@@ -162,10 +169,13 @@ def explore(
             j = numbered(nxt, n)
             if j == n:  # a new state
                 states.append(nxt)
-                parent.append((i, action))
+                parents.append(i)
+                via.append(action)
                 n += 1
-            if keep_graph:
-                edges.append((i, j, {"action": action}))
+                if graph is not None:
+                    graph.node(j)
+            if graph is not None:
+                graph.edge(i, j, action)
         transitions += len(enabled)
         i += 1
         if n > max_states:
@@ -175,9 +185,30 @@ def explore(
         if progress is not None and i % 50_000 == 0:
             progress(i)
     result.states, result.transitions = n, transitions
-    if keep_graph:
-        graph = nx.DiGraph()
-        graph.add_nodes_from(range(len(states)))
-        graph.add_edges_from(edges)
-        result.graph, result.worlds = graph, [unpack(s) for s in states]
+    if graph is not None:
+        result.graph, result.worlds = graph.graph, [unpack(s) for s in states]
     return result
+
+
+class _Builder:
+    """The state graph built as it is found, straight into a networkx DiGraph's own tables:
+    the same graph, node and edge order as adding the nodes and then the edges one by one
+    would give (a repeated edge keeps its place and takes the later action), without an edge
+    list held meanwhile, and with one attribute table per action shared by all its edges
+    (nothing writes them), so an edge costs two table entries."""
+
+    def __init__(self) -> None:
+        self.graph = nx.DiGraph()
+        self._succ, self._pred, self._node = self.graph._succ, self.graph._pred, self.graph._node
+        self._labels: dict[Action, dict[str, Action]] = {}
+        self._no_attributes: dict[str, object] = {}
+
+    def node(self, j: int) -> None:
+        self._node[j] = self._no_attributes
+        self._succ[j], self._pred[j] = {}, {}
+
+    def edge(self, i: int, j: int, action: Action) -> None:
+        label = self._labels.get(action)
+        if label is None:
+            label = self._labels[action] = {"action": action}
+        self._succ[i][j] = self._pred[j][i] = label

@@ -1,0 +1,75 @@
+"""Benchmark of the explorer's memory: bytes per state with the graph kept (as leads-to needs
+it) and without, on the largest default configuration (v2 over the SDK) and on a deep one;
+each search in a fresh process, its peak resident memory from the kernel (wait4) less that of
+a process that only imports the model, divided by the states found; the median of several
+runs, with states per second beside it.
+Run: .venv/bin/python benchmarks/memory.py [--runs N] [--deep]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+SEARCH = """
+import json, sys, time
+from model.check.explorer import explore
+from model.config import Bounds, baseline
+from model.network import Semantics
+from model.rules import Revision
+version, semantics, prompts, predictions, keep = json.loads(sys.argv[1])
+if version:
+    cfg = baseline(Revision.CURRENT, version, semantics=Semantics(semantics),
+                   bounds=Bounds(prompts=prompts, predictions=predictions))
+    started = time.perf_counter()
+    r = explore(cfg, keep_graph=keep)
+    print(json.dumps([r.states, time.perf_counter() - started]))
+else:
+    print(json.dumps([0, 0.0]))
+"""
+SETTINGS = {
+    "v2 sdk, default bounds": (2, "sdk", 2, 2),
+    "v2 unordered, 3 prompts and 3 predictions (cut at 2,000,000)": (2, "unordered", 3, 3),
+}
+
+
+def measure(setting: tuple[int, str, int, int], keep: bool) -> tuple[int, int, float]:
+    """(states, peak RSS in bytes, seconds) of one search in a process of its own."""
+    argv = [sys.executable, "-c", SEARCH, json.dumps([*setting, keep])]
+    run = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    assert run.stdout is not None
+    out = run.stdout.read()
+    _, status, usage = os.wait4(run.pid, 0)
+    run.returncode = os.waitstatus_to_exitcode(status)
+    states, seconds = json.loads(out)
+    return states, usage.ru_maxrss * 1024, seconds  # ru_maxrss is in KiB on Linux
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--deep", action="store_true", help="also the deep setting")
+    args = parser.parse_args()
+    idle = statistics.median(measure((0, "fifo", 0, 0), False)[1] for _ in range(args.runs))
+    print(f"explorer memory (peak RSS less an idle process's {idle / 2**20:.0f} MiB):")
+    for name, setting in SETTINGS.items():
+        if setting[2] > 2 and not args.deep:
+            continue
+        for keep in (True, False):
+            runs = [measure(setting, keep) for _ in range(args.runs)]
+            states = runs[0][0]
+            peak = statistics.median(r[1] for r in runs)
+            rate = statistics.median(r[0] / r[2] for r in runs)
+            graph = "graph kept" if keep else "no graph"
+            print(
+                f"  {name}, {graph}: {states:,} states, {(peak - idle) / states:,.0f} bytes per "
+                f"state, {rate:,.0f} states/s (median of {args.runs})"
+            )
+
+
+if __name__ == "__main__":
+    main()
