@@ -7,6 +7,8 @@ from dataclasses import replace
 
 import networkx as nx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from model.check.explorer import explore
 from model.check.packed import PackedSystem
@@ -62,8 +64,8 @@ def test_state_count_matches_an_independent_count(version: int, semantics: Seman
     cfg = Config(version=version, semantics=semantics, bounds=SMALL)
     result = explore(cfg, keep_graph=True)
     assert result.graph is not None
-    assert result.states == _dfs_count(cfg) == result.graph.number_of_nodes()
-    assert result.transitions >= result.graph.number_of_edges() > 0
+    assert result.states == _dfs_count(cfg) == len(result.graph)
+    assert result.transitions >= len(result.graph.targets) > 0
 
 
 @pytest.mark.parametrize("version", [1, 2])
@@ -178,7 +180,7 @@ def test_a_search_cut_short_checked_every_state_up_to_its_depth(share: float) ->
     cfg = MUTATIONS_BY_RULE["LT-5"].apply(baseline(Revision.CURRENT, 1))
     whole = explore(cfg, keep_graph=True)
     assert whole.graph is not None and whole.complete and whole.depth is None
-    layers = nx.single_source_shortest_path_length(whole.graph, 0)
+    layers = whole.graph.distances(0)
     cut = explore(cfg, max_states=int(whole.states * share))
     assert not cut.complete and cut.depth is not None
     within = sum(1 for d in layers.values() if d <= cut.depth + 1)
@@ -344,27 +346,52 @@ def test_the_latest_list_is_the_latest_prediction_not_an_equal_older_one() -> No
     assert (held.predicted_epoch, held.prompts_seen) != end.agent.last_labels
 
 
-def test_the_graph_built_in_place_is_the_one_networkx_would_build() -> None:
-    """The explorer writes its graph straight into networkx's tables: the same nodes, edges,
-    edge order both ways and actions as adding the nodes and then the edges publicly, a
-    repeated edge keeping its place and taking the later action."""
-    import networkx as nx
-
-    from model.check.explorer import _Builder
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.tuples(st.integers(0, 7), st.integers(0, 2)), max_size=5),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_the_state_graph_is_the_one_networkx_would_hold(out: list[list[tuple[int, int]]]) -> None:
+    """The explorer's graph of arrays holds what a networkx DiGraph does for the same edges
+    added in order (a repeated edge keeps its place and takes the later action): the same
+    edges, successors and predecessors in the same order, and the same shortest paths and
+    distances, ties broken alike."""
+    from model.check.graph import StateGraph
     from model.system import Action
 
-    a, b, c = Action("user", "type"), Action("net", "deliver_to_agent"), Action("agent", "end_turn")
-    edges = [(0, 1, a), (0, 2, b), (1, 2, c), (2, 0, a), (0, 1, c), (2, 2, b)]
-    built = _Builder()
-    for n in range(3):
-        built.node(n)
-    for u, v, action in edges:
-        built.edge(u, v, action)
+    actions = [
+        Action("user", "type"),
+        Action("net", "deliver_to_agent"),
+        Action("agent", "end_turn"),
+    ]
+    n = len(out)
+    edges = [(u, v % n, actions[a]) for u, row in enumerate(out) for v, a in row]
+    graph = StateGraph()
+    for u in range(n):
+        graph.add_state([(v, a) for w, v, a in edges if w == u])
     public = nx.DiGraph()
-    public.add_nodes_from(range(3))
-    public.add_edges_from((u, v, {"action": action}) for u, v, action in edges)
-    g = built.graph
-    assert list(g.nodes) == list(public.nodes)
-    assert list(g.edges(data="action")) == list(public.edges(data="action"))
-    assert [list(g.predecessors(n)) for n in g] == [list(public.predecessors(n)) for n in public]
-    assert g.edges[0, 1]["action"] == c and nx.utils.graphs_equal(g, public)
+    public.add_nodes_from(range(n))
+    public.add_edges_from((u, v, {"action": a}) for u, v, a in edges)
+    assert list(graph.edges()) == list(public.edges(data="action"))
+    for u in range(n):
+        assert list(graph.successors(u)) == list(public.successors(u))
+        assert list(graph.predecessors(u)) == list(public.predecessors(u))
+        assert graph.distances(u) == nx.single_source_shortest_path_length(public, u)
+        for v in graph.distances(u):
+            assert graph.shortest_path(u, v) == nx.shortest_path(public, u, v), (u, v)
+    assert nx.utils.graphs_equal(graph.to_networkx(), public)
+
+
+def test_the_state_graph_widens_its_action_numbers_past_255() -> None:
+    from model.check.graph import StateGraph
+    from model.system import Action
+
+    actions = [Action("net", "deliver_to_client", k) for k in range(300)]
+    graph = StateGraph()
+    graph.add_state([(j, actions[j]) for j in range(300)])
+    graph.close(300)
+    assert graph.labels.typecode == "I" and len(graph) == 300
+    assert [graph.action(0, j) for j in range(300)] == actions

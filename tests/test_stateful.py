@@ -64,7 +64,7 @@ def test_every_action_of_the_model_has_a_rule_of_its_own() -> None:
     for cfg in configs:
         graph = explore(cfg, keep_graph=True).graph
         assert graph is not None
-        names |= {(a.actor, a.name) for _, _, a in graph.edges(data="action")}
+        names |= {(a.actor, a.name) for _, _, a in graph.edges()}
     assert names == RULES.keys()
 
 

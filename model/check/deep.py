@@ -112,7 +112,8 @@ def _in_force_broken(cfg: Config, max_states: int) -> tuple[list[str], int, bool
     exploration's states, completeness, checked depth and whether liveness was decided."""
     result = explore(cfg, max_states=max_states, keep_graph=True)
     decided = result.complete and result.graph is not None
-    lassos = leadsto.check(cfg, result.graph, result.worlds) if decided else {}
+    graph = result.graph
+    lassos = leadsto.check(cfg, graph, result.worlds) if decided and graph is not None else {}
     broken = [p.name for p in INVARIANTS if p.in_force(cfg) and p.name in result.counterexamples]
     broken += [p.name for p in LIVENESS if p.in_force(cfg) and lassos.get(p.name)]
     return broken, result.states, result.complete, result.depth, decided

@@ -14,10 +14,9 @@ from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar, overload
 
-import networkx as nx
-
+from model.check.graph import StateGraph
 from model.check.packed import EMPTY, Packed, PackedSystem
 from model.config import Config
 from model.invariants import INVARIANTS, REACHABLE, Property
@@ -43,7 +42,7 @@ def _key(parts: tuple[str, ...]) -> Callable[[Packed], object]:
 @dataclass
 class Result:
     """What an exploration found.  With `keep_graph`, `graph` has the state numbers as nodes
-    (`worlds[i]` is state i, 0 the initial one) and each edge's `action`."""
+    (`worlds[i]` is state i, 0 the initial one) and each edge's action."""
 
     config: Config
     states: int = 0
@@ -55,8 +54,8 @@ class Result:
     # (and some further) was checked, breadth first
     counterexamples: dict[str, tuple[World, Path]] = field(default_factory=dict)
     reached: dict[str, tuple[World, Path]] = field(default_factory=dict)
-    graph: nx.DiGraph | None = None
-    worlds: list[World] = field(default_factory=list)
+    graph: StateGraph | None = None
+    worlds: Sequence[World] = ()
 
     @property
     def violated(self) -> list[str]:
@@ -111,27 +110,27 @@ def explore(
     keep_graph: bool = False,
     progress: Callable[[int], None] | None = None,
 ) -> Result:
-    """Explore `config` breadth-first; `keep_graph` also returns the state graph (networkx)."""
+    """Explore `config` breadth-first; `keep_graph` also returns the state graph (in arrays:
+    `model.check.graph`)."""
     system = PackedSystem(config)
     init = system.init_state()
     start = system.pack(init)
     number: dict[Packed, int] = {start: 0}
     states: list[Packed] = [start]
-    # Each state's parent and the action from it, in two flat lists (-1: the start).
-    parents: array[int] = array("l", [-1])
-    via: list[Action | None] = [None]
+    # Each state's parent and the number of the action from it, in two flat arrays (-1: the
+    # start); the actions themselves once each.
+    parents: array[int] = array("i", [-1])
+    via: array[int] = array("H", [0])
+    actions: list[Action] = []
+    action_number: dict[Action, int] = {}
     result = Result(config)
     unpack = system.unpack
-    graph = _Builder() if keep_graph else None
-    if graph is not None:
-        graph.node(0)
+    graph = StateGraph() if keep_graph else None
 
     def path_to(i: int) -> tuple[World, Path]:
         steps: list[tuple[Action, World]] = []
         while (up := parents[i]) >= 0:
-            action = via[i]
-            assert action is not None
-            steps.append((action, unpack(states[i])))
+            steps.append((actions[via[i]], unpack(states[i])))
             i = up
         return init, tuple(reversed(steps))
 
@@ -165,17 +164,22 @@ def explore(
             idle = w.agent.session in (V1.IDLE, V2.IDLE)
             if w.to_agent or w.to_client or not idle or w.agent.pending is not None:
                 result.deadlocks += 1
+        out: list[tuple[int, Action]] = []
         for action, nxt in enabled:
             j = numbered(nxt, n)
             if j == n:  # a new state
                 states.append(nxt)
                 parents.append(i)
-                via.append(action)
+                k = action_number.get(action)
+                if k is None:
+                    k = action_number[action] = len(actions)
+                    actions.append(action)
+                via.append(k)
                 n += 1
-                if graph is not None:
-                    graph.node(j)
-            if graph is not None:
-                graph.edge(i, j, action)
+            if keep_graph:
+                out.append((j, action))
+        if graph is not None:
+            graph.add_state(out)
         transitions += len(enabled)
         i += 1
         if n > max_states:
@@ -186,29 +190,28 @@ def explore(
             progress(i)
     result.states, result.transitions = n, transitions
     if graph is not None:
-        result.graph, result.worlds = graph.graph, [unpack(s) for s in states]
+        graph.close(n)
+        result.graph, result.worlds = graph, Worlds(states, unpack)
     return result
 
 
-class _Builder:
-    """The state graph built as it is found, straight into a networkx DiGraph's own tables:
-    the same graph, node and edge order as adding the nodes and then the edges one by one
-    would give (a repeated edge keeps its place and takes the later action), without an edge
-    list held meanwhile, and with one attribute table per action shared by all its edges
-    (nothing writes them), so an edge costs two table entries."""
+class Worlds(Sequence[World]):
+    """The explored worlds by state number, unpacked when asked for: a packed world is four
+    numbers the explorer holds anyway, a World a tree of objects."""
 
-    def __init__(self) -> None:
-        self.graph = nx.DiGraph()
-        self._succ, self._pred, self._node = self.graph._succ, self.graph._pred, self.graph._node
-        self._labels: dict[Action, dict[str, Action]] = {}
-        self._no_attributes: dict[str, object] = {}
+    def __init__(self, states: list[Packed], unpack: Callable[[Packed], World]) -> None:
+        self._states, self._unpack = states, unpack
 
-    def node(self, j: int) -> None:
-        self._node[j] = self._no_attributes
-        self._succ[j], self._pred[j] = {}, {}
+    def __len__(self) -> int:
+        return len(self._states)
 
-    def edge(self, i: int, j: int, action: Action) -> None:
-        label = self._labels.get(action)
-        if label is None:
-            label = self._labels[action] = {"action": action}
-        self._succ[i][j] = self._pred[j][i] = label
+    @overload
+    def __getitem__(self, i: int) -> World: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[World]: ...
+
+    def __getitem__(self, i: int | slice) -> World | Sequence[World]:
+        if isinstance(i, slice):
+            return [self._unpack(s) for s in self._states[i]]
+        return self._unpack(self._states[i])

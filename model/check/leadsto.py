@@ -10,11 +10,13 @@ is a lasso: a prefix from the initial state and a cycle (empty when the run stop
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import networkx as nx
 
+from model.check.graph import StateGraph
 from model.config import Config
 from model.liveness import LIVENESS, LeadsTo, fair_system_step
 from model.state import World
@@ -22,6 +24,51 @@ from model.system import Action
 
 Node = Hashable
 FairClass = Callable[[Action], str | None]
+
+
+class _Networkx:
+    """A networkx DiGraph read through the few questions leads-to asks of the explorer's
+    `StateGraph`, so that both graphs are decided by one piece of code."""
+
+    def __init__(self, graph: nx.DiGraph) -> None:
+        self.graph = graph
+
+    @property
+    def nodes(self) -> Iterable[Node]:
+        return self.graph.nodes
+
+    def successors(self, node: Node) -> Iterable[Node]:
+        return self.graph.successors(node)
+
+    def out_edges(self, node: Node) -> Iterator[tuple[Node, Action]]:
+        for _, v, action in self.graph.out_edges(node, data="action"):
+            yield v, action
+
+    def shortest_path(self, source: Node, target: Node) -> list[Node]:
+        return list(nx.shortest_path(self.graph, source, target))
+
+    def distances(self, source: Node) -> dict[Node, int]:
+        return dict(nx.single_source_shortest_path_length(self.graph, source))
+
+
+class Graph(Protocol):
+    """What leads-to asks of a graph: its nodes, each node's successors and out-edges with
+    their actions, a shortest path and the distances from a node."""
+
+    @property
+    def nodes(self) -> Iterable[Any]: ...
+
+    def successors(self, node: Any) -> Iterable[Any]: ...
+
+    def out_edges(self, node: Any) -> Iterator[tuple[Any, Action]]: ...
+
+    def shortest_path(self, source: Any, target: Any) -> list[Any]: ...
+
+    def distances(self, source: Any) -> dict[Any, int]: ...
+
+
+def _read(graph: nx.DiGraph | StateGraph) -> Graph:
+    return _Networkx(graph) if isinstance(graph, nx.DiGraph) else graph
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,17 +101,17 @@ class _Fairness:
     """The fair classes of a graph's actions, taken and enabled, computed once per node and
     shared by every property decided on the graph."""
 
-    def __init__(self, graph: nx.DiGraph, fair: FairClass) -> None:
-        self.graph, self.fair = graph, fair
+    def __init__(self, graph: nx.DiGraph | StateGraph, fair: FairClass) -> None:
+        self.graph, self.fair = _read(graph), fair
         self._enabled: dict[Node, frozenset[str]] = {}
 
     def enabled(self, node: Node) -> frozenset[str]:
         """The fair classes of the actions enabled in `node`."""
         got = self._enabled.get(node)
         if got is None:
-            out = self.graph.out_edges(node, data="action")
+            out = self.graph.out_edges(node)
             got = self._enabled[node] = frozenset(
-                c for _, _, a in out if (c := self.fair(a)) is not None
+                c for _, a in out if (c := self.fair(a)) is not None
             )
         return got
 
@@ -73,7 +120,8 @@ class _Fairness:
         always_enabled = frozenset.intersection(*(self.enabled(n) for n in scc))
         taken = {
             c
-            for u, v, a in self.graph.edges(scc, data="action")
+            for u in scc
+            for v, a in self.graph.out_edges(u)
             if v in scc and (c := self.fair(a)) is not None
         }
         return always_enabled <= taken
@@ -90,7 +138,7 @@ def _closed_walk(sub: nx.DiGraph, start: Node) -> tuple[Node, ...]:
 
 
 def leads_to(
-    graph: nx.DiGraph,
+    graph: nx.DiGraph | StateGraph,
     init: Node,
     p: Callable[[Node], bool],
     q: Callable[[Node], bool],
@@ -99,20 +147,21 @@ def leads_to(
     """A shortest-prefix lasso violating `p ~> q` under weak fairness of `fair`'s classes,
     or None when the property holds on `graph`."""
     fairness = fair if isinstance(fair, _Fairness) else _Fairness(graph, fair)
-    not_q = {n for n in graph.nodes if not q(n)}
+    read = fairness.graph
+    not_q = {n for n in read.nodes if not q(n)}
     starts = [n for n in not_q if p(n)]
     if not starts:
         return None
     # Only what a run from a P state reaches without Q matters: the subgraph of those states.
     reach, frontier = set(starts), list(starts)
     while frontier:
-        for v in graph.successors(frontier.pop()):
+        for v in read.successors(frontier.pop()):
             if v in not_q and v not in reach:
                 reach.add(v)
                 frontier.append(v)
     sub = nx.DiGraph()
     sub.add_nodes_from(reach)
-    sub.add_edges_from((u, v) for u in reach for v in graph.successors(u) if v in reach)
+    sub.add_edges_from((u, v) for u in reach for v in read.successors(u) if v in reach)
     # A run may stop where no fair class is enabled: the environment (the user) is never forced.
     bad: set[Node] = {n for n in reach if not fairness.enabled(n)}
     sccs: list[set[Node]] = []
@@ -130,21 +179,21 @@ def leads_to(
             if m not in doomed:
                 doomed.add(m)
                 frontier.append(m)
-    distance = nx.single_source_shortest_path_length(graph, init)
+    distance = read.distances(init)
     doomed_starts = [n for n in starts if n in doomed and n in distance]
     if not doomed_starts:
         return None
     start = min(doomed_starts, key=lambda n: (distance[n], repr(n)))
     onward = nx.single_source_shortest_path(sub, start)
     end = min((n for n in onward if n in bad), key=lambda n: (len(onward[n]), repr(n)))
-    prefix = nx.shortest_path(graph, init, start) + onward[end][1:]
+    prefix = read.shortest_path(init, start) + onward[end][1:]
     scc = next((s for s in sccs if end in s), None)
     cycle = _closed_walk(sub.subgraph(scc), end) if scc else ()
     return Lasso(tuple(prefix), cycle)
 
 
 def check(
-    cfg: Config, graph: nx.DiGraph, worlds: Sequence[World], props: Sequence[LeadsTo] = LIVENESS
+    cfg: Config, graph: StateGraph, worlds: Sequence[World], props: Sequence[LeadsTo] = LIVENESS
 ) -> dict[str, Lasso | None]:
     """Decide each leads-to property on the explorer's graph of `cfg` (node i is worlds[i],
     node 0 the initial state)."""
@@ -162,8 +211,8 @@ def check(
 
 
 def lasso_steps(
-    graph: nx.DiGraph, worlds: Sequence[World], nodes: Iterable[Node]
+    graph: StateGraph, worlds: Sequence[World], nodes: Iterable[Node]
 ) -> list[tuple[Action, World]]:
     """The actions and states along a node sequence of the explorer's graph."""
-    seq = [int(n) for n in nodes]  # type: ignore[call-overload]
-    return [(graph.edges[u, v]["action"], worlds[v]) for u, v in itertools.pairwise(seq)]
+    seq = [int(n) for n in nodes]  # type: ignore[call-overload]  # the explorer's are ints
+    return [(graph.action(u, v), worlds[v]) for u, v in itertools.pairwise(seq)]

@@ -148,7 +148,7 @@ def _check(args: argparse.Namespace) -> int:
     graph = result.graph
     # A search cut short has no whole graph: it decides no leads-to property.
     decided = graph is not None and result.complete
-    lassos = leadsto.check(cfg, graph, result.worlds) if decided else {}
+    lassos = leadsto.check(cfg, graph, result.worlds) if decided and graph is not None else {}
     seconds = time.perf_counter() - started
     broken = [p.name for p in INVARIANTS if p.in_force(cfg) and p.name in result.counterexamples]
     broken += [lt.name for lt in LIVENESS if lt.in_force(cfg) and lassos.get(lt.name)]

@@ -90,7 +90,7 @@ def _projection(
     assert result.graph is not None
     worlds = result.worlds
     edges: dict[tuple[tuple[str, str], tuple[str, str]], set[str]] = {}
-    for u, v, action in result.graph.edges(data="action"):
+    for u, v, action in result.graph.edges():
         a, b = node(worlds[u]), node(worlds[v])
         if a != b and (reopens or action.name not in REOPENS):
             edges.setdefault((a, b), set()).add(_step_words(action, worlds[u], cfg))
@@ -217,7 +217,7 @@ def state_graph() -> Diagram:
         style = red if bad else ""
         dot.append(f"  s{i} [label={dot_string(str(i))}, tooltip={dot_string(tip)}{style}];")
         mer.append(f'  s{i}(("{i}"))' + (":::bad" if bad else ""))
-    for u, v, action in sorted(result.graph.edges(data="action"), key=lambda e: (e[0], e[1])):
+    for u, v, action in sorted(result.graph.edges(), key=lambda e: (e[0], e[1])):
         dot.append(f"  s{u} -> s{v} [tooltip={dot_string(str(action))}];")
         mer.append(f'  s{u} -->|"{mermaid_text(str(action))}"| s{v}')
     dot.append("}")

@@ -60,8 +60,8 @@ def path_through(cfg: Config, milestones: tuple[Milestone, ...]) -> tuple[World,
     """The shortest path from the start that passes every milestone in order (each leg the
     shortest to its milestone, ties broken by state number, so the path is deterministic)."""
     result = explore(cfg, keep_graph=True)
-    graph, worlds = result.graph, result.worlds
-    assert graph is not None
+    assert result.graph is not None
+    graph, worlds = result.graph.to_networkx(), result.worlds
     at, nodes = 0, [0]
     for words, reached in milestones:
         legs = nx.single_source_shortest_path(graph, at)

@@ -1,0 +1,172 @@
+"""The explorer's state graph in flat arrays: each state's out-edges a slice of one array of
+targets and one of action numbers (compressed sparse rows), so an edge costs 5 bytes and a
+state no Python object.  The graph is the one a networkx DiGraph would hold for the same
+edges added in order: one edge per pair of states (a repeated one keeps its place and takes
+the later action), successors and predecessors in insertion order, so what is computed on it
+agrees with networkx on the same graph, ties included."""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator, Sequence
+
+import networkx as nx
+
+from model.system import Action
+
+
+class StateGraph:
+    """States 0..n-1; the out-edges of u are `targets[offsets[u]:offsets[u + 1]]`, labelled
+    by `actions[labels[k]]`; predecessors are built the first time they are asked for."""
+
+    def __init__(self) -> None:
+        self.offsets = array("q", [0])
+        self.targets = array("i")  # state numbers: the explorer stops far below 2**31
+        self.labels = array("B")  # action numbers, widened when there are more than 255
+        self.actions: list[Action] = []
+        self._number: dict[Action, int] = {}
+        self._pred_offsets: array[int] | None = None
+        self._preds = array("i")
+
+    # --- building, one state at a time in order -------------------------------------------
+
+    def add_state(self, out: Sequence[tuple[int, Action]]) -> None:
+        """The next state, with its out-edges in the order found (a repeated target keeps its
+        first place and takes its last action)."""
+        edges: dict[int, Action] = {}
+        for j, action in out:
+            edges[j] = action  # a key already there keeps its place
+        for j, action in edges.items():
+            k = self._number.get(action)
+            if k is None:
+                k = self._number[action] = len(self.actions)
+                self.actions.append(action)
+                if k == 256:
+                    self.labels = array("I", self.labels)
+            self.targets.append(j)
+            self.labels.append(k)
+        self.offsets.append(len(self.targets))
+
+    def close(self, n: int) -> None:
+        """States found but never expanded (the search was cut) have no out-edges."""
+        while len(self.offsets) <= n:
+            self.offsets.append(len(self.targets))
+
+    # --- reading ---------------------------------------------------------------------------
+
+    @property
+    def nodes(self) -> range:
+        return range(len(self.offsets) - 1)
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def successors(self, u: int) -> Sequence[int]:
+        return self.targets[self.offsets[u] : self.offsets[u + 1]]
+
+    def out_edges(self, u: int) -> Iterator[tuple[int, Action]]:
+        """(target, action) of each out-edge of `u`, in order."""
+        actions, labels = self.actions, self.labels
+        for k in range(self.offsets[u], self.offsets[u + 1]):
+            yield self.targets[k], actions[labels[k]]
+
+    def action(self, u: int, v: int) -> Action:
+        """The action of the edge from `u` to `v`."""
+        for w, action in self.out_edges(u):
+            if w == v:
+                return action
+        raise KeyError((u, v))
+
+    def edges(self) -> Iterator[tuple[int, int, Action]]:
+        """(source, target, action) of every edge, in order."""
+        for u in self.nodes:
+            for v, action in self.out_edges(u):
+                yield u, v, action
+
+    def predecessors(self, v: int) -> Sequence[int]:
+        """The sources of the edges into `v`, in the order the edges were added."""
+        if self._pred_offsets is None:
+            self._build_predecessors()
+        assert self._pred_offsets is not None
+        return self._preds[self._pred_offsets[v] : self._pred_offsets[v + 1]]
+
+    def _build_predecessors(self) -> None:
+        n = len(self)
+        counts = array("q", bytes(8 * (n + 1)))
+        for v in self.targets:
+            counts[v + 1] += 1
+        for i in range(n):
+            counts[i + 1] += counts[i]
+        fill = array("q", counts)
+        preds = array("i", bytes(self.targets.itemsize * len(self.targets)))
+        for u in range(n):
+            for v in self.successors(u):
+                preds[fill[v]] = u
+                fill[v] += 1
+        self._pred_offsets, self._preds = counts, preds
+
+    def shortest_path(self, source: int, target: int) -> list[int]:
+        """A shortest path from `source` to `target`, searched from both ends a level at a
+        time, the smaller fringe first: the path networkx's `shortest_path` finds."""
+        if source == target:
+            return [source]
+        pred: dict[int, int | None] = {source: None}
+        succ: dict[int, int | None] = {target: None}
+        forward, backward = [source], [target]
+        meet = None
+        while forward and backward and meet is None:
+            if len(forward) <= len(backward):
+                level, forward = forward, []
+                for v in level:
+                    for w in self.successors(v):
+                        if w not in pred:
+                            forward.append(w)
+                            pred[w] = v
+                        if w in succ:
+                            meet = w
+                            break
+                    if meet is not None:
+                        break
+            else:
+                level, backward = backward, []
+                for v in level:
+                    for w in self.predecessors(v):
+                        if w not in succ:
+                            succ[w] = v
+                            backward.append(w)
+                        if w in pred:
+                            meet = w
+                            break
+                    if meet is not None:
+                        break
+        if meet is None:
+            raise nx.NetworkXNoPath(f"no path from {source} to {target}")
+        path = [meet]
+        while (back := pred[path[-1]]) is not None:
+            path.append(back)
+        path.reverse()
+        while (on := succ[path[-1]]) is not None:
+            path.append(on)
+        return path
+
+    def distances(self, source: int) -> dict[int, int]:
+        """The number of steps from `source` to each state it reaches (breadth first)."""
+        seen = {source: 0}
+        level, depth = [source], 0
+        while level:
+            depth += 1
+            nxt = []
+            for u in level:
+                for v in self.successors(u):
+                    if v not in seen:
+                        seen[v] = depth
+                        nxt.append(v)
+            level = nxt
+        return seen
+
+    def to_networkx(self) -> nx.DiGraph:
+        """The same graph as a networkx DiGraph, for the small graphs that are drawn."""
+        graph = nx.DiGraph()
+        graph.add_nodes_from(self.nodes)
+        graph.add_edges_from((u, v, {"action": a}) for u, v, a in self.edges())
+        return graph
