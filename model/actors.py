@@ -325,7 +325,7 @@ def on_unknown_update(cfg: Config, c: Client, u: Update) -> Client:
     return c._replace(in_transcript=True)
 
 
-def follows_older(cfg: Config, c: Client, u: Update) -> bool:
+def follows_older(c: Client, u: Update) -> bool:
     """With the FAQ's field: the update follows an older user message than one the client
     already had an update for, or is a list older than the client's latest prompt (which
     the field lets it tell: a prompt a reopen lost never became a message)."""

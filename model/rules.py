@@ -12,7 +12,8 @@ from enum import StrEnum
 
 
 class Level(StrEnum):
-    """RFC 2119 level of a rule; STRUCTURAL is a requirement stated without a keyword."""
+    """RFC 2119 level of a rule; STRUCTURAL is a requirement stated without a keyword, and
+    RATIONALE a reason the RFD gives for a rule, catalogued beside it."""
 
     MUST = "MUST"
     MUST_NOT = "MUST NOT"
@@ -20,6 +21,7 @@ class Level(StrEnum):
     SHOULD_NOT = "SHOULD NOT"
     MAY = "MAY"
     STRUCTURAL = "structural"
+    RATIONALE = "rationale"  # a reason the RFD gives for a rule, kept beside it, not a rule
 
 
 class Side(StrEnum):
@@ -94,7 +96,8 @@ def _r(
     why: str = "",
     keyword: str | None = None,
 ) -> Rule:
-    written = keyword if keyword is not None else ("" if level is Level.STRUCTURAL else str(level))
+    unwritten = level in (Level.STRUCTURAL, Level.RATIONALE)  # no keyword in the text
+    written = keyword if keyword is not None else ("" if unwritten else str(level))
     return Rule(id, section, level, side, versions, revisions, summary, check, why, written)
 
 
@@ -196,6 +199,14 @@ RULES: tuple[Rule, ...] = (
         "an update whose suggestions are all skipped still replaces the list; nothing offered",
         INV,
     ),
+    _r(
+        "SC-7",
+        "Suggestion content",
+        S,
+        C,
+        "every client that advertises promptSuggestions can offer text and resource_link blocks",
+        POLICY,
+    ),
     _r("LT-1", "Lifetime", S, B, "a session starts with an empty list", INV),
     _r(
         "LT-2",
@@ -255,6 +266,16 @@ RULES: tuple[Rule, ...] = (
         "the client does not tell the agent when it stops offering a list",
         NO,
         why="there is no message for it, so there is nothing to see or to break",
+    ),
+    _r(
+        "LT-9",
+        "Lifetime",
+        S,
+        A,
+        "a suggestion is an offer for the next prompt, not part of the conversation history",
+        NO,
+        why="the history is the agent's own; what a client sees of it is replay (RP-1's "
+        "matter) and, in v2, the user messages",
     ),
     _r(
         "TM-1",
@@ -352,7 +373,7 @@ RULES: tuple[Rule, ...] = (
     _r(
         "CAP-4",
         "Why does v2 need a capability?",
-        S,
+        Level.RATIONALE,
         B,
         "v2: without the capability a client may display the update generically, where a "
         "prediction reads as conversation; the capability keeps it from such clients",

@@ -267,7 +267,7 @@ def client_receives(cfg: Config, c: Client, msg: ToClient) -> Client:
     if type(msg) is Update:
         if not actors.client_understands(cfg):
             return actors.on_unknown_update(cfg, c, msg)
-        if cfg.client.reads_follows and actors.follows_older(cfg, c, msg):
+        if cfg.client.reads_follows and actors.follows_older(c, msg):
             return c  # the FAQ's field shows it is out of date: ignored, as never received
         return actors.on_update(cfg, c._replace(last=msg), msg)
     if type(msg) is PromptResponse:

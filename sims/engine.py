@@ -12,6 +12,7 @@ from __future__ import annotations
 import heapq
 from typing import Any, NamedTuple
 
+from model.actors import echoes_user_message
 from model.network import Semantics
 from model.state import Composer, LoadResponse, Prompt, PromptResponse, Update, UserMessage
 from model.system import AGENT, CLIENT, NET, TO_AGENT, TO_CLIENT, USER, Action
@@ -398,7 +399,7 @@ class Engine:
             self.wants_send = None
         record = None
         if self.trace is not None:
-            self.prompt_ids.add(self.next_id)
+            self.prompt_ids.add(self.next_id, echoes_user_message(self.cfg))
             record = wire.prompt(self.next_id)
             self.next_id += 1
         if self.observer == "client":

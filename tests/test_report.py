@@ -100,3 +100,17 @@ def test_the_audit_section_lists_the_changes_since_an_older_text() -> None:
     assert "TM-1: MAY in the catalogue, MUST in the text" in section
     assert "### Changes since old.txt" in section
     assert "| level changed | 3 | 3 | TM-1 | " in section
+
+
+def test_each_rule_row_names_what_else_stands_on_the_rule(small_review: Path) -> None:
+    """The column after the broken properties keeps those that are other rules' own: RP-1
+    broken also breaks LT-5's property (the letter's second change stands on it), while SC-2
+    broken breaks only its own."""
+    text = (small_review / "report.md").read_text(encoding="utf-8")
+    cells = {
+        line.split(" | ")[0][2:]: line.strip("| ").split(" | ")
+        for line in text.splitlines()
+        if line.startswith("| ") and " | " in line
+    }
+    assert "withdrawn_after_prompt" in cells["RP-1"][7]
+    assert cells["SC-2"][7] == "-" and "no_blank_suggestion" in cells["SC-2"][6]

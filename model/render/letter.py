@@ -43,6 +43,7 @@ LIFETIME_MAY_STOP = (
     "A Client MAY stop offering it at any time, for example when the user dismisses it, starts "
     "typing, or sends a prompt.",
 )
+MIGRATION = ("Proposed phases", "Keep the _meta key for one release for older peers.")
 QUOTES = (
     LIFETIME_CROSSING,
     LIFETIME_MAY_STOP,
@@ -51,6 +52,7 @@ QUOTES = (
     FAQ_ONE_ACTION,
     PRESENTATION_SHOULD,
     FAQ_FIELD,
+    MIGRATION,
 )
 
 
@@ -260,6 +262,11 @@ OPEN_QUESTIONS = (
     f'The FAQ ("{FAQ_ONE_ACTION[1]}") is stronger than Client presentation ("'
     f'{PRESENTATION_SHOULD[1]}"): a MUST-like condition in rationale against a SHOULD in the '
     "rule. Which one is meant?",
+    f'{MIGRATION[0]}: "{MIGRATION[1]}" For that release a peer may see each list twice, as '
+    "the legacy `session_info_update` and as `prompt_suggestions_update`: two notifications, "
+    "which a client may handle in either order, and a clear on one channel says nothing of "
+    "the other. Should a client that advertises `promptSuggestions` ignore the legacy key, or "
+    "an agent that sees the capability stop sending it?",
 )
 
 

@@ -153,12 +153,14 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
             r.mutation,
             load_bearing(r),
             ", ".join(r.breaks) or "-",
+            ", ".join(b for b in r.breaks if rid not in _rules_of(b)) or "-",
             _link_to_shortest(r, by_key={o.job.key: o for o in outcomes}, link=link),
         ]
         for rid, r in summary.rules.items()
     ]
     header = ["rule", "level", "section", "the rule", "the mutation", "load-bearing"]
-    out += _table([*header, "invariants broken", "shortest run"], rows)
+    broken = ["properties broken", "of them, other rules' (what else stands on it)"]
+    out += _table([*header, *broken, "shortest run"], rows)
     out += ["", "## Compliant peers", ""]
     rows = [
         [
@@ -249,6 +251,12 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
         back = ", ".join(f"[{_BACK[k][0]}](#{anchor(_BACK[k][1])})" for k in kinds)
         out += ["", f"Back to the {back}."]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _rules_of(name: str) -> tuple[str, ...]:
+    """The rules a property stands for."""
+    prop = PROPERTIES_BY_NAME.get(name)
+    return prop.rules if prop is not None else next(lt.rules for lt in LIVENESS if lt.name == name)
 
 
 def _broken(name: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from model.actors import echoes_user_message
 from model.config import Config
 from model.network import Semantics
 from model.session import V2
@@ -108,7 +109,7 @@ def project(cfg: Config, start: World, steps: Sequence[tuple[Action, World]]) ->
             record = w.to_agent.pop(action.arg)
             sides.agent.append(record)
             if record["msg"].get("method") == "session/prompt":
-                w.read.add(record["msg"]["id"])
+                w.read.add(record["msg"]["id"], echoes_user_message(cfg))
             w.agent_sends(before, after, after.to_client[len(before.to_client) :])
         else:
             assert action.name == TO_CLIENT

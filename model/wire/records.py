@@ -132,9 +132,11 @@ class Awaiting:
     responses: deque[int] = field(default_factory=deque)
     messages: deque[int] = field(default_factory=deque)
 
-    def add(self, rid: int) -> None:
+    def add(self, rid: int, echoed: bool) -> None:
+        """A prompt sent; `echoed` when the model will send its `user_message`."""
         self.responses.append(rid)
-        self.messages.append(rid)
+        if echoed:
+            self.messages.append(rid)
 
     def clear(self) -> None:
         self.responses.clear()
