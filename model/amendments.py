@@ -66,7 +66,12 @@ AMENDMENTS: tuple[Amendment, ...] = (
 )
 AMENDMENTS_BY_NAME = {a.name: a for a in AMENDMENTS}
 # The amendments the review's findings propose: judged in every review.
-PROPOSED_BY_FINDINGS = ("ordered-updates", "client-fences-load", "list-follows-message")
+PROPOSED_BY_FINDINGS = (
+    "ordered-updates",
+    "client-fences-load",
+    "list-follows-message",
+    "client-stops-on-send",
+)
 
 
 @dataclass(frozen=True, slots=True)

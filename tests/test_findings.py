@@ -89,6 +89,23 @@ def test_finding_6_only_a_client_that_shows_unknown_updates_puts_them_in_the_tra
     assert "capability_respected" in ignores["violated"]  # type: ignore[operator]
 
 
+def test_finding_8_an_agent_replaying_its_list_leaves_it_unwithdrawn(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for version in ("1", "2"):
+        replayed = _check(capsys, "--break", "RP-1", "--version", version)
+        assert "withdrawn_after_prompt" in replayed["violated"]  # type: ignore[operator]
+
+
+def test_finding_9_the_model_checks_neither_presentation_rule(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from model.rules import RULES_BY_ID, Check
+
+    assert RULES_BY_ID["CP-2"].check is Check.NOT_OBSERVABLE
+    assert main(["rules"]) == 0 and "not observable" in capsys.readouterr().out
+
+
 @pytest.fixture(scope="module")
 def review_json(full_review: tuple[review.Summary, list[review.Outcome]]) -> dict[str, Any]:
     """The default review's review.json."""

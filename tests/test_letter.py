@@ -135,6 +135,13 @@ def test_the_send_change_stands_on_the_simulators_figures(data: dict[str, Any]) 
     del changed["on_screen"]
     with pytest.raises(Unsupported, match="no simulator figures"):
         letter.changes(changed)
+    opened = copy.deepcopy(data)
+    for p in opened["proposals"]:
+        if p["name"] == "client-stops-on-send":
+            p["settings"][0]["opened"] = ["client_never_waits"]
+    with pytest.raises(Unsupported, match="opens"):
+        letter.changes(opened)
+    assert "a session reopened on its live connection" in change.fixes
 
 
 def test_the_reports_body_fits_before_its_appendix(

@@ -65,6 +65,13 @@ ABOUT: tuple[tuple[str, str, str] | None, ...] = (
         "capability is not needed for safety.",
     ),
     None,
+    (CURRENT, "Replay and resuming", "Agents SHOULD NOT include suggestions in session replay."),
+    (
+        CURRENT,
+        "Why can a Client not send a suggestion on its own?",
+        "A Client can let one action both accept and send a suggestion, as long as the user "
+        "could see what it contains first.",
+    ),
 )
 
 
@@ -296,7 +303,46 @@ def _finding_7(data: Review) -> str:
     )
 
 
-FINDINGS = (_finding_1, _finding_2, _finding_3, _finding_4, _finding_5, _finding_6, _finding_7)
+def _finding_8(data: Review) -> str:
+    needs = _needs(data, "withdrawn_after_prompt", 1, "fifo", "nothing-special")
+    _need(needs == [["LT-4", "LT-5", "RP-1"]], 8, f"withdrawn_after_prompt needs {needs}")
+    rp1 = [e for e in data["rules"]["RP-1"]["environments"] if e["semantics"] == "fifo"]
+    _need(bool(rp1) and all("withdrawn_after_prompt" in e["breaks"] for e in rp1), 8, "RP-1")
+    return (
+        "A MUST rests on a SHOULD NOT: what LT-5's withdrawal on acceptance is for (the client "
+        "holds no list from before an accepted prompt) needs LT-4, LT-5 and RP-1 together when "
+        "the client does nothing special (duty placement, `withdrawn_after_prompt`, v1 over "
+        "stdio). An agent that uses RP-1's latitude replays the list it held into the reopened "
+        "session, which starts empty (RP-2), and nothing withdraws it (`acp-suggestions check "
+        "--break RP-1`, in v1 and v2). Either RP-1 becomes a MUST NOT or a client ignores "
+        "suggestions in replay (the letter's second change)."
+    )
+
+
+def _finding_9(data: Review) -> str:
+    cp2 = data["rules"].get("CP-2")
+    _need(cp2 is None, 9, "CP-2 has a mutation now; say what it shows")
+    return (
+        "The FAQ is stronger than the rule it explains: Client presentation asks a UI that "
+        "sends on selection to show the full text and every other block first with a SHOULD "
+        "(CP-2), while the FAQ allows one action to accept and send only as long as the user "
+        "could see what the suggestion contains first, a condition without latitude. The model "
+        "does not check either (no message shows what a UI displayed: `acp-suggestions rules`, "
+        "CP-2 `not observable`); the RFD should say which is meant."
+    )
+
+
+FINDINGS = (
+    _finding_1,
+    _finding_2,
+    _finding_3,
+    _finding_4,
+    _finding_5,
+    _finding_6,
+    _finding_7,
+    _finding_8,
+    _finding_9,
+)
 
 
 def _fill(text: str, indent: str = "") -> str:
@@ -321,8 +367,8 @@ def _quoting(n: int, text: str) -> str:
     if about is None:
         return text
     revision, section, sentence = about
-    where = "the draft" if revision == DRAFT else "the RFD"
-    return f"On {where}'s {section}: \u201c{sentence}\u201d {text}"
+    where = "The draft" if revision == DRAFT else "The RFD"
+    return f"{where}, {section}: \u201c{sentence}\u201d {text}"
 
 
 def render(data: Review) -> str:

@@ -78,13 +78,33 @@ def _need(holds: bool, what: str) -> None:
 
 
 def _setting(data: Review, name: str, key: str) -> dict[str, Any]:
+    for s in _judged(data, name):
+        if s["key"] == key:
+            return s
+    raise Unsupported(f"the review did not judge {name} in {key}")
+
+
+_TRANSPORTS = {"fifo": "stdio", "sdk": "the SDK", "unordered": "free reordering"}
+_ENVIRONMENTS = {"load-on-live-connection": "a session reopened on its live connection"}
+
+
+def _place(key: str) -> str:
+    """A setting's key in words (`environment.load-on-live-connection.v1.fifo`: a session
+    reopened on its live connection, v1 over stdio)."""
+    kind = key.split(".", 1)[0]
+    name, version, semantics = key.rsplit(".", 3)[1:]
+    over = f"{version} over {_TRANSPORTS[semantics]}"
+    if kind == "environment":
+        return f"{_ENVIRONMENTS.get(name, name.replace('-', ' '))}, {over}"
+    return over
+
+
+def _judged(data: Review, name: str) -> list[dict[str, Any]]:
     for p in data.get("proposals", []):
         if p["name"] == name:
-            for s in p["settings"]:
-                if s["key"] == key:
-                    found: dict[str, Any] = s
-                    return found
-    raise Unsupported(f"the review did not judge {name} in {key}")
+            settings: list[dict[str, Any]] = p["settings"]
+            return settings
+    raise Unsupported(f"the review did not judge {name}")
 
 
 def _words(props: list[str]) -> str:
@@ -180,11 +200,20 @@ def _stop_on_send(data: Review) -> Change:
             kept["stale_turns_fraction_lo"] > 10 * dropped["stale_turns_fraction_hi"],
             "dropping on send shows a stale list on far fewer turns",
         )
+    judged = _judged(data, "client-stops-on-send")
+    opened = sorted({p for s in judged for p in s["opened"]})
+    _need(not opened, f"dropping the list on send opens {opened}")
+    stdio = [s for s in judged if s["key"].endswith(".fifo") and s["key"].startswith("baseline.")]
+    _need(bool(stdio) and all(s["before"] == [] for s in stdio), "stdio holds without it")
+    closes = [f"{_words(s['closed'])} in {_place(s['key'])}" for s in judged if s["closed"]]
+    model = f"it closes {'; '.join(closes)}" if closes else "it closes nothing"
     return Change(
         "Ask the Client to drop its list when it sends a prompt",
         LIFETIME_MAY_STOP,
         f'Add: "{_adopt("client-stops-on-send")}"',
-        "Nothing in the model fails without it, but the screen does: a client that keeps its "
+        "With compliant peers over stdio nothing in the model fails without it; of the "
+        f"review's other settings, {model}, and it opens nothing. The screen is where it "
+        "fails: a client that keeps its "
         "list when it sends (what the MAY allows) shows the old suggestion in the emptied "
         "composer until the agent's withdrawal comes back. In the simulator, over stdio with "
         f"compliant agents, such a client shows it on {_share(keeps)}, "
@@ -192,7 +221,8 @@ def _stop_on_send(data: Review) -> Change:
         f"latency ({_share(fast_keeps)} at 50 ms, as a flash); one that drops it on send, on "
         f"{_share(drops)} (the crossings no client can prevent).",
         f"`{screen['command']}` ({screen['sessions']:,} sessions per point; rows "
-        "`rfd-minimal` and `drop-on-send`); the review runs it every time.",
+        "`rfd-minimal` and `drop-on-send`); the review runs it, and judges "
+        "`client-stops-on-send`, every time (report: Proposals).",
     )
 
 
