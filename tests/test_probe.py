@@ -247,3 +247,29 @@ def test_every_request_the_probe_sends_is_valid_for_the_sdks_schema(
         init = sent["initialize"][0]
         assert init["protocolVersion"] == 2 and "capabilities" in init
         assert set(init["info"]) >= {"name", "version"}
+
+
+def test_a_line_is_measured_across_the_chunks_it_spans() -> None:
+    """A line that ends just past the limit, in the chunk after the one that brought it near
+    it, is still over it; one that ends just under it is not."""
+    import asyncio
+
+    from model.wire import spawn
+    from model.wire.tracecheck import MAX_LINE
+
+    def passes(sizes: list[int]) -> str:
+        async def run() -> str:
+            source, reader = asyncio.StreamReader(), asyncio.StreamReader(limit=MAX_LINE + 1)
+            for size in sizes:
+                source.feed_data(b"x" * size)
+            source.feed_data(b"\n{}\n")
+            source.feed_eof()
+            overrun = spawn.Overrun()
+            no_group = 2**27  # above any pid_max: ending "its group" finds nothing
+            await spawn._pump_stdout(source, reader, overrun, pid=no_group)
+            return overrun.reason
+
+        return asyncio.run(run())
+
+    assert passes([MAX_LINE]) == ""
+    assert "longer than 16 MiB" in passes([MAX_LINE - 10, 11])

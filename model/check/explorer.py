@@ -117,12 +117,9 @@ def explore(
     start = system.pack(init)
     number: dict[Packed, int] = {start: 0}
     states: list[Packed] = [start]
-    # Each state's parent and the number of the action from it, in two flat arrays (-1: the
-    # start); the actions themselves once each.
+    # Each state's parent (-1: the start) in a flat array, and the action from it.
     parents: array[int] = array("i", [-1])
-    via: array[int] = array("H", [0])
-    actions: list[Action] = []
-    action_number: dict[Action, int] = {}
+    via: list[Action | None] = [None]
     result = Result(config)
     unpack = system.unpack
     graph = StateGraph() if keep_graph else None
@@ -130,7 +127,9 @@ def explore(
     def path_to(i: int) -> tuple[World, Path]:
         steps: list[tuple[Action, World]] = []
         while (up := parents[i]) >= 0:
-            steps.append((actions[via[i]], unpack(states[i])))
+            action = via[i]
+            assert action is not None
+            steps.append((action, unpack(states[i])))
             i = up
         return init, tuple(reversed(steps))
 
@@ -164,22 +163,14 @@ def explore(
             idle = w.agent.session in (V1.IDLE, V2.IDLE)
             if w.to_agent or w.to_client or not idle or w.agent.pending is not None:
                 result.deadlocks += 1
-        out: list[tuple[int, Action]] = []
         for action, nxt in enabled:
-            j = numbered(nxt, n)
-            if j == n:  # a new state
+            if numbered(nxt, n) == n:  # a new state
                 states.append(nxt)
                 parents.append(i)
-                k = action_number.get(action)
-                if k is None:
-                    k = action_number[action] = len(actions)
-                    actions.append(action)
-                via.append(k)
+                via.append(action)
                 n += 1
-            if keep_graph:
-                out.append((j, action))
-        if graph is not None:
-            graph.add_state(out)
+        if graph is not None:  # the same numbers again, found now
+            graph.add_state([(number[nxt], action) for action, nxt in enabled])
         transitions += len(enabled)
         i += 1
         if n > max_states:

@@ -46,12 +46,15 @@ async def _pump_stdout(
 ) -> None:
     """Pass the agent's stdout on to the connection, counting as it goes: a line longer than
     the trace format allows, or more than a scenario's worth, ends the agent there."""
-    line = total = 0
+    line = total = 0  # the bytes of the line not yet ended, and of the whole output
     try:
         while chunk := await source.read(CHUNK):
             total += len(chunk)
-            newline = chunk.rfind(b"\n")
-            line = len(chunk) - newline - 1 if newline >= 0 else line + len(chunk)
+            first = chunk.find(b"\n")  # where the line under way ends, if in this chunk
+            if first < 0 or line + first > MAX_LINE:
+                line += len(chunk) if first < 0 else first
+            else:  # the lines after it in the chunk are shorter than a chunk
+                line = len(chunk) - chunk.rfind(b"\n") - 1
             if line > MAX_LINE:
                 overrun.reason = f"the agent wrote a line longer than {MAX_LINE >> 20} MiB"
             elif total > SCENARIO_BYTES:
