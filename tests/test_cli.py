@@ -12,7 +12,8 @@ import pytest
 
 from model.check import review
 from model.check.executor import Executor
-from model.cli.main import _standing, main
+from model.cli.explore import standing
+from model.cli.main import main
 from model.config import Config, baseline
 from model.mutations import MUTATIONS_BY_RULE
 from model.network import Semantics
@@ -156,9 +157,9 @@ def test_only_properties_in_force_decide_the_exit_code(capsys: pytest.CaptureFix
     assert main(["check", "--revision", "2026-10-15", "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
     assert out["in_force_violated"] == ["no_offer_from_before_own_prompt"]
-    assert _standing(("CAP-3",), Config(version=1)) == "not in v1"  # a v2-only rule
-    assert _standing(("D-4",), Config(version=1)) == "other revision"
-    assert _standing((), Config(version=1)) == "a goal, not a rule"
+    assert standing(("CAP-3",), Config(version=1)) == "not in v1"  # a v2-only rule
+    assert standing(("D-4",), Config(version=1)) == "other revision"
+    assert standing((), Config(version=1)) == "a goal, not a rule"
 
 
 def test_client_strategies_combine(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,145 @@
+"""What every command shares: the two consoles, usage errors, the output folder, progress of
+long work, and the options several commands take."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.text import Text
+
+from model.check.executor import Executor
+from model.render.atomic import OutputFolder
+
+if TYPE_CHECKING:
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
+
+# Neither console reads markup: file names, options and trace contents are printed as they are.
+err = Console(stderr=True, soft_wrap=True, markup=False, highlight=False)
+# Tables to a terminal fit it; to a pipe or a file they keep every cell whole (rich would
+# otherwise cut them at 80 columns).
+stdout = Console(width=None if sys.stdout.isatty() else 1_000, markup=False, highlight=False)
+
+
+class UsageError(Exception):
+    """A bad option value, reported without a traceback."""
+
+
+def output_folder(args: argparse.Namespace, default: str) -> OutputFolder:
+    """The command's output folder, checked before any work: the tool writes only there."""
+    return OutputFolder(
+        Path(args.out or default),
+        lambda message: err.print(f"acp-suggestions: warning: {message}"),
+        force=args.force,
+    )
+
+
+def labelled(label: str, style: str, rest: str) -> Text:
+    """`label` in colour, then `rest` as it is (never read as markup)."""
+    return Text.assemble((label, style), rest)
+
+
+@contextlib.contextmanager
+def progress(what: str, total: int, quiet: bool) -> Iterator[Callable[[int], None]]:
+    """Progress of long work: a bar on a terminal, a plain line at every tenth elsewhere (a
+    CI log), nothing when quiet.  Yields the function that counts work done."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    if quiet:
+        yield lambda n: None
+    elif err.is_terminal:
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+        with Progress(*columns, TimeElapsedColumn(), console=err) as bar:
+            task = bar.add_task(what, total=total)
+            yield lambda n: bar.advance(task, n)
+    else:
+        started, done, shown = time.perf_counter(), 0, 0
+
+        def advance(n: int) -> None:
+            nonlocal done, shown
+            done += n
+            tenth = done * 10 // max(total, 1)
+            if tenth > shown:
+                shown = tenth
+                seconds = time.perf_counter() - started
+                percent = done * 100 // max(total, 1)
+                err.print(f"{what}: {done:,} of {total:,} ({percent}%), {seconds:.0f} s")
+
+        yield advance
+
+
+def read_rfd(path: str, option: str = "--rfd") -> str:
+    where = f"{option} {path}" if option else path
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"{where}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{where}: cannot read it as UTF-8 text ({exc})") from None
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of seconds, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
+    return value
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def executor_options(p: argparse.ArgumentParser) -> None:
+    where = p.add_mutually_exclusive_group()
+    where.add_argument(
+        "--jobs",
+        type=positive,
+        help="worker processes on this machine (default: all cores)",
+    )
+    where.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run the tasks on the Dask cluster whose scheduler is at ADDRESS "
+        "(e.g. tcp://10.0.0.5:8786); the output is the same as a local run's",
+    )
+
+
+def executor_for(args: argparse.Namespace, tasks: int) -> Executor:
+    """Where the tasks run: no more local workers than there are tasks."""
+    return Executor(min(args.jobs or os.cpu_count() or 1, max(tasks, 1)), args.scheduler)
+
+
+def out_options(p: argparse.ArgumentParser, default: str, what: str = "output folder") -> None:
+    p.add_argument(
+        "--out",
+        help=f"{what}: a folder of its own, new, empty or written by this tool before; the "
+        f"previous run's files there are replaced (default: {default})",
+    )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="write into a folder that holds files this tool did not write (they are kept, "
+        "or replaced where a new file has their name)",
+    )
+
+
+def observer_option(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--observer",
+        choices=["client", "agent"],
+        default="client",
+        help=f"whose side {what} recorded on (default: client)",
+    )

@@ -1,0 +1,261 @@
+"""The `rules` command (the catalogue) and the `check` command (one exhaustive search, its
+verdicts and counterexamples in the RFD's words)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
+from model.cli.common import UsageError, err, labelled, positive, stdout
+from model.config import AGENT_POLICIES, CLIENT_FLAGS, CLIENT_POLICIES, Bounds, Config
+from model.network import Semantics
+from model.rules import Revision, in_force
+
+if TYPE_CHECKING:
+    from model.cli.common import Subparsers
+
+
+def _rules(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from model.render import report
+
+    rows = report.rule_rows()
+    if args.counts:
+        print(report.counts_markdown(), end="")
+        return 0
+    if args.format == "json":
+        keys = ["id", "revision", "section", "level", "side", "versions", "check", "summary"]
+        print(json.dumps([dict(zip(keys, r, strict=True)) for r in rows], indent=2))
+        return 0
+    table = Table("id", "revision", "section", "level", "side", "v", "check", "summary")
+    for row in rows:
+        table.add_row(*row)
+    stdout.print(table)
+    return 0
+
+
+def _config(args: argparse.Namespace) -> Config:
+    from model.config import baseline, client_policy
+    from model.messages import ClientSuggestionCaps
+    from model.mutations import MUTATIONS_BY_RULE
+
+    revision = Revision(args.revision)
+    bounds = Bounds(
+        args.prompts, args.predictions, args.loads, args.cancels, args.foreground, args.blocked
+    )
+    cfg = baseline(
+        revision,
+        args.version,
+        semantics=Semantics(args.semantics),
+        bounds=bounds,
+        load_on_live_connection=args.live_load,
+    )
+    if args.agent:
+        cfg = cfg.with_(agent=AGENT_POLICIES[args.agent])
+    if args.client:
+        try:
+            cfg = cfg.with_(client=client_policy(args.client))
+        except ValueError as exc:
+            raise UsageError(f"--client {args.client}: {exc}") from None
+    if args.no_capability:
+        cfg = cfg.with_(client_caps=ClientSuggestionCaps())
+    for rule_id in args.breaks:
+        if rule_id not in MUTATIONS_BY_RULE:
+            known = ", ".join(MUTATIONS_BY_RULE)
+            raise UsageError(
+                f"--break {rule_id}: no mutation breaks that rule; choose from {known}"
+            )
+        mutation = MUTATIONS_BY_RULE[rule_id]
+        if not mutation.fits(revision, args.version):
+            raise UsageError(
+                f"--break {rule_id}: {rule_id} is a rule of {mutation.setting}, "
+                f"not of revision {revision.value}, protocol v{args.version}"
+            )
+        cfg = mutation.apply(cfg)
+    return cfg
+
+
+def standing(rule_ids: tuple[str, ...], cfg: Config) -> str:
+    """Whether a property is in force in `cfg`, and if not, why."""
+    if not rule_ids:
+        return "a goal, not a rule"
+    if in_force(rule_ids, cfg.revision, cfg.version):
+        return "in force"
+    if in_force(rule_ids, cfg.revision, 3 - cfg.version):
+        return f"not in v{cfg.version}"
+    return "other revision"
+
+
+# How `check` names a broken property by its standing: VIOLATED only for one in force (it
+# decides the exit code); a goal no rule asks for is "not met", with its run; any other
+# standing (another revision or version) is "not in force", without one.
+_BROKEN = {"in force": ("VIOLATED", "red"), "a goal, not a rule": ("not met", "yellow")}
+
+
+def _check(args: argparse.Namespace) -> int:
+    from model.check import leadsto
+    from model.check.explorer import explore
+    from model.invariants import INVARIANTS
+    from model.liveness import LIVENESS
+    from model.render.narrate import sequence
+
+    cfg = _config(args)
+    started = time.perf_counter()
+    result = explore(cfg, max_states=args.max_states, keep_graph=not args.safety_only)
+    graph = result.graph
+    # A search cut short has no whole graph: it decides no leads-to property.
+    decided = graph is not None and result.complete
+    lassos = leadsto.check(cfg, graph, result.worlds) if decided and graph is not None else {}
+    seconds = time.perf_counter() - started
+    broken = [p.name for p in INVARIANTS if p.in_force(cfg) and p.name in result.counterexamples]
+    broken += [lt.name for lt in LIVENESS if lt.in_force(cfg) and lassos.get(lt.name)]
+    if args.json:
+        out = {
+            "states": result.states,
+            "transitions": result.transitions,
+            "complete": result.complete,
+            "checked_depth": result.depth,
+            "terminal": result.terminal,
+            "deadlocks": result.deadlocks,
+            "violated": result.violated,
+            "in_force_violated": broken,
+            "liveness_violated": sorted(n for n, lasso in lassos.items() if lasso is not None),
+            "liveness_decided": decided,
+            "reached": sorted(result.reached),
+        }
+        print(json.dumps(out, indent=2, sort_keys=True))
+    else:
+        console = Console(soft_wrap=True, highlight=False, markup=False)
+        done = (
+            "all"
+            if result.complete
+            else f"--max-states reached: every run of up to {result.depth} steps checked; first"
+        )
+        console.print(
+            f"{done} {result.states:,} states, {result.transitions:,} transitions; "
+            f"{result.terminal:,} end states, {result.deadlocks} deadlocks"
+        )
+        err.print(f"explored in {seconds:.1f}s")
+        holds = ("holds   ", "green") if result.complete else ("not seen", "yellow")
+        for p in INVARIANTS:
+            state = standing(p.rules, cfg)
+            label = _BROKEN.get(state)
+            if p.name in result.counterexamples and label is None:
+                why = f" {p.name} ({', '.join(p.rules)}; {state}): broken, and no rule here"
+                console.print(labelled("not in force", "dim", why))
+            elif p.name in result.counterexamples:
+                assert label is not None
+                init, steps = result.counterexamples[p.name]
+                rules = ", ".join(p.rules)
+                console.print(labelled(*label, f" {p.name} ({rules}; {state}): {p.doc}"))
+                for line in sequence(init, steps, cfg.version, cfg.revision):
+                    console.print("   " + line)
+                console.print(f"   What is wrong: {p.broken}")
+            else:
+                console.print(labelled(*holds, f" {p.name} ({state})"))
+        for lt in LIVENESS:
+            lasso = lassos.get(lt.name)
+            state = standing(lt.rules, cfg)
+            if not decided:
+                why = "no graph kept" if graph is None else "the search stopped at --max-states"
+                console.print(
+                    labelled("undecided", "yellow", f" {lt.name} (leads-to; {state}): {why}")
+                )
+                continue
+            if lasso is None:
+                console.print(labelled("holds", "green", f"    {lt.name} (leads-to; {state})"))
+                continue
+            assert graph is not None
+            where = "; ".join([*lt.rules, "leads-to", state])
+            label = _BROKEN.get(state)
+            if label is None:
+                console.print(
+                    labelled(
+                        "not in force", "dim", f" {lt.name} ({where}): broken, and no rule here"
+                    )
+                )
+                continue
+            console.print(labelled(*label, f" {lt.name} ({where}): {lt.doc}"))
+            steps = tuple(leadsto.lasso_steps(graph, result.worlds, lasso.walk))
+            for line in sequence(result.worlds[0], steps, cfg.version, cfg.revision):
+                console.print("   " + line)
+            console.print("   " + lasso.ending)
+            console.print(f"   What is wrong: {lt.broken}")
+    if broken or result.deadlocks:
+        return 1
+    if not result.complete:  # nothing broken in what was seen, but not everything was seen
+        err.print(
+            f"acp-suggestions: incomplete: the search stopped at --max-states {args.max_states:,} "
+            f"with every run of up to {result.depth} steps checked, so nothing is decided "
+            "beyond that; lower the bounds or raise --max-states"
+        )
+        return 2
+    return 0
+
+
+def add_parsers(sub: Subparsers) -> None:
+    """The `rules` and `check` commands."""
+    rules = sub.add_parser("rules", help="list the rule catalogue")
+    rules.add_argument("--format", choices=["table", "json"], default="table")
+    rules.add_argument(
+        "--counts",
+        action="store_true",
+        help="print rule counts by revision, section and level (Markdown)",
+    )
+    rules.set_defaults(run=_rules)
+
+    check = sub.add_parser("check", help="explore every state of one configuration")
+    check.add_argument("--version", type=int, choices=[1, 2], default=1)
+    check.add_argument(
+        "--revision", choices=[r.value for r in Revision], default=Revision.CURRENT.value
+    )
+    check.add_argument(
+        "--semantics", choices=[s.value for s in Semantics], default=Semantics.FIFO.value
+    )
+    check.add_argument(
+        "--agent", choices=sorted(AGENT_POLICIES), help="agent policy (default: the revision's own)"
+    )
+    check.add_argument(
+        "--client",
+        metavar="STRATEGY[,STRATEGY...]",
+        help="the client: presets and strategies, comma-separated, that add up "
+        f"(presets: {', '.join(CLIENT_POLICIES)}; strategies: {', '.join(CLIENT_FLAGS)}; "
+        "default: the revision's own client)",
+    )
+    check.add_argument(
+        "--break",
+        dest="breaks",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="break this rule on purpose (repeatable)",
+    )
+    check.add_argument(
+        "--no-capability",
+        action="store_true",
+        help="the client does not advertise promptSuggestions",
+    )
+    check.add_argument(
+        "--live-load",
+        action="store_true",
+        help="reopen the session on the live connection, not a new one",
+    )
+    d = Bounds()
+    for name in ("prompts", "predictions", "loads", "cancels", "foreground", "blocked"):
+        check.add_argument(
+            f"--{name}",
+            type=positive,
+            default=getattr(d, name),
+            help=f"bound (default {getattr(d, name)})",
+        )
+    check.add_argument("--max-states", type=positive, default=2_000_000)
+    check.add_argument("--json", action="store_true", help="print a JSON summary")
+    check.add_argument(
+        "--safety-only", action="store_true", help="skip liveness (no state graph is kept)"
+    )
+    check.set_defaults(run=_check)

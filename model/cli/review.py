@@ -1,0 +1,286 @@
+"""The `review` command (the spec review, and the deep review at larger bounds), `audit` (an
+RFD text's RFC 2119 sentences against the rules) and `findings` (the README's findings)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from model.amendments import ADOPTIONS, AMENDMENTS_BY_NAME, PROPOSED_BY_FINDINGS
+from model.cli.common import (
+    UsageError,
+    err,
+    executor_for,
+    executor_options,
+    labelled,
+    out_options,
+    output_folder,
+    positive,
+    progress,
+    read_rfd,
+    stdout,
+)
+from model.rules import Revision
+
+if TYPE_CHECKING:
+    from model.check.audit import Audit
+    from model.check.review import AuditOfFile
+    from model.cli.common import Subparsers
+
+
+def _audited(path: str, revision: str, option: str, adopt: bool = True) -> Audit:
+    """The audit of an RFD file, taking the review's proposals as adoptable unless told not
+    to; a file with no keyword sentence is refused."""
+    from model.check.audit import audit
+
+    found = audit(read_rfd(path, option), Revision(revision), ADOPTIONS if adopt else ())
+    if not found.sentences:
+        where = f"{option} {path}" if option else path
+        raise UsageError(
+            f"{where}: no sentence with an RFC 2119 keyword (MUST, SHOULD, MAY and their "
+            "kin) was found; is this the RFD's text?"
+        )
+    return found
+
+
+def _audit_of_file(args: argparse.Namespace, file: str, option: str) -> AuditOfFile:
+    from model.check.audit import compare
+    from model.check.review import AuditOfFile
+
+    found = _audited(file, args.rfd_revision, option, not args.no_amendments)
+    if not args.against:
+        return AuditOfFile(Path(file).name, args.rfd_revision, found)
+    revision = args.against_revision or args.rfd_revision
+    old = _audited(args.against, revision, "--against", not args.no_amendments)
+    changes = tuple(compare(old, found))
+    return AuditOfFile(Path(file).name, args.rfd_revision, found, Path(args.against).name, changes)
+
+
+def _audit_options(parser: argparse.ArgumentParser, what: str) -> None:
+    revisions = [r.value for r in Revision]
+    parser.add_argument(
+        "--rfd-revision", choices=revisions, default=Revision.CURRENT.value, help=what
+    )
+    parser.add_argument("--against", metavar="OLD", help="also list what changed since OLD")
+    parser.add_argument(
+        "--no-amendments",
+        action="store_true",
+        help="do not take a sentence the review's letter proposes (model.amendments) as "
+        "adopting that proposal; by default it passes",
+    )
+    parser.add_argument(
+        "--against-revision",
+        choices=revisions,
+        help="the revision OLD is (default: the same as the new text's)",
+    )
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from model.render import audit as rendered
+
+    of = _audit_of_file(args, args.file, "")
+    write = {"text": rendered.text, "json": rendered.as_json, "junit": rendered.junit}
+    sys.stdout.write(write[args.format](of))
+    return 1 if rendered.problems(of) else 0
+
+
+def _review(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from model.check import duties, review, sessions
+    from model.render import findings, letter, report
+    from sims import onscreen
+
+    if args.against and not args.rfd:
+        raise UsageError("--against compares with the text of --rfd: give --rfd too")
+    if args.depth == "deep":
+        return _deep_review(args)
+    if args.max_states is not None:
+        raise UsageError("--max-states bounds the deep review's searches: give --depth deep")
+    audited = _audit_of_file(args, args.rfd, "--rfd") if args.rfd else None
+    proposed = list(dict.fromkeys([*PROPOSED_BY_FINDINGS, *args.propose]))
+    jobs = review.jobs() + review.proposal_jobs(proposed)
+    cells = [] if args.no_duties else duties.cells()
+    todo: list[review.Task] = [*jobs, *cells, *sessions.settings()]
+    executor = executor_for(args, len(todo))
+    started = time.perf_counter()
+    with output_folder(args, "out") as out:
+        with progress("exploring", len(todo), args.quiet) as advance:
+            done = review.run_all(todo, executor, lambda _: advance(1))
+        outcomes = review.outcomes_of(done)
+        placements = review.placements_of(done)
+        summary = review.summarize(outcomes, placements, review.sharings_of(done))
+        summary.audit = audited
+        summary.on_screen = onscreen.measure(executor)
+        paths = report.write(out.staging, summary, outcomes)
+        out.commit(paths)
+    seconds = time.perf_counter() - started
+    table = Table("rule", "level", "load-bearing", "breaks", "shortest")
+    for rid, r in summary.rules.items():
+        table.add_row(
+            rid,
+            r.level,
+            report.load_bearing(r).replace("**", ""),
+            ", ".join(r.breaks) or "-",
+            str(r.shortest or "-"),
+        )
+    stdout.print(table)
+    settings = Table("compliant peers", "v", "transport", "states", "broken (in force)")
+    for b in summary.baselines.values():
+        row = (b.revision, str(b.version), b.semantics, f"{b.states:,}")
+        settings.add_row(*row, ", ".join(b.violated_in_force) or "none")
+    stdout.print(settings)
+    err.print(
+        f"{len(jobs)} explorations, {summary.states_explored:,} states"
+        + (
+            f"; duty placement: {len(cells)} cells, {sum(p.explored for p in placements)} "
+            "explorations"
+            if cells
+            else ""
+        )
+        + f"; {seconds:.1f}s; wrote {len(paths)} files under {out.given}"
+    )
+    try:
+        first = letter.headlines(summary.as_json())
+    except findings.Unsupported:
+        first = []
+    if first:
+        err.print("To the RFD's author, change first:")
+        for line in first:
+            err.print(f"  {line}")
+    err.print(f"The letter, the findings and every run: {out.given / 'report.html'}")
+    for failure in summary.failures:
+        err.print(labelled("expected property does not hold:", "red", f" {failure}"))
+    return 1 if summary.failures else 0
+
+
+def _deep_review(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from model.check import deep
+    from model.render import deep as rendered
+
+    if args.rfd or args.propose or args.no_duties:
+        raise UsageError("--depth deep takes no --rfd, --propose or --no-duties")
+    todo = deep.tasks(args.max_states or deep.MAX_STATES)
+    executor = executor_for(args, len(todo))
+    started = time.perf_counter()
+    found: dict[int, deep.Measured] = {}
+    with output_folder(args, "out/deep") as out:
+        with progress("exploring deep", len(todo), args.quiet) as advance:
+            for i, one in executor.run(deep.run, todo, cost=deep.cost):
+                found[i] = one
+                advance(1)
+        measured = [found[i] for i in range(len(todo))]
+        paths = rendered.write(out.staging, measured)
+        out.commit(paths)
+    table = Table("setting", "states", "searched", "broken", "new", "s", "peak MiB")
+    for m in measured:
+        table.add_row(
+            m.task.name,
+            f"{m.states:,}",
+            "all" if m.complete else f"to depth {m.depth}" if m.depth is not None else "partial",
+            ", ".join(m.broken) or "none",
+            ", ".join(m.new) or "-",
+            f"{m.seconds:.1f}",
+            f"{m.peak_mib:,.0f}",
+        )
+    stdout.print(table)
+    partial = sum(not m.complete for m in measured)
+    err.print(
+        f"{len(todo)} deep explorations, {sum(m.states for m in measured):,} states"
+        + (f", {partial} stopped at --max-states (partial, labelled)" if partial else "")
+        + f"; {time.perf_counter() - started:.1f}s on {executor.describe()}; "
+        f"wrote {len(paths)} files under {out.given}"
+    )
+    return 1 if any(m.new for m in measured) else 0
+
+
+def _findings(args: argparse.Namespace) -> int:
+    from model.render import findings
+    from model.render.atomic import write_atomic
+
+    try:
+        data = json.loads(Path(args.review).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"{args.review}: no such file (run `acp-suggestions review`)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"{args.review}: not a review's JSON ({exc})") from None
+    try:
+        section = findings.render(data)
+        if args.write is None:
+            sys.stdout.write(section)
+            return 0
+        readme = Path(args.write).read_text(encoding="utf-8")
+        write_atomic(Path(args.write), findings.replace_in(readme, section))
+    except findings.Unsupported as exc:
+        err.print(f"acp-suggestions: {exc}")
+        return 1
+    except (KeyError, TypeError) as exc:
+        raise UsageError(f"{args.review}: not a review's JSON (no {exc})") from None
+    err.print(f"wrote the findings into {args.write}")
+    return 0
+
+
+def add_parsers(sub: Subparsers) -> None:
+    """The `review`, `audit` and `findings` commands."""
+    rev = sub.add_parser("review", help="the spec review: every rule broken alone")
+    out_options(rev, "out, or out/deep with --depth deep")
+    rev.add_argument(
+        "--depth",
+        choices=["default", "deep"],
+        default="default",
+        help="deep: explore the compliant peers and two sessions again at larger bounds (4 "
+        "prompts and predictions, 2 loads, 2 cancels) and say whether any verdict changes",
+    )
+    rev.add_argument(
+        "--max-states",
+        type=positive,
+        help=f"with --depth deep: stop each search past this many states, with a partial, "
+        f"labelled result (default {1_000_000:,}, up to about 4.5 GB a worker)",
+    )
+    executor_options(rev)
+    rev.add_argument("--quiet", action="store_true", help="no progress bar")
+    rev.add_argument(
+        "--propose",
+        action="append",
+        default=[],
+        choices=list(AMENDMENTS_BY_NAME),
+        metavar="NAME",
+        help="also judge a candidate rule: which findings it closes (repeatable; "
+        f"{', '.join(AMENDMENTS_BY_NAME)}; the findings' and the letter's own, "
+        f"{', '.join(PROPOSED_BY_FINDINGS)}, are always judged)",
+    )
+    rev.add_argument(
+        "--no-duties",
+        action="store_true",
+        help="skip the duty placement (what each client strategy needs of the agent)",
+    )
+    rev.add_argument("--rfd", metavar="FILE", help="also audit this RFD text (RFC 2119/8174)")
+    _audit_options(rev, "the revision FILE is")
+    rev.set_defaults(run=_review)
+
+    aud = sub.add_parser(
+        "audit",
+        help="map an RFD text's RFC 2119 sentences to the rules (exit 1 on a sentence "
+        "without a rule, a rule without a sentence, or a changed level)",
+    )
+    aud.add_argument("file", metavar="FILE", help="the RFD text")
+    _audit_options(aud, "the revision FILE is")
+    aud.add_argument("--format", choices=["text", "json", "junit"], default="text")
+    aud.set_defaults(run=_audit)
+
+    fnd = sub.add_parser(
+        "findings",
+        help="write the README's findings from a review (fails on one the review no longer "
+        "supports)",
+    )
+    fnd.add_argument(
+        "review", nargs="?", default="out/review.json", help="default: out/review.json"
+    )
+    fnd.add_argument("--write", metavar="README", help="replace the findings section of README")
+    fnd.set_defaults(run=_findings)

@@ -1,0 +1,238 @@
+"""The commands on real traffic: `trace check` (recorded ACP traffic against the rules) and
+`probe` (a live agent driven into the RFD's races)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+from typing import TYPE_CHECKING
+
+from model.cli.common import (
+    UsageError,
+    err,
+    observer_option,
+    out_options,
+    output_folder,
+    positive,
+    seconds,
+)
+
+if TYPE_CHECKING:
+    from model.cli.common import Subparsers
+    from model.wire import tracecheck
+
+
+def _check_file(path: str, observer: tracecheck.Observer) -> tracecheck.FileReport:
+    """Check one trace file; unusable input is the report's error, not an exception, so one
+    bad file among many is reported with the others."""
+    from model.wire import tracecheck
+
+    try:
+        with open(path, "rb") as f:
+            checker = tracecheck.check_lines(tracecheck.bounded_lines(f), observer)
+    except FileNotFoundError:
+        return tracecheck.FileReport(path, error="no such file")
+    except IsADirectoryError:
+        return tracecheck.FileReport(path, error="a folder, not a trace file")
+    except tracecheck.TraceError as exc:
+        return tracecheck.FileReport(path, error=str(exc))
+    except OSError as exc:
+        return tracecheck.FileReport(path, error=f"cannot read it ({exc.strerror or exc})")
+    except Exception as exc:  # a fault of the checker must not read as a violation (1)
+        message = f"the checker failed ({type(exc).__name__}: {exc}); please report it"
+        return tracecheck.FileReport(path, error=message)
+    return tracecheck.FileReport(path, checker.findings, tracecheck.notes(checker))
+
+
+def _trace_check(args: argparse.Namespace) -> int:
+    from model.wire import tracecheck
+
+    reports = [_check_file(path, args.observer) for path in args.files]
+    verdict = tracecheck.overall(reports)
+    if args.format == "junit":
+        print(tracecheck.junit(reports), end="")
+    elif args.format == "json":
+        files = [r.as_dict() for r in reports]
+        out = {
+            "verdict": verdict,
+            "files": files,
+            "findings": [f for r in files for f in r["findings"]],
+            "notes": [f"{r.file}: {n}" for r in reports for n in r.notes],
+        }
+        print(json.dumps(out, indent=2))
+    else:
+        for r in reports:
+            if r.error:
+                err.print(f"acp-suggestions: error: {r.file}: {r.error}")
+            elif not r.findings:
+                print(f"{r.file}: inconclusive: {tracecheck.NOTHING_TO_CHECK}")
+            for f in r.findings:
+                if f.verdict != "pass":
+                    d = f.as_dict()
+                    print(
+                        f"{r.file}:{f.line}: {f.verdict}: {f.rule} ({d['level']}, "
+                        f"{d['section']}): {f.message}"
+                    )
+        findings = [f for r in reports for f in r.findings]
+        counts = {
+            v: sum(f.verdict == v for f in findings) for v in ("violation", "inconclusive", "pass")
+        }
+        print(
+            f"{verdict}: {counts['violation']} violations, {counts['inconclusive']} "
+            f"inconclusive, {counts['pass']} rules passed"
+        )
+    return {"error": 2, "violation": 1}.get(verdict, 0)
+
+
+def _probe(args: argparse.Namespace) -> int:
+    from model.wire import probe, tracecheck
+
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        raise UsageError("probe: give the agent's command after --, e.g. -- my-agent --stdio")
+    if shutil.which(command[0]) is None:
+        raise UsageError(f"probe: cannot run {command[0]!r}: no such executable")
+    names = [s.name for s in (*probe.SCENARIOS, probe.LEGACY_SCENARIO)]
+    for name in args.scenario:
+        if name not in names:
+            raise UsageError(f"--scenario {name}: no such scenario (one of {', '.join(names)})")
+    from acp.transports import default_environment
+
+    env = default_environment() if args.clean_env else dict(os.environ)
+    for pair in args.env:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--env {pair}: expected KEY=VALUE")
+        env[key] = value
+    with output_folder(args, "probe-out") as out:
+        outcomes = probe.probe(
+            command,
+            out.staging,
+            version=args.version,
+            legacy=args.legacy,
+            only=args.scenario,
+            seed=args.seed,
+            step_timeout=args.step_timeout,
+            total_timeout=args.timeout,
+            shown=out.given,
+            env=env,
+            permission=args.permission,
+            start_timeout=args.start_timeout,
+            channel=args.channel,
+        )
+        out.commit(p for p in out.staging.iterdir() if p.is_file())
+    reports = [o.report for o in outcomes]
+    verdict = tracecheck.overall(reports)
+    rules = probe.by_rule(outcomes)
+    if args.format == "junit":
+        print(tracecheck.junit(reports), end="")
+    elif args.format == "json":
+        scenarios = [
+            {"scenario": o.scenario.name, "actions": list(o.scenario.actions), **o.report.as_dict()}
+            for o in outcomes
+        ]
+        print(json.dumps({"verdict": verdict, "scenarios": scenarios, "rules": rules}, indent=2))
+    else:
+        for o in outcomes:
+            why = o.report.error or o.report.unexercised
+            print(f"{o.scenario.name}: {o.report.verdict}" + (f": {why}" if why else ""))
+        for rule, verdicts in rules.items():
+            seen = "; ".join(
+                v
+                if not where
+                else f"{v} {len(where)}"
+                + (f" ({', '.join(where[:3])})" if not v.startswith("pass") else "")
+                for v, where in verdicts.items()
+            )
+            print(f"  {rule}: {seen}")
+        lists, emptied = sum(o.lists for o in outcomes), sum(o.withdrawals for o in outcomes)
+        exercised = sum(1 for v in rules.values() if "not exercised" not in v)
+        print(
+            f"lists seen {lists}, withdrawals seen {emptied}, rules exercised {exercised} of "
+            f"{len(rules)}"
+        )
+        print(f"{verdict}: traces and the agent's stderr in {out.given}/")
+    return {"error": 2, "violation": 1}.get(verdict, 0)
+
+
+def add_parsers(sub: Subparsers) -> None:
+    """The `trace check` and `probe` commands."""
+    trace = sub.add_parser("trace", help="recorded ACP traffic")
+    trace_sub = trace.add_subparsers(dest="trace_command", required=True)
+    tc = trace_sub.add_parser("check", help="check JSON Lines traces against the rules")
+    tc.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help='JSON Lines: {"from": "client"|"agent", "msg": ..., "ts": ...} a line',
+    )
+    observer_option(tc, "the trace was")
+    tc.add_argument(
+        "--format",
+        choices=["text", "json", "junit"],
+        default="text",
+        help="text for people, json for tools, junit for CI (default: text)",
+    )
+    tc.set_defaults(run=_trace_check)
+
+    prb = sub.add_parser(
+        "probe",
+        help="drive a live agent over stdio into the RFD's races and check what it sends",
+        description="Start the agent (the command after --) once per scenario, talk to it as "
+        "an ACP client (v1 or v2) over stdio, record every message and check the recordings by the "
+        "trace checker's rules.  Exit 0 pass or inconclusive, 1 violation, 2 error.",
+    )
+    prb.add_argument("--version", type=int, choices=[1, 2], default=1, help="protocol version")
+    prb.add_argument("--legacy", action="store_true", help="also probe the legacy _meta channel")
+    prb.add_argument(
+        "--channel",
+        choices=["rfd", "legacy", "both"],
+        default="rfd",
+        help="what the race scenarios advertise: the RFD's capability, the legacy allowlist "
+        "marker (_meta.jetbrains.air), or both (default: rfd)",
+    )
+    prb.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a variable in the agent's environment (repeatable); the agent inherits the "
+        "probe's environment otherwise",
+    )
+    prb.add_argument(
+        "--clean-env",
+        action="store_true",
+        help="start the agent with only the few variables a process needs (PATH, HOME, ...), "
+        "as the ACP SDK does, plus --env",
+    )
+    prb.add_argument(
+        "--permission",
+        choices=["allow", "deny", "cancel"],
+        default="deny",
+        help="how the probe answers the agent's session/request_permission: the first option "
+        "that allows or rejects, or a cancelled ask (default: deny)",
+    )
+    prb.add_argument(
+        "--start-timeout",
+        type=seconds,
+        default=30.0,
+        help="seconds for the agent to answer initialize (default 30)",
+    )
+    prb.add_argument(
+        "--scenario",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only this scenario (repeatable; the names are in the README)",
+    )
+    prb.add_argument("--seed", type=positive, default=1, help="picks the waits (default 1)")
+    out_options(prb, "probe-out", "traces and the agent's stderr")
+    prb.add_argument(
+        "--step-timeout", type=seconds, default=10.0, help="seconds for one answer (default 10)"
+    )
+    prb.add_argument("--timeout", type=seconds, default=120.0, help="seconds in all (default 120)")
+    prb.add_argument("--format", choices=["text", "json", "junit"], default="text")
+    prb.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
+    prb.set_defaults(run=_probe)
