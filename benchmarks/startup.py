@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-CAPS = {"session": {"promptSuggestions": {}}}
+CAPS: dict[str, object] = {"session": {"promptSuggestions": {}}}
 TEXT = [{"type": "text", "text": "Run the tests"}]
 
 

@@ -16,6 +16,7 @@ import json
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from model.wire.tracecheck import check_lines
@@ -30,7 +31,7 @@ def _line(frm: str, msg: dict[str, object]) -> bytes:
 def write_trace(path: Path, turns: int, chunks: int = 5) -> int:
     """A v1 session of `turns` turns with `chunks` streamed chunks each; returns the number of
     lines."""
-    caps = {"session": {"promptSuggestions": {}}}
+    caps: dict[str, object] = {"session": {"promptSuggestions": {}}}
     lines = [
         _line(
             "client",
@@ -84,7 +85,7 @@ def write_trace(path: Path, turns: int, chunks: int = 5) -> int:
     return len(lines) + turns * (4 + chunks)
 
 
-def _seconds(fn) -> float:  # type: ignore[no-untyped-def]
+def _seconds(fn: Callable[[], object]) -> float:
     started = time.perf_counter()
     fn()
     return time.perf_counter() - started

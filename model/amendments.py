@@ -26,7 +26,7 @@ def _ordered_updates(cfg: Config) -> Config:
 
 def _client(**flags: bool | str) -> Callable[[Config], Config]:
     def apply(cfg: Config) -> Config:
-        return cfg.with_(client=replace(cfg.client, **flags))  # type: ignore[arg-type]
+        return cfg.with_(client=replace(cfg.client, **flags))  # type: ignore[arg-type]  # the client's flags by name
 
     return apply
 

@@ -117,7 +117,7 @@ def client_policy(spec: str) -> ClientPolicy:
             raise ValueError(f"unknown client preset or strategy {word!r}; choose from {known}")
     if len(words) == 1 and words[0] in CLIENT_POLICIES:
         return CLIENT_POLICIES[words[0]]
-    return replace(RFD_CLIENT, name=",".join(words), **changes)  # type: ignore[arg-type]
+    return replace(RFD_CLIENT, name=",".join(words), **changes)  # type: ignore[arg-type]  # fields by name, checked above
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +165,7 @@ class Config:
 
     def with_(self, **changes: object) -> Config:
         """A copy with `changes` applied."""
-        return replace(self, **changes)  # type: ignore[arg-type]
+        return replace(self, **changes)  # type: ignore[arg-type]  # fields by name: replace checks them
 
 
 def baseline(revision: Revision, version: int, **changes: object) -> Config:

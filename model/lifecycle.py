@@ -94,7 +94,7 @@ _TABLE = compile_table(build_machine(), ListState)
 def step(state: ListState, trigger: ListTrigger) -> ListState:
     """The list state after `trigger`; an impossible trigger is a model error, never ignored."""
     try:
-        return _TABLE[(state, trigger.value)]  # type: ignore[return-value]
+        return _TABLE[(state, trigger.value)]  # type: ignore[return-value]  # the machine's states
     except KeyError:
         raise ValueError(
             f"list lifecycle: {trigger.value} is not allowed in {state.value}"

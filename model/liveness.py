@@ -36,6 +36,8 @@ class LeadsTo:
     q: Callable[[Config, World], bool]
     doc: str
     broken: str  # what is wrong along a run that breaks it, in words
+    # What of the world P and Q read (the explorer's parts): each is decided once per value.
+    reads: tuple[str, ...] = ("agent", "client", "to_agent", "to_client")
 
     def in_force(self, cfg: Config) -> bool:
         """Whether a rule of this property is in force in the configuration (a goal of the
@@ -86,6 +88,7 @@ LIVENESS: tuple[LeadsTo, ...] = (
         "predicted before it.",
         "The client comes to hold a list predicted before a prompt the agent accepted, and the "
         "run shown goes on without it ever letting go of that list.",
+        reads=("agent", "client"),
     ),
     LeadsTo(
         "user_can_always_send",
@@ -96,6 +99,7 @@ LIVENESS: tuple[LeadsTo, ...] = (
         "suggestion ever comes.",
         "The user has a prompt in the composer, and the run shown goes on without it ever "
         "being sent.",
+        reads=("agent", "client"),
     ),
     LeadsTo(
         "fresh_list_eventually_offered",
@@ -107,5 +111,6 @@ LIVENESS: tuple[LeadsTo, ...] = (
         "composer, unless a prompt or new work supersedes it or the user starts typing.",
         "The agent sends a list for the conversation as it stands, and the run shown goes on "
         "without the list ever being offered.",
+        reads=("agent", "client"),
     ),
 )

@@ -108,7 +108,7 @@ def can(version: int, state: SessionState, trigger: SessionTrigger) -> bool:
 def step(version: int, state: SessionState, trigger: SessionTrigger) -> SessionState:
     """The session state after `trigger`; an impossible trigger is a model error."""
     try:
-        return _TABLES[version][(state, trigger.value)]  # type: ignore[return-value]
+        return _TABLES[version][(state, trigger.value)]  # type: ignore[return-value]  # the machine's states
     except KeyError:
         raise ValueError(
             f"v{version} session: {trigger.value} not allowed in {state.value}"

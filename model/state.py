@@ -44,9 +44,9 @@ def _by_type(cls: type[T]) -> type[T]:
     tuples, a cancel, a prompt response and a load response would all be equal (and hash
     alike), and states that differ only in them would be taken for one."""
     code = zlib.crc32(cls.__name__.encode())
-    cls.__eq__ = lambda self, other: type(other) is cls  # type: ignore[assignment, method-assign]
-    cls.__ne__ = lambda self, other: type(other) is not cls  # type: ignore[assignment, method-assign]
-    cls.__hash__ = lambda self: code  # type: ignore[assignment, method-assign]
+    cls.__eq__ = lambda self, other: type(other) is cls  # type: ignore[assignment, method-assign]  # on purpose
+    cls.__ne__ = lambda self, other: type(other) is not cls  # type: ignore[assignment, method-assign]  # on purpose
+    cls.__hash__ = lambda self: code  # type: ignore[assignment, method-assign]  # on purpose
     return cls
 
 

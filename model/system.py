@@ -300,7 +300,7 @@ class System:
                 # A new connection: nothing of the old one arrives on either side.
                 (load,) = sent
                 client = client._replace(lost=client.lost + lost_prompts(w.to_agent, w.agent))
-                for agent, replies in reopened(cfg, w.agent, load):  # type: ignore[arg-type]
+                for agent, replies in reopened(cfg, w.agent, load):  # type: ignore[arg-type]  # a reopen sends one Load
                     out.append((action, World(agent, client, (), replies)))
             else:
                 out.append((action, w._replace(client=client, to_agent=w.to_agent + sent)))

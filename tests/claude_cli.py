@@ -63,8 +63,8 @@ class Session:
         """A tool turn: ask the adapter (and so the client) whether a command may run, and
         wait for the answer, serving other control requests meanwhile."""
         asked = str(uuid.uuid4())
-        request = {"subtype": "can_use_tool", "tool_name": "Bash", "tool_use_id": "tool_1"}
-        request["input"] = {"command": "ls"}
+        request: dict[str, object] = {"subtype": "can_use_tool", "tool_name": "Bash"}
+        request |= {"tool_use_id": "tool_1", "input": {"command": "ls"}}
         request["permission_suggestions"] = []
         _say({"type": "control_request", "request_id": asked, "request": request})
         for line in sys.stdin:

@@ -34,7 +34,8 @@ def answer(rid: object, result: dict[str, object]) -> None:
 
 
 def initialized(request: dict[str, object]) -> dict[str, object]:
-    version = (request.get("params") or {}).get("protocolVersion", 1)  # type: ignore[union-attr]
+    params = request.get("params")
+    version = params.get("protocolVersion", 1) if isinstance(params, dict) else 1
     caps = "agentCapabilities" if version == 1 else "capabilities"
     return {"protocolVersion": version, caps: {}}
 
@@ -56,8 +57,8 @@ def serve(mode: str) -> None:
                 answer(rid, initialized(request))
             if mode == "flood":
                 update = {"sessionUpdate": "agent_message_chunk", "content": {"text": "x" * 4096}}
-                note = {"jsonrpc": "2.0", "method": "session/update"}
-                note["params"] = {"sessionId": "s", "update": update}
+                body = {"sessionId": "s", "update": update}
+                note = {"jsonrpc": "2.0", "method": "session/update", "params": body}
                 text = json.dumps(note) + "\n"
                 while True:
                     sys.stdout.write(text)
@@ -65,10 +66,11 @@ def serve(mode: str) -> None:
             answer(rid, {"sessionId": "s"})
         elif method == "session/prompt":
             if mode == "files":
-                for what, params in (
+                asks: tuple[tuple[str, dict[str, object]], ...] = (
                     ("fs/read_text_file", {"sessionId": "s", "path": "/etc/passwd"}),
                     ("terminal/create", {"sessionId": "s", "command": "rm", "args": ["-rf", "/"]}),
-                ):
+                )
+                for what, params in asks:
                     asked += 1
                     send({"jsonrpc": "2.0", "id": asked, "method": what, "params": params})
             answer(rid, {"stopReason": "end_turn"})

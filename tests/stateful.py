@@ -67,20 +67,16 @@ def _step(key: tuple[str, str], several: bool) -> Callable[..., None]:
         machine.trail.append(str(action))
         machine.count_what_is_reached()
 
-    if several:
+    def pick(self: Any, i: int) -> None:
+        found = options(self)
+        take(self, found[i % len(found)])
 
-        def step(self: Any, i: int) -> None:
-            found = options(self)
-            take(self, found[i % len(found)])
+    def first(self: Any) -> None:
+        take(self, options(self)[0])
 
-        decorated = rule(i=st.integers(min_value=0, max_value=3))(step)
-    else:
-
-        def step(self: Any) -> None:
-            take(self, options(self)[0])
-
-        decorated = rule()(step)
+    step = pick if several else first
     step.__name__ = step.__qualname__ = RULES[key][0]
+    decorated = rule(i=st.integers(min_value=0, max_value=3))(pick) if several else rule()(first)
     return precondition(lambda self: bool(options(self)))(decorated)
 
 

@@ -34,7 +34,7 @@ from model.network import Semantics
 from model.rules import Revision
 from model.state import World
 from model.system import Action, System
-from model.wire.monitors import EXACT_FROM
+from model.wire.monitors import EXACT_FROM, Observer
 from model.wire.project import project
 from model.wire.records import Record
 from model.wire.tracecheck import Checker
@@ -72,7 +72,8 @@ def _runs(cfg: Config) -> Iterator[tuple[tuple[tuple[Action, World], ...], froze
     """Every complete run (to a state where nothing is enabled), with the invariants broken
     anywhere along it."""
     system = System(cfg)
-    stack = [(system.init_state(), (), frozenset[str]())]
+    stack: list[tuple[World, tuple[tuple[Action, World], ...], frozenset[str]]]
+    stack = [(system.init_state(), (), frozenset())]
     while stack:
         w, steps, broken = stack.pop()
         successors = system.successors(w)
@@ -83,9 +84,9 @@ def _runs(cfg: Config) -> Iterator[tuple[tuple[tuple[Action, World], ...], froze
             stack.append((after, (*steps, (action, after)), broken | now))
 
 
-def verdicts(records: list[Record], observer: str) -> dict[str, str]:
+def verdicts(records: list[Record], observer: Observer) -> dict[str, str]:
     """The checker's verdict on each rule it reported: its worst finding."""
-    checker = Checker(observer=observer)  # type: ignore[arg-type]
+    checker = Checker(observer=observer)
     for number, record in enumerate(records, 1):
         checker.feed(number, record["from"], record["msg"])
     checker.end(len(records))

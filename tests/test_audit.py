@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from random import Random
 
 import pytest
 from hypothesis import given, settings
@@ -93,14 +94,14 @@ def test_a_replaced_sentence_loses_its_rule(shared_text: Callable[[str], str]) -
 
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(st.randoms(use_true_random=False))
-def test_the_order_of_sentences_does_not_matter(random: object) -> None:
+def test_the_order_of_sentences_does_not_matter(random: Random) -> None:
     text = Path(__file__).resolve().parents[2].joinpath("shared", CURRENT)
     if not text.exists():
         pytest.skip("the RFD texts are not beside this clone")
     lines = text.read_text(encoding="utf-8").splitlines()
     body = [i for i, line in enumerate(lines) if line.startswith("  •")]
     shuffled = [lines[i] for i in body]
-    random.shuffle(shuffled)  # type: ignore[attr-defined]
+    random.shuffle(shuffled)
     moved = list(lines)
     for i, line in zip(body, shuffled, strict=True):
         moved[i] = line

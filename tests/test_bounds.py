@@ -7,8 +7,8 @@ import pytest
 
 from model.check.review import INTERRUPTED, Job, run
 from model.config import Bounds, Config, baseline
-from model.invariants import INVARIANTS
-from model.liveness import LIVENESS
+from model.invariants import INVARIANTS, Property
+from model.liveness import LIVENESS, LeadsTo
 from model.mutations import MUTATIONS, Mutation
 from model.network import Semantics
 
@@ -17,7 +17,8 @@ def _new_breaks(mutation: Mutation, base: Config) -> set[str]:
     """What the mutation breaks in force beyond what the compliant peers break."""
     mutated = run(Job("mutation", mutation.rule, mutation.apply(base)))
     compliant = run(Job("baseline", base.revision.value, base))
-    in_force = {p.name for p in (*INVARIANTS, *LIVENESS) if p.in_force(base)}
+    props: list[Property | LeadsTo] = [*INVARIANTS, *LIVENESS]
+    in_force = {p.name for p in props if p.in_force(base)}
     return (set(mutated.violated) - set(compliant.violated)) & in_force
 
 

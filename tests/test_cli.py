@@ -60,13 +60,13 @@ def test_bad_options_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str])
     assert "error:" in capsys.readouterr().err
 
 
-def _small_review() -> tuple[dict[str, object], list[review.Outcome]]:
+def _small_review() -> tuple[review.Summary, list[review.Outcome]]:
     m = MUTATIONS_BY_RULE["LT-5"]
     todo = [
         review.Job("baseline", Revision.CURRENT.value, baseline(Revision.CURRENT, 1)),
         review.Job("mutation", "LT-5", m.apply(baseline(Revision.CURRENT, 1))),
     ]
-    outcomes = review.run_all(todo, Executor(1))
+    outcomes = review.outcomes_of(review.run_all(todo, Executor(1)))
     return review.summarize(outcomes), outcomes
 
 

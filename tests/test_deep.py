@@ -22,6 +22,8 @@ def _run(out: Path, *options: str) -> int:
             "deep",
             "--max-states",
             "3000",
+            "--max-pairs",
+            "3000",
             "--quiet",
             "--out",
             str(out),
@@ -44,10 +46,14 @@ def test_capped_searches_are_labelled_and_the_same_on_one_or_two_workers(tmp_pat
             assert row["checked_depth"] >= 5 and not row["liveness_decided"]
             assert row["bounds"]["prompts"] == 4 and row["bounds"]["cancels"] == 2
     text = (tmp_path / "one" / "deep.md").read_text()
-    assert "24 of 24 searches stopped at --max-states" in text
+    assert "24 of 24 searches stopped at their cap" in text
     assert "partial: every run of up to" in text
     timings = json.loads((tmp_path / "one" / "timings.json").read_text())["explorations"]
     assert all(t["seconds"] > 0 and t["peak_mib"] > 10 for t in timings)
+    assert all(
+        t["states"] == r["states"] and t["bytes_per_state"] >= 0
+        for t, r in zip(timings, rows, strict=True)
+    )
 
 
 def test_a_complete_search_decides_liveness_and_finds_the_known_gaps() -> None:
@@ -67,6 +73,31 @@ def test_a_property_broken_only_at_depth_is_called_out() -> None:
     )
 
 
-def test_max_states_belongs_to_the_deep_review(capsys: pytest.CaptureFixture[str]) -> None:
+def test_max_states_and_memory_belong_to_the_deep_review(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["review", "--max-states", "10", "--out", "x"]) == 2
     assert "give --depth deep" in capsys.readouterr().err
+    assert main(["review", "--memory", "4", "--out", "x"]) == 2
+    assert "give --depth deep" in capsys.readouterr().err
+    assert main(["review", "--max-pairs", "4", "--out", "x"]) == 2
+    assert "give --depth deep" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["review", "--depth", "deep", "--memory", "0"])
+    assert "must be more than 0 GB" in capsys.readouterr().err
+
+
+def test_the_memory_budget_sets_how_many_searches_run_at_once() -> None:
+    # 60 million states at 300 bytes are 16.8 GiB: one at a time in 18 GiB, two in 40.
+    assert deep.workers(60_000_000, 1000, 18, jobs=2) == 1
+    assert deep.workers(60_000_000, 1000, 40, jobs=2) == 2
+    assert deep.workers(60_000_000, 1000, 40, jobs=1) == 1
+    assert deep.workers(60_000_000, 1000, 4, jobs=2) == 1  # never none: a search too big is cut
+    assert deep.workers(1_000_000, 1000, 18, jobs=2) == 2
+    assert deep.workers(1_000_000, 20_000_000, 18, jobs=2) == 1  # 10.2 GiB of pairs
+    assert 1 < deep.memory_gib() < 10_000
+
+
+def test_bytes_per_state_are_the_peak_less_the_start() -> None:
+    m = deep.Measured(deep.tasks()[0], 2**20, True, None, peak_mib=400.0, start_mib=100.0)
+    assert m.bytes_per_state == 300

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.check.explorer import explore
+from model.check.explorer import Path, explore
 from model.check.packed import PackedSystem
 from model.config import Bounds, Config, baseline
 from model.invariants import INVARIANTS
@@ -313,13 +313,13 @@ def test_a_fence_that_ends_at_the_user_message_is_passed_by_an_older_list_over_t
     it; a fence that ends at the response alone keeps both."""
     from model.config import client_policy
 
-    def run(client: str) -> dict[str, object]:
+    def run(client: str) -> dict[str, tuple[World, Path]]:
         cfg = baseline(Revision.CURRENT, 2, semantics=Semantics.SDK)
         return explore(cfg.with_(client=client_policy(client))).counterexamples
 
     first = run("drop-on-send,fence-prompt")
     for name in ("no_offer_from_before_own_prompt", "withdrawn_after_prompt"):
-        _, steps = first[name]  # type: ignore[misc]
+        _, steps = first[name]
         kinds = [type(w.client.last).__name__ for _, w in steps]
         assert "Update" in kinds
         echoed = next(

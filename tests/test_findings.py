@@ -19,9 +19,9 @@ from model.render import findings, report, schema
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
-def _check(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]:
+def _check(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
     main(["check", "--json", *argv])
-    result: dict[str, object] = json.loads(capsys.readouterr().out)
+    result: dict[str, Any] = json.loads(capsys.readouterr().out)
     return result
 
 
@@ -34,14 +34,14 @@ def test_finding_2_a_list_crosses_the_prompt_of_a_client_that_only_stops_on_send
     d4 = "no_offer_from_before_own_prompt"
     fenced = ["--revision", "2026-10-15", "--client", "drop-on-send,fence-prompt"]
     for extra in ([], ["--version", "2"], ["--semantics", "sdk"]):
-        assert d4 not in _check(capsys, *fenced, *extra)["in_force_violated"]  # type: ignore[operator]
+        assert d4 not in _check(capsys, *fenced, *extra)["in_force_violated"]
     unordered = _check(capsys, *fenced, "--semantics", "unordered")
-    assert d4 in unordered["in_force_violated"]  # type: ignore[operator]
+    assert d4 in unordered["in_force_violated"]
     # In v2 over the SDK only a fence that ends at the session/prompt response keeps it.
     v2_sdk = ["--version", "2", "--semantics", "sdk"]
-    assert d4 in _check(capsys, *fenced, *v2_sdk)["in_force_violated"]  # type: ignore[operator]
+    assert d4 in _check(capsys, *fenced, *v2_sdk)["in_force_violated"]
     to_response = [*fenced[:3], "drop-on-send,fence-response", *v2_sdk]
-    assert d4 not in _check(capsys, *to_response)["in_force_violated"]  # type: ignore[operator]
+    assert d4 not in _check(capsys, *to_response)["in_force_violated"]
     lossy = _check(capsys, "--client", "fence-prompt")
     assert lossy["liveness_violated"] == ["fresh_list_eventually_offered"]
     assert _check(capsys, "--client", "fence-prompt", "--version", "2")["liveness_violated"] == []
@@ -56,10 +56,10 @@ def test_finding_3_the_sdk_lets_a_withdrawal_overtake_its_list(
     assert "   7. client receives prompt_suggestions_update suggestions: [text]" in block
     v1 = _check(capsys, "--semantics", "sdk")
     assert {"withdrawn_after_prompt", "stale_list_eventually_dropped"} <= set(
-        v1["in_force_violated"]  # type: ignore[arg-type]
+        v1["in_force_violated"]
     )
     v2 = _check(capsys, "--semantics", "sdk", "--version", "2")
-    assert "withdrawn_after_foreground_work" in v2["in_force_violated"]  # type: ignore[operator]
+    assert "withdrawn_after_foreground_work" in v2["in_force_violated"]
 
 
 def test_finding_4_a_client_that_fences_on_load_keeps_everything_over_stdio(
@@ -67,7 +67,7 @@ def test_finding_4_a_client_that_fences_on_load_keeps_everything_over_stdio(
 ) -> None:
     for version in ("1", "2"):
         live = _check(capsys, "--live-load", "--version", version)
-        assert "withdrawn_after_prompt" in live["in_force_violated"]  # type: ignore[operator]
+        assert "withdrawn_after_prompt" in live["in_force_violated"]
         fenced = _check(capsys, "--live-load", "--version", version, "--client", "fence-load")
         assert fenced["in_force_violated"] == [] and fenced["deadlocks"] == 0
 
@@ -76,17 +76,17 @@ def test_finding_5_the_legacy_adapter_keeps_its_list_over_compaction(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     legacy = _check(capsys, "--version", "2", "--revision", "legacy-meta")
-    assert "withdrawn_after_foreground_work" in legacy["violated"]  # type: ignore[operator]
+    assert "withdrawn_after_foreground_work" in legacy["violated"]
 
 
 def test_finding_6_only_a_client_that_shows_unknown_updates_puts_them_in_the_transcript(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     shows = _check(capsys, "--version", "2", "--break", "CAP-2")
-    assert "never_in_transcript" in shows["violated"]  # type: ignore[operator]
+    assert "never_in_transcript" in shows["violated"]
     ignores = _check(capsys, "--version", "2", "--break", "CAP-2", "--client", "ignore-unknown")
-    assert "never_in_transcript" not in ignores["violated"]  # type: ignore[operator]
-    assert "capability_respected" in ignores["violated"]  # type: ignore[operator]
+    assert "never_in_transcript" not in ignores["violated"]
+    assert "capability_respected" in ignores["violated"]
 
 
 def test_finding_8_an_agent_replaying_its_list_leaves_it_unwithdrawn(
@@ -94,7 +94,7 @@ def test_finding_8_an_agent_replaying_its_list_leaves_it_unwithdrawn(
 ) -> None:
     for version in ("1", "2"):
         replayed = _check(capsys, "--break", "RP-1", "--version", version)
-        assert "withdrawn_after_prompt" in replayed["violated"]  # type: ignore[operator]
+        assert "withdrawn_after_prompt" in replayed["violated"]
 
 
 def test_finding_9_the_model_checks_neither_presentation_rule(

@@ -110,7 +110,7 @@ def _long_trace(path: Path, updates: int) -> None:
     def line(sender: str, msg: dict[str, object]) -> bytes:
         return json.dumps({"from": sender, "msg": {"jsonrpc": "2.0", **msg}}).encode() + b"\n"
 
-    caps = {"session": {"promptSuggestions": {}}}
+    caps: dict[str, object] = {"session": {"promptSuggestions": {}}}
     init = {"protocolVersion": 1, "clientCapabilities": caps}
     update = {
         "sessionUpdate": "prompt_suggestions_update",

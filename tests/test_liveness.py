@@ -3,8 +3,12 @@ model's two liveness properties held by compliant peers and broken by their muta
 
 from __future__ import annotations
 
+import itertools
+
 import networkx as nx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from model.check.explorer import Result, explore
 from model.check.leadsto import Lasso, check, lasso_steps, leads_to
@@ -106,3 +110,107 @@ def test_a_lasso_keeps_its_loop_in_itf() -> None:
     w = initial_world(1)
     assert to_itf(w, (), "t", loop=0)["loop"] == 0
     assert "loop" not in to_itf(w, (), "t")
+
+
+def _reference(g: nx.DiGraph, init: str, p: set[str], q: set[str]) -> Lasso | None:
+    """Leads-to decided the plain way on a networkx graph (the decision before the arrays):
+    the not-Q part reached from a P state, its fair strongly connected components and its
+    stops, the nearest P state that can reach one, and the first bad state from there."""
+    free = g.subgraph(set(g) - q)
+    reach = {m for n in (p - q) & set(g) for m in {n} | nx.descendants(free, n)}
+    sub = g.subgraph(reach)
+
+    def enabled(n: str) -> set[str]:
+        return {c for _, _, a in g.out_edges(n, data="action") if (c := _fair(a)) is not None}
+
+    bad = {n for n in reach if not enabled(n)}
+    fair_sccs = []
+    for scc in nx.strongly_connected_components(sub):
+        first = next(iter(scc))
+        if len(scc) > 1 or sub.has_edge(first, first):
+            taken = {_fair(a) for u, v, a in sub.subgraph(scc).edges(data="action")} - {None}
+            if set.intersection(*(enabled(n) for n in scc)) <= taken:
+                fair_sccs.append(scc)
+                bad |= scc
+    distance = nx.single_source_shortest_path_length(g, init)
+    starts = [n for n in reach & p if n in distance and any(nx.has_path(sub, n, b) for b in bad)]
+    if not starts:
+        return None
+    start = min(starts, key=lambda n: (distance[n], repr(n)))
+    onward = nx.single_source_shortest_path(sub, start)
+    end = min((n for n in onward if n in bad), key=lambda n: (len(onward[n]), repr(n)))
+    prefix = nx.shortest_path(g, init, start) + onward[end][1:]
+    return Lasso(tuple(prefix), ("cycle",) if any(end in s for s in fair_sccs) else ())
+
+
+_NODES = [f"s{i}" for i in range(7)]
+_CLASSES = ["deliver", "finish", ""]  # "" is an unforced action (the user's)
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(_NODES), st.sampled_from(_NODES), st.sampled_from(_CLASSES)),
+        max_size=18,
+    ),
+    st.sets(st.sampled_from(_NODES)),
+    st.sets(st.sampled_from(_NODES)),
+)
+@settings(max_examples=400)
+def test_the_array_decision_is_the_plain_one(
+    edges: list[tuple[str, str, str]], p: set[str], q: set[str]
+) -> None:
+    g = _graph([("init", "s0", "deliver"), *edges])
+    found = leads_to(g, "init", p.__contains__, q.__contains__, _fair)
+    expected = _reference(g, "init", p, q)
+    assert (found is None) == (expected is None)
+    if found is None or expected is None:
+        return
+    assert found.prefix == expected.prefix
+    assert bool(found.cycle) == bool(expected.cycle)
+    if found.cycle:  # a closed walk of edges, out of Q, that treats every class fairly
+        cycle = found.cycle
+        assert cycle[0] == cycle[-1] == found.prefix[-1]
+        assert all(g.has_edge(u, v) for u, v in itertools.pairwise(cycle))
+        assert not q & set(cycle)
+        taken = {_fair(g.edges[u, v]["action"]) for u, v in itertools.pairwise(cycle)}
+        for n in cycle:
+            always = {_fair(a) for _, _, a in g.out_edges(n, data="action")} - {None}
+            for m in cycle:
+                always &= {_fair(a) for _, _, a in g.out_edges(m, data="action")}
+            assert always <= taken
+
+
+def test_a_cycle_passes_where_an_untaken_class_is_not_enabled() -> None:
+    # In the loop a <-> b <-> c only the user moves; `deliver` (to Q) is enabled in a and b
+    # but not in c, so staying forever is fair only through c: a cycle a -> b -> a is not.
+    g = _graph(
+        [
+            ("init", "a", "go"),
+            ("a", "b", ""),
+            ("b", "a", ""),
+            ("b", "c", ""),
+            ("c", "b", ""),
+            ("a", "q", "deliver"),
+            ("b", "q", "deliver"),
+        ]
+    )
+    lasso = leads_to(g, "init", lambda n: n == "a", lambda n: n == "q", _fair)
+    assert lasso is not None and lasso.prefix == ("init", "a")
+    assert lasso.cycle == ("a", "b", "c", "b", "a")
+
+
+@pytest.mark.parametrize(
+    "cfg",
+    [
+        baseline(Revision.CURRENT, 1, semantics=Semantics.UNORDERED),
+        baseline(Revision.DRAFT, 2, semantics=Semantics.SDK),
+        MUTATIONS_BY_RULE["LT-5"].apply(baseline(Revision.CURRENT, 1)),
+    ],
+)
+def test_each_leads_to_property_reads_only_what_it_declares(cfg: Config) -> None:
+    from model.check.leadsto import _masks
+
+    result = explore(cfg, keep_graph=True)
+    for prop, (p, q) in zip(LIVENESS, _masks(cfg, result.worlds, LIVENESS), strict=True):
+        assert p.tolist() == [bool(prop.p(cfg, w)) for w in result.worlds]
+        assert q.tolist() == [bool(prop.q(cfg, w)) for w in result.worlds]

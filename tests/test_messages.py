@@ -206,7 +206,7 @@ def test_legacy_allowlist(meta: dict[str, Any], allowlisted: bool) -> None:
 def test_agent_prompt_caps_v1_booleans_v2_objects() -> None:
     v1 = {"agentCapabilities": {"promptCapabilities": {"image": True, "audio": False}}}
     assert parse_agent_caps(1, v1) == AgentPromptCaps(image=True)
-    v2 = {
+    v2: dict[str, object] = {
         "capabilities": {"session": {"prompt": {"image": {}, "audio": None, "embeddedContext": {}}}}
     }
     assert parse_agent_caps(2, v2) == AgentPromptCaps(image=True, embedded_context=True)

@@ -223,8 +223,9 @@ def test_every_request_the_probe_sends_is_valid_for_the_sdks_schema(
     ACP SDK's own request type; v2's `initialize`, which the SDK's v1 types do not describe,
     carries what v2 requires of it (`protocolVersion`, `capabilities`, `info`)."""
     import acp.schema as schema
+    import pydantic
 
-    types = {
+    types: dict[str, type[pydantic.BaseModel]] = {
         "initialize": schema.InitializeRequest,
         "session/new": schema.NewSessionRequest,
         "session/prompt": schema.PromptRequest,

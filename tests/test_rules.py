@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from model.invariants import INVARIANTS, REACHABLE
-from model.liveness import LIVENESS
+from model.invariants import INVARIANTS, REACHABLE, Property
+from model.liveness import LIVENESS, LeadsTo
 from model.mutations import MUTATIONS
 from model.render.report import counts_markdown
 from model.rules import RULES, RULES_BY_ID, Check, Level, Revision
@@ -65,7 +65,8 @@ def test_every_modelled_rule_is_enforced_and_checked() -> None:
     """Each rule the model checks appears where it is enforced (not merely in the catalogue or
     a property's list) and names a property or a mutation; each id the model's code mentions is
     in the catalogue."""
-    in_properties = {r for p in (*INVARIANTS, *REACHABLE, *LIVENESS) for r in p.rules}
+    props: list[Property | LeadsTo] = [*INVARIANTS, *REACHABLE, *LIVENESS]
+    in_properties = {r for p in props for r in p.rules}
     mutated = {m.rule for m in MUTATIONS}
     modelled = [r.id for r in RULES if r.check in (Check.INVARIANT, Check.BOTH)]
     assert [r for r in modelled if r not in in_properties | mutated] == []

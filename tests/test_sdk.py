@@ -27,7 +27,7 @@ near_blocks = st.builds(
 def _full() -> pydantic.TypeAdapter[Any]:
     from acp.schema import PromptRequest
 
-    return pydantic.TypeAdapter(PromptRequest.model_fields["prompt"].annotation)  # type: ignore[arg-type, maybe-unrecognized-str-typeform]
+    return pydantic.TypeAdapter(PromptRequest.model_fields["prompt"].annotation)  # type: ignore[arg-type, maybe-unrecognized-str-typeform]  # pydantic's
 
 
 FULL = _full()

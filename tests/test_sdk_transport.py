@@ -44,12 +44,14 @@ async def _run(script: list[str], request: str, delay: dict[str, float]) -> list
     """Send `request` from the SDK's client; the agent answers with `script`: update names,
     and "result" for the request's response, written in one burst."""
     from acp.client.connection import ClientSideConnection
+    from acp.schema import TextContentBlock
 
     log: list[str] = []
     client_sock, agent_sock = socket.socketpair()
     reader, writer = await asyncio.open_connection(sock=client_sock)
     agent_reader, agent_writer = await asyncio.open_connection(sock=agent_sock)
-    conn = ClientSideConnection(_Client(log, delay), writer, reader)
+    # A stub with the one method the updates reach (the SDK's Client protocol has many).
+    conn = ClientSideConnection(_Client(log, delay), writer, reader)  # type: ignore[arg-type]  # see above
 
     async def agent() -> None:
         line = json.loads(await agent_reader.readline())
@@ -63,7 +65,7 @@ async def _run(script: list[str], request: str, delay: dict[str, float]) -> list
 
     served = asyncio.create_task(agent())
     if request == "prompt":
-        await conn.prompt(session_id=SID, prompt=[{"type": "text", "text": "go"}])
+        await conn.prompt(session_id=SID, prompt=[TextContentBlock(type="text", text="go")])
     else:
         await conn.load_session(session_id=SID, cwd="/", mcp_servers=[])
     log.append("result")
@@ -114,11 +116,11 @@ def _model_orders(script: list[str], request: str) -> set[tuple[str, ...]]:
     names = {m: n for m, n in zip(messages, script, strict=True)}
     found: set[tuple[str, ...]] = set()
 
-    def walk(left: tuple[object, ...], done: tuple[str, ...]) -> None:
+    def walk(left: tuple[Any, ...], done: tuple[str, ...]) -> None:
         if not left:
             found.add(done)
         for i in deliverable(left, Semantics.SDK):
-            walk(left[:i] + left[i + 1 :], (*done, names[left[i]]))  # type: ignore[index]
+            walk(left[:i] + left[i + 1 :], (*done, names[left[i]]))
 
     walk(messages, ())
     return found

@@ -179,7 +179,7 @@ def test_a_signal_while_the_outputs_move_waits_for_the_move(
     it, and the folder holds the whole new run."""
     out = tmp_path / "o"
     place = OutputFolder._place
-    pressed = []
+    pressed: list[tuple[str, ...]] = []
 
     def press_then_place(self: OutputFolder, staged: int, parts: tuple[str, ...]) -> None:
         if not pressed:

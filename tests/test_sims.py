@@ -23,6 +23,7 @@ from model.invariants import INVARIANTS, REACHABLE
 from model.mutations import MUTATIONS_BY_RULE
 from model.system import System
 from model.wire import tracecheck
+from model.wire.monitors import Observer
 from sims.dists import ScenarioError
 from sims.draws import Draws
 from sims.engine import Run, run_session
@@ -45,7 +46,7 @@ FIXED = {
 }
 
 
-def simulate(seed: int = 0, **raw: Any) -> Run:
+def simulate(seed: int = 0, /, **raw: Any) -> Run:
     point = compile_point({**FIXED, **raw}, {}, Path("."))
     return run_session(
         point, Interned(PackedSystem(point.config)), Draws.seeded(point, seed), record=True
@@ -203,8 +204,8 @@ def test_a_percentile_lies_in_its_band(values: list[float], q: float) -> None:
 
 def test_every_figure_names_its_unit_and_the_banded_ones_their_interval() -> None:
     counts = {"sessions", "turns", "events", "predictions", "auto_sent"}
-    units = ("_s", "_fraction", "_per_turn", "_s_lo", "_s_hi", "_fraction_lo", "_fraction_hi")
-    units += ("_per_turn_lo", "_per_turn_hi")
+    units: tuple[str, ...] = ("_s", "_fraction", "_per_turn", "_s_lo", "_s_hi", "_fraction_lo")
+    units = (*units, "_fraction_hi", "_per_turn_lo", "_per_turn_hi")
     assert all(f in counts or f.endswith(units) for f in FIGURES), FIGURES
     assert {f[:-3] for f in FIGURES if f.endswith("_lo")} == set(BANDED)
 
@@ -294,15 +295,15 @@ def test_every_simulated_step_is_a_legal_model_step(raw: dict[str, Any], rule: s
 # --- simulated wire traces through the trace checker --------------------------------------
 
 
-def _check(raw: dict[str, Any], observer: str, sessions: int = 30) -> set[tuple[str, str]]:
+def _check(raw: dict[str, Any], observer: Observer, sessions: int = 30) -> set[tuple[str, str]]:
     point = compile_point(raw, {}, Path("."))
     model, draws = Interned(PackedSystem(point.config)), Draws.seeded(point, 3)
-    found = set()
+    found: set[tuple[str, str]] = set()
     for _ in range(sessions):
         trace = run_session(point, model, draws, observer=observer).trace
         assert trace is not None
         lines = [json.dumps(r).encode() + b"\n" for r in trace]
-        checker = tracecheck.check_lines(lines, observer)  # type: ignore[arg-type]
+        checker = tracecheck.check_lines(lines, observer)
         found |= {(f.rule, f.verdict) for f in checker.findings}
     return found
 
@@ -313,7 +314,9 @@ def _check(raw: dict[str, Any], observer: str, sessions: int = 30) -> set[tuple[
     ids=["v1", "v2", "v2-compaction", "v1-reopen"],
 )
 @pytest.mark.parametrize("observer", ["client", "agent"])
-def test_compliant_simulated_traffic_passes_the_checker(raw: dict[str, Any], observer: str) -> None:
+def test_compliant_simulated_traffic_passes_the_checker(
+    raw: dict[str, Any], observer: Observer
+) -> None:
     found = _check(raw, observer)
     assert not {f for f in found if f[1] == "violation"}
     assert {("LT-5", "pass"), ("CAP-2", "pass"), ("SC-2", "pass")} <= found

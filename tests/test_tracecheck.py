@@ -20,10 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model.cli.main import main
-from model.wire.monitors import EXACT_FROM, MONITORS
+from model.wire.monitors import EXACT_FROM, MONITORS, Observer
 from model.wire.tracecheck import TraceError, check_lines, notes, verdict
 
-CAPS = {"session": {"promptSuggestions": {}}}
+CAPS: dict[str, object] = {"session": {"promptSuggestions": {}}}
 TEXT = [{"type": "text", "text": "Run the tests"}]
 
 
@@ -74,10 +74,10 @@ def _lines(records: list[dict[str, Any]]) -> list[bytes]:
 
 
 def _verdicts(
-    records: list[dict[str, Any]], rule: str, observer: str = "client", after: int = 0
+    records: list[dict[str, Any]], rule: str, observer: Observer = "client", after: int = 0
 ) -> set[str]:
     """The verdicts on `rule` at lines after `after` (the first turn of `_start` ends at 6)."""
-    checker = check_lines(_lines(records), observer)  # type: ignore[arg-type]
+    checker = check_lines(_lines(records), observer)
     return {f.verdict for f in checker.findings if f.rule == rule and f.line > after}
 
 
@@ -98,7 +98,7 @@ def test_draft_and_legacy_shapes_pass() -> None:
 
 
 @pytest.mark.parametrize("observer", ["client", "agent"])
-def test_list_left_over_a_prompt_is_a_violation(observer: str) -> None:
+def test_list_left_over_a_prompt_is_a_violation(observer: Observer) -> None:
     trace = [*_start(), _prompt(3), _res("agent", 3, {"stopReason": "end_turn"})]
     assert _verdicts(trace, "LT-5", observer, after=6) == {"violation"}
 
@@ -334,7 +334,7 @@ def _start_v2() -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("observer", ["client", "agent"])
-def test_v2_foreground_work_over_a_list(observer: str) -> None:
+def test_v2_foreground_work_over_a_list(observer: Observer) -> None:
     start = _start_v2()
     kept = [*start, _state("running"), _state("idle")]
     assert _verdicts(kept, "LT-6", observer) == {"violation"}
@@ -343,7 +343,7 @@ def test_v2_foreground_work_over_a_list(observer: str) -> None:
 
 
 @pytest.mark.parametrize("observer", ["client", "agent"])
-def test_v2_prompt_accepted_over_a_list(observer: str) -> None:
+def test_v2_prompt_accepted_over_a_list(observer: Observer) -> None:
     start = [
         *_start_v2(),
         _prompt(3),
@@ -367,7 +367,7 @@ def test_v2_acceptance_is_the_user_message_when_it_comes_first() -> None:
 
 
 @pytest.mark.parametrize("observer", ["client", "agent"])
-def test_v2_an_idle_before_the_prompt_is_accepted_ends_earlier_work(observer: str) -> None:
+def test_v2_an_idle_before_the_prompt_is_accepted_ends_earlier_work(observer: Observer) -> None:
     """Work without a prompt ends (idle) while the user's prompt is in flight: that idle is
     not the prompt's turn end, and the prompt's own work is not work without a prompt.
     (Found by the agreement test: both were reported as violations of compliant peers.)"""

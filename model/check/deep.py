@@ -29,7 +29,11 @@ DEEP_SESSIONS = {
     1: Bounds(prompts=2, predictions=2, loads=0),
     2: Bounds(prompts=2, predictions=1, loads=0, foreground=0),
 }
-MAX_STATES = 1_000_000  # up to about 4.5 GB with the graph kept for liveness
+MAX_STATES = 40_000_000  # a lone search (v2 fifo, the largest that ends, has 30.6 million)
+MAX_PAIRS = 4_000_000  # a two-session search's (about 20,000 pairs a second)
+# Peak resident bytes a state costs: a lone search with the graph kept and leads-to's arrays
+# (at most 300 measured), a two-session search's set of pairs (at most 522 measured).
+BYTES_PER_STATE, BYTES_PER_PAIR = 300, 550
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +43,7 @@ class Deep:
 
     config: Config
     two_sessions: bool
-    max_states: int
+    max_states: int  # states, or pairs of two sessions' states
 
     @property
     def name(self) -> str:
@@ -62,6 +66,13 @@ class Measured:
     liveness_decided: bool = False
     seconds: float = 0.0
     peak_mib: float = 0.0
+    start_mib: float = 0.0  # the worker's resident memory when the search began
+
+    @property
+    def bytes_per_state(self) -> int:
+        """What the search's states cost at its peak, beyond what the worker held before."""
+        grown = max(self.peak_mib - self.start_mib, 0.0)  # a small search may free more
+        return round(grown * 2**20 / max(self.states, 1))
 
     @property
     def new(self) -> list[str]:
@@ -69,7 +80,23 @@ class Measured:
         return [p for p in self.broken if p not in self.broken_small]
 
 
-def tasks(max_states: int = MAX_STATES) -> list[Deep]:
+def workers(max_states: int, max_pairs: int, memory_gib: float, jobs: int) -> int:
+    """How many searches may run at once in `memory_gib`, each up to its cap: at most
+    `jobs`, at least one."""
+    each = max(max_states * BYTES_PER_STATE, max_pairs * BYTES_PER_PAIR) / 2**30
+    return max(1, min(jobs, int(memory_gib // each)))
+
+
+def memory_gib() -> float:
+    """Three quarters of this machine's memory: the deep review's default budget."""
+    try:
+        total = int(re.search(r"MemTotal:\s+(\d+) kB", Path("/proc/meminfo").read_text()).group(1))  # type: ignore[union-attr]  # caught
+    except (OSError, AttributeError):
+        return 8.0
+    return round(total * 0.75 / 2**20, 1)
+
+
+def tasks(max_states: int = MAX_STATES, max_pairs: int = MAX_PAIRS) -> list[Deep]:
     """Every exploration of the deep review, in a fixed order."""
     out = [
         Deep(baseline(rev, v, semantics=sem, bounds=DEEP), False, max_states)
@@ -78,9 +105,7 @@ def tasks(max_states: int = MAX_STATES) -> list[Deep]:
         for sem in Semantics
     ]
     out += [
-        Deep(
-            baseline(Revision.CURRENT, v, semantics=sem, bounds=DEEP_SESSIONS[v]), True, max_states
-        )
+        Deep(baseline(Revision.CURRENT, v, semantics=sem, bounds=DEEP_SESSIONS[v]), True, max_pairs)
         for v in (1, 2)
         for sem in Semantics
     ]
@@ -122,6 +147,7 @@ def _in_force_broken(cfg: Config, max_states: int) -> tuple[list[str], int, bool
 def run(task: Deep) -> Measured:
     """Explore one task, timing it and reading the process's peak memory over it."""
     _reset_peak()
+    start_mib = _resident_mib("VmRSS")
     started = time.perf_counter()
     if task.two_sessions:
         cmp = sessions.compare(task.config, max_states=task.max_states)
@@ -141,7 +167,7 @@ def run(task: Deep) -> Measured:
         at_default, *_ = _in_force_broken(task.config.with_(bounds=Bounds()), task.max_states)
         measured = Measured(task, states, complete, depth, broken, at_default, decided)
     measured.seconds = time.perf_counter() - started
-    measured.peak_mib = _peak_mib()
+    measured.peak_mib, measured.start_mib = _resident_mib("VmHWM"), start_mib
     return measured
 
 
@@ -152,9 +178,11 @@ def _reset_peak() -> None:
         Path("/proc/self/clear_refs").write_text("5")
 
 
-def _peak_mib() -> float:
+def _resident_mib(field: str) -> float:
+    """The process's resident memory now (VmRSS) or at its peak (VmHWM), from Linux; elsewhere
+    the peak so far."""
     try:
         status = Path("/proc/self/status").read_text()
-        return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) / 1024  # type: ignore[union-attr]
+        return int(re.search(rf"{field}:\s+(\d+) kB", status).group(1)) / 1024  # type: ignore[union-attr]  # caught
     except (OSError, AttributeError):
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -30,7 +30,7 @@ R = TypeVar("R")
 _PARTS = {"agent": 0, "client": 1, "to_agent": 2, "to_client": 3}  # places in a Packed
 
 
-def _key(parts: tuple[str, ...]) -> Callable[[Packed], object]:
+def part_key(parts: tuple[str, ...]) -> Callable[[Packed], object]:
     """What of a packed world the parts name: numbers at their places, and `drained` for
     whether the agent's messages have all arrived."""
     if "drained" not in parts:
@@ -79,7 +79,7 @@ def _checks(
     groups: dict[tuple[str, ...], list[Property]] = {}
     for p in props:
         groups.setdefault(p.reads or ("agent", "client", "to_agent", "to_client"), []).append(p)
-    return [(_key(parts), {}, group, holding, found) for parts, group in groups.items()]
+    return [(part_key(parts), {}, group, holding, found) for parts, group in groups.items()]
 
 
 def _cyclic_gc_paused(search: Callable[P, R]) -> Callable[P, R]:
@@ -195,6 +195,11 @@ class Worlds(Sequence[World]):
 
     def __len__(self) -> int:
         return len(self._states)
+
+    @property
+    def packed(self) -> list[Packed]:
+        """The worlds as the explorer holds them, four numbers each (`part_key` reads them)."""
+        return self._states
 
     @overload
     def __getitem__(self, i: int) -> World: ...

@@ -5,17 +5,27 @@ states where Q never holds while treating every fair action class fairly: a stro
 component of the not-Q subgraph in which each fair class that is enabled everywhere is also
 taken, or a state where no fair class is enabled (the run may stop there).  The counterexample
 is a lasso: a prefix from the initial state and a cycle (empty when the run stops).
+
+The graph is read as the explorer's arrays (`model.check.graph`), each question a pass of
+numpy over them and the components scipy's, so that a graph of tens of millions of states is
+decided in a few bytes per state; only the counterexample's own walk is found state by state.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from array import array
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import networkx as nx
+import numpy as np
+from numpy.typing import NDArray
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
 
+from model.check.explorer import Worlds, part_key
 from model.check.graph import StateGraph
 from model.config import Config
 from model.liveness import LIVENESS, LeadsTo, fair_system_step
@@ -24,51 +34,8 @@ from model.system import Action
 
 Node = Hashable
 FairClass = Callable[[Action], str | None]
-
-
-class _Networkx:
-    """A networkx DiGraph read through the few questions leads-to asks of the explorer's
-    `StateGraph`, so that both graphs are decided by one piece of code."""
-
-    def __init__(self, graph: nx.DiGraph) -> None:
-        self.graph = graph
-
-    @property
-    def nodes(self) -> Iterable[Node]:
-        return self.graph.nodes
-
-    def successors(self, node: Node) -> Iterable[Node]:
-        return self.graph.successors(node)
-
-    def out_edges(self, node: Node) -> Iterator[tuple[Node, Action]]:
-        for _, v, action in self.graph.out_edges(node, data="action"):
-            yield v, action
-
-    def shortest_path(self, source: Node, target: Node) -> list[Node]:
-        return list(nx.shortest_path(self.graph, source, target))
-
-    def distances(self, source: Node) -> dict[Node, int]:
-        return dict(nx.single_source_shortest_path_length(self.graph, source))
-
-
-class Graph(Protocol):
-    """What leads-to asks of a graph: its nodes, each node's successors and out-edges with
-    their actions, a shortest path and the distances from a node."""
-
-    @property
-    def nodes(self) -> Iterable[Any]: ...
-
-    def successors(self, node: Any) -> Iterable[Any]: ...
-
-    def out_edges(self, node: Any) -> Iterator[tuple[Any, Action]]: ...
-
-    def shortest_path(self, source: Any, target: Any) -> list[Any]: ...
-
-    def distances(self, source: Any) -> dict[Any, int]: ...
-
-
-def _read(graph: nx.DiGraph | StateGraph) -> Graph:
-    return _Networkx(graph) if isinstance(graph, nx.DiGraph) else graph
+Mask = NDArray[np.bool_]
+Ints = NDArray[np.int64]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,99 +64,252 @@ class Lasso:
         return "then the run may stop: nothing the fairness assumptions require is enabled"
 
 
-class _Fairness:
-    """The fair classes of a graph's actions, taken and enabled, computed once per node and
-    shared by every property decided on the graph."""
-
-    def __init__(self, graph: nx.DiGraph | StateGraph, fair: FairClass) -> None:
-        self.graph, self.fair = _read(graph), fair
-        self._enabled: dict[Node, frozenset[str]] = {}
-
-    def enabled(self, node: Node) -> frozenset[str]:
-        """The fair classes of the actions enabled in `node`."""
-        got = self._enabled.get(node)
-        if got is None:
-            out = self.graph.out_edges(node)
-            got = self._enabled[node] = frozenset(
-                c for _, a in out if (c := self.fair(a)) is not None
-            )
-        return got
-
-    def is_fair(self, scc: set[Node]) -> bool:
-        """Whether looping in `scc` forever treats each weakly fair class fairly."""
-        always_enabled = frozenset.intersection(*(self.enabled(n) for n in scc))
-        taken = {
-            c
-            for u in scc
-            for v, a in self.graph.out_edges(u)
-            if v in scc and (c := self.fair(a)) is not None
-        }
-        return always_enabled <= taken
+def _rows(indptr: Ints, indices: NDArray[Any], nodes: Ints) -> NDArray[Any]:
+    """The entries of the rows `nodes` of a compressed sparse row array, row after row."""
+    lo = indptr[nodes]
+    lens = indptr[nodes + 1] - lo
+    ends = np.cumsum(lens)
+    return indices[np.arange(ends[-1] if len(ends) else 0) + np.repeat(lo - ends + lens, lens)]
 
 
-def _closed_walk(sub: nx.DiGraph, start: Node) -> tuple[Node, ...]:
-    """A closed walk from `start` that takes every edge of the component, so every class
-    taken anywhere in it is taken on the cycle (the cycle is fair)."""
-    walk = [start]
-    for u, v in sorted(sub.edges, key=repr):
-        walk += [*nx.shortest_path(sub, walk[-1], u)[1:], v]
-    walk += nx.shortest_path(sub, walk[-1], start)[1:]
+def _closure(indptr: Ints, indices: NDArray[Any], seeds: Mask, allowed: Mask) -> Mask:
+    """The states reached from `seeds` through `allowed` states (the seeds included)."""
+    seen = seeds.copy()
+    frontier = np.flatnonzero(seeds)
+    while frontier.size:
+        nxt = _rows(indptr, indices, frontier)
+        frontier = np.unique(nxt[allowed[nxt] & ~seen[nxt]])
+        seen[frontier] = True
+    return seen
+
+
+def _levels(indptr: Ints, indices: NDArray[Any], source: int) -> NDArray[np.int32]:
+    """Breadth-first distances from `source`, -1 where it does not reach."""
+    dist = np.full(len(indptr) - 1, -1, dtype=np.int32)
+    dist[source] = 0
+    frontier, depth = np.array([source]), 0
+    while frontier.size:
+        depth += 1
+        nxt = _rows(indptr, indices, frontier)
+        frontier = np.unique(nxt[dist[nxt] < 0])
+        dist[frontier] = depth
+    return dist
+
+
+class _Arrays:
+    """One graph's arrays as numpy reads them, with each edge's fair class as a bit and each
+    state's enabled classes, computed once for every property decided on the graph."""
+
+    def __init__(self, graph: StateGraph, fair: FairClass, init: int) -> None:
+        self.graph, self.init, self.n = graph, init, len(graph)
+        self.indptr: Ints = np.frombuffer(graph.offsets, dtype=np.int64)
+        self.targets = np.frombuffer(graph.targets, dtype=np.int32)
+        named = [fair(a) for a in graph.actions]
+        self.classes = sorted({c for c in named if c is not None})
+        self.dtype = next(
+            t
+            for t in (np.uint8, np.uint16, np.uint32, np.uint64)
+            if len(self.classes) <= 8 * t().itemsize
+        )
+        bit = {c: 1 << i for i, c in enumerate(self.classes)}
+        by_action = np.array(
+            [bit[c] if c is not None else 0 for c in named] + [0], dtype=self.dtype
+        )
+        labels = np.frombuffer(
+            graph.labels, dtype=np.uint8 if graph.labels.itemsize == 1 else np.uint32
+        )
+        self.bits = by_action[labels]
+        degree = np.diff(self.indptr)
+        self.sources = np.repeat(np.arange(self.n, dtype=np.int32), degree)
+        self.enabled = np.zeros(self.n, dtype=self.dtype)
+        busy = degree > 0
+        if busy.any():
+            self.enabled[busy] = np.bitwise_or.reduceat(self.bits, self.indptr[:-1][busy])
+        self._distance: NDArray[np.int32] | None = None
+
+    def distance(self) -> NDArray[np.int32]:
+        """Steps from the initial state to each state."""
+        if self._distance is None:
+            self._distance = _levels(self.indptr, self.targets, self.init)
+        return self._distance
+
+
+@dataclass(frozen=True, slots=True)
+class _Sub:
+    """The part of the not-Q graph a run from a P state reaches: its edges (in compressed
+    rows over all state numbers, with their fair bits), each state's strongly connected
+    component, which components a run may fairly stay in forever, and the bad states (where
+    a run may stop, or stay forever)."""
+
+    indptr: Ints
+    sources: NDArray[np.int32]
+    targets: NDArray[np.int32]
+    bits: NDArray[np.integer[Any]]
+    component: NDArray[np.int32]
+    fair: Mask
+    bad: Mask
+
+    def successors(self, u: int) -> list[int]:
+        """The successors of `u` inside the subgraph, in the graph's order."""
+        return self.targets[self.indptr[u] : self.indptr[u + 1]].tolist()  # type: ignore[no-any-return]  # numpy's tolist is untyped
+
+
+def _sub(g: _Arrays, reach: Mask) -> _Sub:
+    """The subgraph of `reach`, its components (scipy's) and which of them are fair: a
+    component a run can stay in forever, taking every class enabled in all its states."""
+    keep = reach[g.sources] & reach[g.targets]
+    src, tgt, bits = g.sources[keep], g.targets[keep], g.bits[keep]
+    indptr = np.zeros(g.n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=g.n), out=indptr[1:])
+    matrix = csr_matrix((np.ones(len(tgt), dtype=np.int8), tgt, indptr), shape=(g.n, g.n))
+    count, labels = connected_components(matrix, directed=True, connection="strong")
+    component = labels.astype(np.int32)
+    inside = np.flatnonzero(reach)
+    looped = np.zeros(count, dtype=bool)
+    looped[component[src[src == tgt]]] = True
+    nontrivial = (np.bincount(component[inside], minlength=count) > 1) | looped
+    everywhere = np.full(count, np.iinfo(g.dtype).max, dtype=g.dtype)
+    np.bitwise_and.at(everywhere, component[inside], g.enabled[inside])
+    within = component[src] == component[tgt]
+    taken = np.zeros(count, dtype=g.dtype)
+    np.bitwise_or.at(taken, component[src[within]], bits[within])
+    fair = nontrivial & ((everywhere & ~taken) == 0)
+    bad = reach & ((g.enabled == 0) | fair[component])
+    return _Sub(indptr, src, tgt, bits, component, fair, bad)
+
+
+def _path(
+    sub: _Sub, start: int, goal: Callable[[int], bool], name: Callable[[int], Node]
+) -> list[int]:
+    """The breadth-first path in `sub` from `start` to the goal state of fewest steps (the
+    least by name among those), each state reached first from the first state found before
+    it, successors in the graph's order: the path networkx's single-source search finds."""
+    parent: dict[int, int] = {start: start}
+    level = [start]
+    while level:
+        found = [v for v in level if goal(v)]
+        if found:
+            path = [min(found, key=lambda v: repr(name(v)))]
+            while path[-1] != start:
+                path.append(parent[path[-1]])
+            return path[::-1]
+        nxt = []
+        for u in level:
+            for v in sub.successors(u):
+                if v not in parent:
+                    parent[v] = u
+                    nxt.append(v)
+        level = nxt
+    raise nx.NetworkXNoPath(f"no path from {name(start)}")
+
+
+def _cycle(g: _Arrays, sub: _Sub, end: int, name: Callable[[int], Node]) -> tuple[int, ...]:
+    """A fair closed walk from `end` in its component: through an edge of each fair class
+    the component takes, and a state lacking each class it enables somewhere but never
+    takes, so the walk treats every class as the whole component does."""
+    c = sub.component[end]
+    members = np.flatnonzero(sub.component == c)
+    inner = np.flatnonzero((sub.component[sub.sources] == c) & (sub.component[sub.targets] == c))
+    stops: list[tuple[int, int | None]] = []  # an edge to take, or a state to pass
+    for i in range(len(g.classes)):
+        bit = 1 << i
+        taking = inner[np.bitwise_and(sub.bits[inner], bit) != 0]
+        lacking = members[np.bitwise_and(g.enabled[members], bit) == 0]
+        if taking.size:
+            stops.append((int(sub.sources[taking[0]]), int(sub.targets[taking[0]])))
+        elif lacking.size < members.size:  # enabled somewhere, never taken
+            stops.append((int(lacking[0]), None))
+    walk = [end]
+    for u, v in stops:
+        walk += _path(sub, walk[-1], u.__eq__, name)[1:]
+        if v is not None:
+            walk.append(v)
+    if len(walk) == 1:  # no class to take or pass: one step on, and back
+        walk.append(next(v for v in sub.successors(end) if sub.component[v] == c))
+    walk += _path(sub, walk[-1], end.__eq__, name)[1:]
     return tuple(walk)
 
 
+def _decide(g: _Arrays, p: Mask, q: Mask, name: Callable[[int], Node]) -> Lasso | None:
+    """A shortest-prefix lasso violating `p ~> q` on `g`, or None when it holds."""
+    not_q = ~q
+    starts = p & not_q
+    if not starts.any():
+        return None
+    # Only what a run from a P state reaches without Q matters: the subgraph of those states.
+    reach = _closure(g.indptr, g.targets, starts, not_q)
+    sub = _sub(g, reach)
+    if not sub.bad.any():
+        return None
+    # States from which a bad end can be reached without Q (one backward search).
+    order = np.argsort(sub.targets, kind="stable")
+    back = np.zeros(g.n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(sub.targets, minlength=g.n), out=back[1:])
+    doomed = _closure(back, sub.sources[order], sub.bad, reach)
+    distance = g.distance()
+    candidates = np.flatnonzero(starts & doomed & (distance >= 0))
+    if not candidates.size:
+        return None
+    nearest = candidates[distance[candidates] == distance[candidates].min()]
+    start = min(nearest.tolist(), key=lambda v: repr(name(v)))
+    onward = _path(sub, start, lambda v: bool(sub.bad[v]), name)
+    prefix = g.graph.shortest_path(g.init, start) + onward[1:]
+    end = onward[-1]
+    cycle = _cycle(g, sub, end, name) if sub.fair[sub.component[end]] else ()
+    return Lasso(tuple(name(v) for v in prefix), tuple(name(v) for v in cycle))
+
+
+def _numbered(graph: nx.DiGraph) -> tuple[StateGraph, list[Node]]:
+    """A networkx graph as the explorer's arrays, its nodes numbered in the graph's order."""
+    nodes = list(graph.nodes)
+    number = {n: i for i, n in enumerate(nodes)}
+    out = StateGraph()
+    for u in nodes:
+        out.add_state([(number[v], data["action"]) for v, data in graph.adj[u].items()])
+    out.close(len(nodes))
+    return out, nodes
+
+
 def leads_to(
-    graph: nx.DiGraph | StateGraph,
+    graph: nx.DiGraph,
     init: Node,
     p: Callable[[Node], bool],
     q: Callable[[Node], bool],
-    fair: FairClass | _Fairness,
+    fair: FairClass,
 ) -> Lasso | None:
-    """A shortest-prefix lasso violating `p ~> q` under weak fairness of `fair`'s classes,
-    or None when the property holds on `graph`."""
-    fairness = fair if isinstance(fair, _Fairness) else _Fairness(graph, fair)
-    read = fairness.graph
-    not_q = {n for n in read.nodes if not q(n)}
-    starts = [n for n in not_q if p(n)]
-    if not starts:
-        return None
-    # Only what a run from a P state reaches without Q matters: the subgraph of those states.
-    reach, frontier = set(starts), list(starts)
-    while frontier:
-        for v in read.successors(frontier.pop()):
-            if v in not_q and v not in reach:
-                reach.add(v)
-                frontier.append(v)
-    sub = nx.DiGraph()
-    sub.add_nodes_from(reach)
-    sub.add_edges_from((u, v) for u in reach for v in read.successors(u) if v in reach)
-    # A run may stop where no fair class is enabled: the environment (the user) is never forced.
-    bad: set[Node] = {n for n in reach if not fairness.enabled(n)}
-    sccs: list[set[Node]] = []
-    for scc in nx.strongly_connected_components(sub):
-        first = next(iter(scc))
-        if (len(scc) > 1 or sub.has_edge(first, first)) and fairness.is_fair(scc):
-            sccs.append(scc)
-            bad |= scc
-    if not bad:
-        return None
-    # States from which a bad end can be reached without Q (one backward search).
-    doomed, frontier = set(bad), list(bad)
-    while frontier:
-        for m in sub.predecessors(frontier.pop()):
-            if m not in doomed:
-                doomed.add(m)
-                frontier.append(m)
-    distance = read.distances(init)
-    doomed_starts = [n for n in starts if n in doomed and n in distance]
-    if not doomed_starts:
-        return None
-    start = min(doomed_starts, key=lambda n: (distance[n], repr(n)))
-    onward = nx.single_source_shortest_path(sub, start)
-    end = min((n for n in onward if n in bad), key=lambda n: (len(onward[n]), repr(n)))
-    prefix = read.shortest_path(init, start) + onward[end][1:]
-    scc = next((s for s in sccs if end in s), None)
-    cycle = _closed_walk(sub.subgraph(scc), end) if scc else ()
-    return Lasso(tuple(prefix), cycle)
+    """A shortest-prefix lasso violating `p ~> q` on a networkx graph under weak fairness of
+    `fair`'s classes, or None when the property holds (the graph is numbered first)."""
+    numbered, nodes = _numbered(graph)
+    g = _Arrays(numbered, fair, nodes.index(init))
+    p_mask = np.fromiter((p(n) for n in nodes), dtype=bool, count=g.n)
+    q_mask = np.fromiter((q(n) for n in nodes), dtype=bool, count=g.n)
+    return _decide(g, p_mask, q_mask, nodes.__getitem__)
+
+
+def _masks(
+    cfg: Config, worlds: Sequence[World], props: Sequence[LeadsTo]
+) -> list[tuple[Mask, Mask]]:
+    """Each property's P and Q over every state, decided once per distinct value of what of
+    the world it reads (`LeadsTo.reads`, found in the explorer's packed worlds)."""
+    assert isinstance(worlds, Worlds), "leads-to is decided on the explorer's worlds"
+    out = []
+    for prop in props:
+        key = part_key(prop.reads)
+        seen: dict[object, int] = {}
+        values: list[tuple[bool, bool]] = []
+        codes = array("i")
+        for i, s in enumerate(worlds.packed):
+            k = key(s)
+            code = seen.get(k)
+            if code is None:
+                w = worlds[i]
+                code = seen[k] = len(values)
+                values.append((bool(prop.p(cfg, w)), bool(prop.q(cfg, w))))
+            codes.append(code)
+        table = np.array(values, dtype=bool).reshape(len(values), 2)
+        at = np.frombuffer(codes, dtype=np.int32)
+        out.append((table[at, 0], table[at, 1]))
+    return out
 
 
 def check(
@@ -197,17 +317,9 @@ def check(
 ) -> dict[str, Lasso | None]:
     """Decide each leads-to property on the explorer's graph of `cfg` (node i is worlds[i],
     node 0 the initial state)."""
-    fairness = _Fairness(graph, fair_system_step)
-    return {
-        prop.name: leads_to(
-            graph,
-            0,
-            lambda i, prop=prop: prop.p(cfg, worlds[i]),  # type: ignore[misc]
-            lambda i, prop=prop: prop.q(cfg, worlds[i]),  # type: ignore[misc]
-            fairness,
-        )
-        for prop in props
-    }
+    g = _Arrays(graph, fair_system_step, 0)
+    masks = _masks(cfg, worlds, props)
+    return {prop.name: _decide(g, p, q, int) for prop, (p, q) in zip(props, masks, strict=True)}
 
 
 def lasso_steps(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple, TypeVar
 
@@ -17,6 +17,7 @@ from model.state import Agent, Client, ToAgent, ToClient, World
 from model.system import NET, TO_AGENT, TO_CLIENT, Action, System
 
 M = TypeVar("M")
+S = TypeVar("S")
 SESSIONS = (0, 1)
 # Small bounds: the two sessions' interleavings square a lone session's graph (v2 at 1 prompt
 # with a load and foreground work is over a million pairs). No reopen: see `compare`.
@@ -148,13 +149,15 @@ class Comparison:
         return not any(self.only_in_pair) and not any(self.only_alone)
 
 
-def _reach(start: object, step: object, most: int | None = None) -> tuple[set, bool]:  # type: ignore[type-arg]
+def _reach(
+    start: S, step: Callable[[S], Iterable[S]], most: int | None = None
+) -> tuple[set[S], bool]:
     """Every state reachable from `start` breadth-first, and whether that is all of them
     (false once more than `most` were found)."""
     seen = {start}
     todo = deque([start])
     while todo:
-        for nxt in step(todo.popleft()):  # type: ignore[operator]
+        for nxt in step(todo.popleft()):
             if nxt not in seen:
                 seen.add(nxt)
                 todo.append(nxt)

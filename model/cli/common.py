@@ -95,6 +95,16 @@ def seconds(text: str) -> float:
     return value
 
 
+def gib(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number of gigabytes, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 GB, got {text}")
+    return value
+
+
 def positive(text: str) -> int:
     value = int(text)
     if value < 0:

@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from model.amendments import ADOPTIONS, AMENDMENTS_BY_NAME, PROPOSED_BY_FINDINGS
+from model.check.executor import Executor
 from model.cli.common import (
     UsageError,
     err,
     executor_for,
     executor_options,
+    gib,
     labelled,
     out_options,
     output_folder,
@@ -99,8 +101,10 @@ def _review(args: argparse.Namespace) -> int:
         raise UsageError("--against compares with the text of --rfd: give --rfd too")
     if args.depth == "deep":
         return _deep_review(args)
-    if args.max_states is not None:
-        raise UsageError("--max-states bounds the deep review's searches: give --depth deep")
+    if (args.max_states, args.max_pairs, args.memory) != (None, None, None):
+        raise UsageError(
+            "--max-states, --max-pairs and --memory are the deep review's: give --depth deep"
+        )
     audited = _audit_of_file(args, args.rfd, "--rfd") if args.rfd else None
     proposed = list(dict.fromkeys([*PROPOSED_BY_FINDINGS, *args.propose]))
     jobs = review.jobs() + review.proposal_jobs(proposed)
@@ -166,8 +170,12 @@ def _deep_review(args: argparse.Namespace) -> int:
 
     if args.rfd or args.propose or args.no_duties:
         raise UsageError("--depth deep takes no --rfd, --propose or --no-duties")
-    todo = deep.tasks(args.max_states or deep.MAX_STATES)
+    max_states, max_pairs = args.max_states or deep.MAX_STATES, args.max_pairs or deep.MAX_PAIRS
+    todo = deep.tasks(max_states, max_pairs)
     executor = executor_for(args, len(todo))
+    if args.scheduler is None:  # a cluster's workers have memory of their own
+        memory = args.memory or deep.memory_gib()
+        executor = Executor(deep.workers(max_states, max_pairs, memory, executor.jobs))
     started = time.perf_counter()
     found: dict[int, deep.Measured] = {}
     with output_folder(args, "out/deep") as out:
@@ -240,8 +248,21 @@ def add_parsers(sub: Subparsers) -> None:
     rev.add_argument(
         "--max-states",
         type=positive,
-        help=f"with --depth deep: stop each search past this many states, with a partial, "
-        f"labelled result (default {1_000_000:,}, up to about 4.5 GB a worker)",
+        help="with --depth deep: stop each lone session's search past this many states, with "
+        f"a partial, labelled result (default {40_000_000:,}; up to 300 bytes a state)",
+    )
+    rev.add_argument(
+        "--max-pairs",
+        type=positive,
+        help="with --depth deep: stop each two-session search past this many pairs of states "
+        f"(default {4_000_000:,}; about 20,000 a second, up to 550 bytes each)",
+    )
+    rev.add_argument(
+        "--memory",
+        type=gib,
+        metavar="GB",
+        help="with --depth deep: the memory its searches may use at once, which sets how many "
+        "run side by side (default: three quarters of this machine's)",
     )
     executor_options(rev)
     rev.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -62,7 +62,7 @@ def text(of: AuditOfFile) -> str:
     if of.against:
         out.append(f"changes since {of.against}:")
         for c in of.changes:
-            sentence = (c.new or c.old).clause.strip()  # type: ignore[union-attr]
+            sentence = (c.new or c.old).clause.strip()  # type: ignore[union-attr]  # one or both
             out.append(f"  {c.kind}: {_where(c)} ({c.rule or 'no rule'}): “{sentence}”")
         affected = _affected(of.changes)
         if affected:

@@ -36,7 +36,7 @@ def _reach(m: Measured) -> str:
         return "all"
     if m.depth is not None:
         return f"partial: every run of up to {m.depth} steps"
-    return "partial: stopped at --max-states"
+    return "partial: stopped at --max-pairs"
 
 
 def as_json(measured: Sequence[Measured]) -> str:
@@ -60,9 +60,16 @@ def as_json(measured: Sequence[Measured]) -> str:
 
 
 def timings(measured: Sequence[Measured]) -> str:
-    """Each exploration's wall time and its worker's peak resident memory."""
+    """Each exploration's wall time, its worker's peak resident memory, and that peak less
+    what the worker held before, per state found."""
     rows = [
-        {"setting": m.task.name, "seconds": round(m.seconds, 2), "peak_mib": round(m.peak_mib)}
+        {
+            "setting": m.task.name,
+            "seconds": round(m.seconds, 2),
+            "peak_mib": round(m.peak_mib),
+            "states": m.states,
+            "bytes_per_state": m.bytes_per_state,
+        }
         for m in measured
     ]
     return json.dumps({"explorations": rows}, indent=2) + "\n"
@@ -106,10 +113,12 @@ def markdown(measured: Sequence[Measured]) -> str:
     if partial:
         lines += [
             "",
-            f"{len(partial)} of {len(measured)} searches stopped at --max-states: every run up to "
-            "the depth given was checked (breadth first), so a break they show is real, and "
-            "a property they found no break of holds for runs that short; their leads-to "
-            "properties are not decided (that needs the whole graph).",
+            f"{len(partial)} of {len(measured)} searches stopped at their cap (--max-states, or "
+            "--max-pairs for two sessions), with the states found by then: every run up to the "
+            "depth given was checked (breadth first), so a break they show is real, and a "
+            "property they found no break of holds for runs that short; their leads-to "
+            "properties are not decided (that needs the whole graph), and two sessions cut "
+            "short are compared only where they found a state a lone session does not reach.",
         ]
     lines += [
         "",

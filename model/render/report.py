@@ -574,7 +574,7 @@ def _audit_section(of: AuditOfFile) -> list[str]:
                 c.new.line if c.new else "-",
                 c.rule or "-",
                 ", ".join(reviewed_by(c.rule)) if c.rule else "-",
-                f"“{(c.new or c.old).text}”",  # type: ignore[union-attr]
+                f"“{(c.new or c.old).text}”",  # type: ignore[union-attr]  # a change has one or both
             ]
             for c in of.changes
         ]

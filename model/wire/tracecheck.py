@@ -329,10 +329,10 @@ class Checker:
             s.replaying = True
             return
         if variant == "state_update":
-            self._on_state(number, sid, s, update.get("state"))  # type: ignore[union-attr]
+            self._on_state(number, sid, s, update.get("state"))  # type: ignore[union-attr]  # a dict: it has a variant
             return
         if variant == "user_message":  # v2: the oldest prompt not yet inserted is now
-            message = update.get("messageId")  # type: ignore[union-attr]
+            message = update.get("messageId")  # type: ignore[union-attr]  # as above
             if message is not None and message == s.first_message and s.first_echoed:
                 s.replaying = True  # the history again, from its start
                 return
