@@ -3,7 +3,8 @@
 1. --sessions sessions (default 10^6) of the simulator's default point on 2 workers, with the
    peak resident memory of the main process and of the largest worker (run first, so that
    nothing else is in those peaks);
-2. the deep review's explorations (`review --depth deep`, each stopped at --max-states) on 1
+2. the deep review's explorations (`review --depth deep`, each stopped at --max-states states
+   or pairs) on 1
    and on 2 local worker processes, and the speed-up;
 3. the default review on the local pool of 2 processes and on a Dask `LocalCluster` of 2 worker
    processes set up as `model.check.executor.WORKER_CONFIG` says, alternated, medians of --runs
@@ -29,7 +30,7 @@ from sims.scenario import DEFAULT_SCENARIO, load
 
 def _deep(executor: Executor, max_states: int) -> float:
     started = time.perf_counter()
-    for _ in executor.run(deep.run, deep.tasks(max_states), cost=deep.cost):
+    for _ in executor.run(deep.run, deep.tasks(max_states, max_states), cost=deep.cost):
         pass
     return time.perf_counter() - started
 
@@ -49,7 +50,13 @@ def _review(executor: Executor) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3, help="default review runs on each")
-    parser.add_argument("--max-states", type=int, default=deep.MAX_STATES)
+    parser.add_argument(
+        "--max-states",
+        type=int,
+        default=1_000_000,
+        help="each search's cap, pairs of two sessions too (default 1,000,000: about 5 "
+        "minutes on one worker)",
+    )
     parser.add_argument("--sessions", type=int, default=1_000_000)
     parser.add_argument(
         "--parts", default="sim,deep,dask", help="which of sim, deep, dask to run (default all)"

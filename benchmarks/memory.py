@@ -3,7 +3,10 @@ it) and without, on the largest default configuration (v2 over the SDK) and on a
 each search in a fresh process, its peak resident memory from the kernel (wait4) less that of
 a process that only imports the model, divided by the states found; the median of several
 runs, with states per second beside it.
-Run: .venv/bin/python benchmarks/memory.py [--runs N] [--deep]
+With --leads-to, also the deep review's largest search that ends (v2 fifo at 4 prompts and
+predictions, 2 loads, 2 cancels: 30.6 million states), its graph kept and leads-to decided on it,
+once (about five minutes and 9 GB).
+Run: .venv/bin/python benchmarks/memory.py [--runs N] [--deep] [--leads-to]
 """
 
 from __future__ import annotations
@@ -17,29 +20,38 @@ import sys
 
 SEARCH = """
 import json, sys, time
+from model.check import leadsto
 from model.check.explorer import explore
 from model.config import Bounds, baseline
 from model.network import Semantics
 from model.rules import Revision
-version, semantics, prompts, predictions, keep = json.loads(sys.argv[1])
+version, semantics, bounds, keep, decide = json.loads(sys.argv[1])
 if version:
     cfg = baseline(Revision.CURRENT, version, semantics=Semantics(semantics),
-                   bounds=Bounds(prompts=prompts, predictions=predictions))
+                   bounds=Bounds(**bounds))
     started = time.perf_counter()
-    r = explore(cfg, keep_graph=keep)
+    r = explore(cfg, keep_graph=keep, max_states=60_000_000)
+    if decide:
+        leadsto.check(cfg, r.graph, r.worlds)
     print(json.dumps([r.states, time.perf_counter() - started]))
 else:
     print(json.dumps([0, 0.0]))
 """
-SETTINGS = {
-    "v2 sdk, default bounds": (2, "sdk", 2, 2),
-    "v2 unordered, 3 prompts and 3 predictions (cut at 2,000,000)": (2, "unordered", 3, 3),
+Setting = tuple[int, str, dict[str, int]]
+SETTINGS: dict[str, Setting] = {
+    "v2 sdk, default bounds": (2, "sdk", {}),
+    "v2 unordered, 3 prompts and 3 predictions (cut at 2,000,000)": (
+        2,
+        "unordered",
+        {"prompts": 3, "predictions": 3},
+    ),
 }
+LEADS_TO: Setting = (2, "fifo", {"prompts": 4, "predictions": 4, "loads": 2, "cancels": 2})
 
 
-def measure(setting: tuple[int, str, int, int], keep: bool) -> tuple[int, int, float]:
+def measure(setting: Setting, keep: bool, decide: bool = False) -> tuple[int, int, float]:
     """(states, peak RSS in bytes, seconds) of one search in a process of its own."""
-    argv = [sys.executable, "-c", SEARCH, json.dumps([*setting, keep])]
+    argv = [sys.executable, "-c", SEARCH, json.dumps([*setting, keep, decide])]
     run = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
     assert run.stdout is not None
     out = run.stdout.read()
@@ -53,11 +65,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--deep", action="store_true", help="also the deep setting")
+    parser.add_argument(
+        "--leads-to", action="store_true", help="also the deep review's largest search that ends"
+    )
     args = parser.parse_args()
-    idle = statistics.median(measure((0, "fifo", 0, 0), False)[1] for _ in range(args.runs))
+    idle = statistics.median(measure((0, "fifo", {}), False)[1] for _ in range(args.runs))
     print(f"explorer memory (peak RSS less an idle process's {idle / 2**20:.0f} MiB):")
     for name, setting in SETTINGS.items():
-        if setting[2] > 2 and not args.deep:
+        if setting[2] and not args.deep:
             continue
         for keep in (True, False):
             runs = [measure(setting, keep) for _ in range(args.runs)]
@@ -69,6 +84,12 @@ def main() -> None:
                 f"  {name}, {graph}: {states:,} states, {(peak - idle) / states:,.0f} bytes per "
                 f"state, {rate:,.0f} states/s (median of {args.runs})"
             )
+    if args.leads_to:
+        states, peak, seconds = measure(LEADS_TO, True, decide=True)
+        print(
+            f"  v2 fifo, deep bounds, graph kept and leads-to decided: {states:,} states, "
+            f"{(peak - idle) / states:,.0f} bytes per state, {seconds:,.0f} s (once)"
+        )
 
 
 if __name__ == "__main__":

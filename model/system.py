@@ -13,7 +13,7 @@ import functools
 import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Generic, Literal, NamedTuple, TypeVar
+from typing import Literal, NamedTuple, TypeVar
 
 from model import actors
 from model import session as sess
@@ -57,17 +57,16 @@ class Action(NamedTuple):
 
 
 T = TypeVar("T")
-S = TypeVar("S", Agent, Client)
-M = TypeVar("M", ToAgent, ToClient)
 
 
 @dataclass(frozen=True, slots=True)
-class LocalAction(Generic[S, M]):
-    """An action of one actor: when it is enabled in the actor's state, and what it does."""
+class ClientAction:
+    """An action of the user or the client: when it is enabled in the client's state, and
+    what it does (the client after it, and what it sends)."""
 
     action: Action
-    enabled: Callable[[Config, S], bool]
-    effect: Callable[[Config, S], tuple[S, tuple[M, ...]]]
+    enabled: Callable[[Config, Client], bool]
+    effect: Callable[[Config, Client], tuple[Client, tuple[ToAgent, ...]]]
 
 
 # ------------------------------------------------------------ the user and the client --------
@@ -81,24 +80,24 @@ def _offered(cfg: Config, c: Client) -> bool:
     return actors.offering(c)  # a list is shown only in the empty composer
 
 
-USER_AND_CLIENT: tuple[LocalAction[Client, ToAgent], ...] = (
-    LocalAction(Action(USER, "type"), _composing, actors.user_types),
-    LocalAction(
+USER_AND_CLIENT: tuple[ClientAction, ...] = (
+    ClientAction(Action(USER, "type"), _composing, actors.user_types),
+    ClientAction(
         Action(USER, "accept"),
         _offered,
         actors.user_accepts,
     ),
-    LocalAction(
+    ClientAction(
         Action(USER, "dismiss"),
         _offered,
         actors.user_dismisses,
     ),
-    LocalAction(
+    ClientAction(
         Action(USER, "send"),
         lambda cfg, c: c.sent < cfg.bounds.prompts and actors.may_send(cfg, c),
         actors.user_sends,
     ),
-    LocalAction(
+    ClientAction(
         Action(USER, "cancel"),
         lambda cfg, c: (
             c.cancels < cfg.bounds.cancels
@@ -106,17 +105,17 @@ USER_AND_CLIENT: tuple[LocalAction[Client, ToAgent], ...] = (
         ),
         actors.user_cancels,
     ),
-    LocalAction(
+    ClientAction(
         Action(USER, "load", 1),
         lambda cfg, c: c.loads < cfg.bounds.loads and actors.may_load(cfg, c),
         lambda cfg, c: actors.user_loads(cfg, c, replay=True),
     ),
-    LocalAction(
+    ClientAction(
         Action(USER, "resume_without_replay"),
         lambda cfg, c: cfg.version == 2 and c.loads < cfg.bounds.loads and actors.may_load(cfg, c),
         lambda cfg, c: actors.user_loads(cfg, c, replay=False),
     ),
-    LocalAction(
+    ClientAction(
         Action(CLIENT, "auto_send"),
         lambda cfg, c: c.sent < cfg.bounds.prompts and actors.may_auto_send(cfg, c),
         actors.client_auto_sends,

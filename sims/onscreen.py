@@ -5,7 +5,7 @@ table comes from), run on the review's own workers."""
 from __future__ import annotations
 
 from model.check.executor import Executor
-from model.check.review import ScreenRow, ScreenTime
+from model.check.verdicts import ScreenRow, ScreenTime
 from sims import sweep
 from sims.scenario import DEFAULT_SCENARIO, load
 

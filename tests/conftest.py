@@ -34,7 +34,7 @@ def shared_text() -> Callable[[str], str]:
 def small_review(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A review with every section of the report, written to a folder: every baseline and
     environment, the v1 stdio mutations, one proposal and one two-session setting."""
-    from model.check import review, sessions
+    from model.check import review, sessions, verdicts
     from model.check.executor import Executor
     from model.render import report
 
@@ -46,7 +46,7 @@ def small_review(tmp_path_factory: pytest.TempPathFactory) -> Path:
     todo += [*review.proposal_jobs(["ordered-updates"]), sessions.settings()[0]]
     done = review.run_all(todo, Executor(2))
     outcomes = review.outcomes_of(done)
-    summary = review.summarize(outcomes, (), review.sharings_of(done))
+    summary = verdicts.summarize(outcomes, (), review.sharings_of(done))
     out = tmp_path_factory.mktemp("review")
     report.write(out, summary, outcomes)
     return out
@@ -72,12 +72,12 @@ def full_run() -> tuple[list[Any], list[Any]]:
 @pytest.fixture(scope="session")
 def full_review(full_run: tuple[list[Any], list[Any]]) -> tuple[Any, list[Any]]:
     """The default review's summary and outcomes."""
-    from model.check import review
+    from model.check import review, verdicts
     from model.check.executor import Executor
     from sims import onscreen
 
     done = full_run[1]
     outcomes = review.outcomes_of(done)
-    summary = review.summarize(outcomes, review.placements_of(done), review.sharings_of(done))
+    summary = verdicts.summarize(outcomes, review.placements_of(done), review.sharings_of(done))
     summary.on_screen = onscreen.measure(Executor(2))  # as `acp-suggestions review` adds it
     return summary, outcomes

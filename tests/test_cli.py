@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from model.check import review
+from model.check import review, verdicts
 from model.check.executor import Executor
 from model.cli.explore import standing
 from model.cli.main import main
@@ -60,14 +60,14 @@ def test_bad_options_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str])
     assert "error:" in capsys.readouterr().err
 
 
-def _small_review() -> tuple[review.Summary, list[review.Outcome]]:
+def _small_review() -> tuple[verdicts.Summary, list[review.Outcome]]:
     m = MUTATIONS_BY_RULE["LT-5"]
     todo = [
         review.Job("baseline", Revision.CURRENT.value, baseline(Revision.CURRENT, 1)),
         review.Job("mutation", "LT-5", m.apply(baseline(Revision.CURRENT, 1))),
     ]
     outcomes = review.outcomes_of(review.run_all(todo, Executor(1)))
-    return review.summarize(outcomes), outcomes
+    return verdicts.summarize(outcomes), outcomes
 
 
 def test_review_outputs_are_complete_and_deterministic(tmp_path: Path) -> None:

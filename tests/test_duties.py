@@ -7,6 +7,8 @@ import itertools
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from model.check import duties
 from model.check.explorer import explore
@@ -139,3 +141,25 @@ def test_a_fenced_v1_client_loses_lists_sent_during_the_turn() -> None:
     assert _needs(1, Semantics.FIFO, "nothing-special")["fresh_list_eventually_offered"]
     assert _needs(1, Semantics.FIFO, "fence-prompt")["fresh_list_eventually_offered"] == []
     assert _needs(2, Semantics.FIFO, "fence-prompt")["fresh_list_eventually_offered"]
+
+
+@given(st.sets(st.frozensets(st.sampled_from("abcde"), min_size=1), max_size=4))
+@settings(max_examples=300, deadline=None)
+def test_minimal_sets_are_the_minimal_holding_sets(generators: set[frozenset[str]]) -> None:
+    # A property that holds exactly on the supersets of some generating sets (the holding
+    # sets of a duty are closed upwards); several minimal sets send the search past the
+    # necessary duties into their combinations.
+    names = tuple("abcde")
+
+    def failing(kept: frozenset[str]) -> bool:
+        return not any(g <= kept for g in generators)
+
+    holding = [
+        frozenset(c)
+        for n in range(6)
+        for c in itertools.combinations(names, n)
+        if not failing(frozenset(c))
+    ]
+    minimal = {h for h in holding if not any(o < h for o in holding)}
+    found = duties.minimal_sets(names, failing)
+    assert set(found) == minimal and len(found) == len(minimal)

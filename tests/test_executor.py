@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from model.check import duties, review
+from model.check import duties, review, verdicts
 from model.check.executor import Executor, local_cluster
 from model.cli.main import main
 from model.render import report
@@ -65,7 +65,7 @@ def test_the_review_is_the_same_on_a_cluster(
     ):
         outcomes = review.outcomes_of(done)
         placements, sharings = review.placements_of(done), review.sharings_of(done)
-        report.write(tmp_path / name, review.summarize(outcomes, placements, sharings), outcomes)
+        report.write(tmp_path / name, verdicts.summarize(outcomes, placements, sharings), outcomes)
     cluster_files, local_files = _files(tmp_path / "cluster"), _files(tmp_path / "local")
     assert len(local_files) > 100
     assert cluster_files == local_files

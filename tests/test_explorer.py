@@ -11,14 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model.check.explorer import Path, explore
-from model.check.packed import PackedSystem
+from model.check.packed import EMPTY, Packed, PackedSystem
 from model.config import Bounds, Config, baseline
 from model.invariants import INVARIANTS
 from model.mutations import MUTATIONS, MUTATIONS_BY_RULE
 from model.network import Semantics
 from model.rules import Revision
-from model.state import Cancel, LoadResponse, PromptResponse, World, initial_world
-from model.system import System
+from model.state import Cancel, LoadResponse, PromptResponse, Update, World, initial_world
+from model.system import Action, System
 from tests.helpers import KNOWN_GAPS
 
 SMALL = Bounds(prompts=1, predictions=1, loads=1, cancels=0, foreground=1, blocked=0)
@@ -395,3 +395,38 @@ def test_the_state_graph_widens_its_action_numbers_past_255() -> None:
     graph.close(300)
     assert graph.labels.typecode == "I" and len(graph) == 300
     assert [graph.action(0, j) for j in range(300)] == actions
+
+
+class _StuckNetwork(PackedSystem):
+    """The compliant system, except that nothing is done once a client message is in
+    flight: every such state is an end state with a message undelivered."""
+
+    def successors(self, s: tuple[int, int, int, int]) -> list[tuple[Action, Packed]]:
+        return [] if s[2] != EMPTY else super().successors(s)
+
+
+def test_an_end_state_with_a_message_in_flight_is_a_deadlock(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from model.check import explorer
+    from model.cli.main import main
+
+    monkeypatch.setattr(explorer, "PackedSystem", _StuckNetwork)
+    result = explore(Config(version=1))
+    assert result.deadlocks > 0 and result.deadlocks <= result.terminal
+    assert main(["check", "--safety-only"]) == 1  # a deadlock fails the check
+    assert f"{result.deadlocks} deadlocks" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("revision", "sent"), [(Revision.LEGACY, [()]), (Revision.CURRENT, [])])
+def test_a_whitespace_prediction_clears_the_legacy_list_and_sends_nothing_in_the_rfd(
+    revision: Revision, sent: list[tuple[object, ...]]
+) -> None:
+    from model import actors
+    from model.state import BLANK, TEXT, Pending
+
+    offered, _ = actors._send(initial_world(1).agent, ((TEXT,),), None, False)
+    blank = Pending(((BLANK,),), offered.epoch, offered.accepted)
+    _, out = actors.publish(baseline(revision, 1), offered._replace(pending=blank))
+    assert all(isinstance(m, Update) for m in out)  # L-4 in the legacy channel; SC-2 here
+    assert [m.suggestions for m in out if isinstance(m, Update)] == sent

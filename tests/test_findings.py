@@ -12,7 +12,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from model.check import review
+from model.check import review, verdicts
 from model.cli.main import main
 from model.render import findings, report, schema
 
@@ -107,14 +107,14 @@ def test_finding_9_the_model_checks_neither_presentation_rule(
 
 
 @pytest.fixture(scope="module")
-def review_json(full_review: tuple[review.Summary, list[review.Outcome]]) -> dict[str, Any]:
+def review_json(full_review: tuple[verdicts.Summary, list[review.Outcome]]) -> dict[str, Any]:
     """The default review's review.json."""
     data: dict[str, Any] = json.loads(json.dumps(full_review[0].as_json()))
     return data
 
 
 def test_the_report_opens_with_the_letter_then_the_findings(
-    full_review: tuple[review.Summary, list[review.Outcome]], review_json: dict[str, Any]
+    full_review: tuple[verdicts.Summary, list[review.Outcome]], review_json: dict[str, Any]
 ) -> None:
     text = report.markdown(*full_review)
     sections = [line for line in text.splitlines() if line.startswith("## ")]

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from model.check import review
+from model.check import review, verdicts
 from model.render import letter, report
 from model.render.findings import Unsupported
 
@@ -18,7 +18,7 @@ RFD = "rfd/prompt-suggestions-rfd-2026-11-14.txt"
 
 
 @pytest.fixture(scope="module")
-def data(full_review: tuple[review.Summary, list[review.Outcome]]) -> dict[str, Any]:
+def data(full_review: tuple[verdicts.Summary, list[review.Outcome]]) -> dict[str, Any]:
     found: dict[str, Any] = json.loads(json.dumps(full_review[0].as_json()))
     return found
 
@@ -38,7 +38,7 @@ def test_each_quote_is_the_rfds_own_sentence_in_its_section(
 
 
 def test_the_report_opens_with_the_letter(
-    data: dict[str, Any], full_review: tuple[review.Summary, list[review.Outcome]]
+    data: dict[str, Any], full_review: tuple[verdicts.Summary, list[review.Outcome]]
 ) -> None:
     changes = letter.changes(data)
     assert [c.quote for c in changes] == [
@@ -145,7 +145,7 @@ def test_the_send_change_stands_on_the_simulators_figures(data: dict[str, Any]) 
 
 
 def test_the_reports_body_fits_before_its_appendix(
-    full_review: tuple[review.Summary, list[review.Outcome]],
+    full_review: tuple[verdicts.Summary, list[review.Outcome]],
 ) -> None:
     """What the author reads (the letter, findings and tables) is under 400 lines; every run,
     the properties and the rules without a mutation follow in the appendix."""

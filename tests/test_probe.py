@@ -256,7 +256,7 @@ def test_a_line_is_measured_across_the_chunks_it_spans() -> None:
     import asyncio
 
     from model.wire import spawn
-    from model.wire.tracecheck import MAX_LINE
+    from model.wire.decode import MAX_LINE
 
     def passes(sizes: list[int]) -> str:
         async def run() -> str:

@@ -7,11 +7,11 @@ import re
 from pathlib import Path
 
 from model.check.audit import audit
-from model.check.review import AuditOfFile
+from model.check.verdicts import AuditOfFile
 from model.invariants import INVARIANTS
 from model.liveness import LIVENESS
 from model.mutations import MUTATIONS
-from model.render import report
+from model.render import sections
 from model.rules import RULES_BY_ID, Revision
 
 
@@ -83,7 +83,7 @@ TEXT = (
 
 def test_the_audit_quotes_each_sentence_with_its_line() -> None:
     section = "\n".join(
-        report._audit_section(AuditOfFile("rfd.txt", "2026-11-14", audit(TEXT, Revision.CURRENT)))
+        sections.audit_section(AuditOfFile("rfd.txt", "2026-11-14", audit(TEXT, Revision.CURRENT)))
     )
     row = "| 3 | Timing | MAY | TM-1 (100%) | - | “Agents MAY send their update at any time.” |"
     assert row in section
@@ -96,7 +96,7 @@ def test_the_audit_section_lists_the_changes_since_an_older_text() -> None:
     old = audit(TEXT, Revision.CURRENT)
     new = audit(TEXT.replace("Agents MAY send", "Agents MUST send"), Revision.CURRENT)
     of = AuditOfFile("rfd.txt", "2026-11-14", new, "old.txt", tuple(compare(old, new)))
-    section = "\n".join(report._audit_section(of))
+    section = "\n".join(sections.audit_section(of))
     assert "TM-1: MAY in the catalogue, MUST in the text" in section
     assert "### Changes since old.txt" in section
     assert "| level changed | 3 | 3 | TM-1 | " in section

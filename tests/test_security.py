@@ -327,13 +327,13 @@ def test_junit_holds_control_characters_as_codes(tmp_path: Path) -> None:
 def test_a_long_line_is_refused_before_it_is_read_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     import io
 
-    from model.wire import tracecheck
+    from model.wire import decode, tracecheck
 
-    monkeypatch.setattr(tracecheck, "MAX_LINE", 100)
-    lines = tracecheck.bounded_lines(io.BytesIO(b"x" * 10_000 + b"\n"))
+    monkeypatch.setattr(decode, "MAX_LINE", 100)
+    lines = decode.bounded_lines(io.BytesIO(b"x" * 10_000 + b"\n"))
     assert len(next(lines)) == 101
-    with pytest.raises(tracecheck.TraceError, match="line longer than 100 bytes"):
-        tracecheck.check_lines(tracecheck.bounded_lines(io.BytesIO(b"x" * 10_000 + b"\n")))
+    with pytest.raises(decode.TraceError, match="line longer than 100 bytes"):
+        tracecheck.check_lines(decode.bounded_lines(io.BytesIO(b"x" * 10_000 + b"\n")))
 
 
 def test_a_closed_pipe_ends_quietly() -> None:

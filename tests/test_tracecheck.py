@@ -20,8 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from model.cli.main import main
+from model.wire.decode import TraceError
 from model.wire.monitors import EXACT_FROM, MONITORS, Observer
-from model.wire.tracecheck import TraceError, check_lines, notes, verdict
+from model.wire.tracecheck import check_lines, notes, verdict
 
 CAPS: dict[str, object] = {"session": {"promptSuggestions": {}}}
 TEXT = [{"type": "text", "text": "Run the tests"}]
@@ -653,7 +654,7 @@ def test_the_fast_decoders_decide_every_line_as_json_loads_does(data: st.DataObj
     findings, notes and errors as when every line goes through `json.loads`."""
     import msgspec
 
-    from model.wire import tracecheck
+    from model.wire import decode
 
     trace = bytearray(_WITH_CHUNKS)
     for _ in range(data.draw(st.integers(0, 3), label="edits")):
@@ -665,7 +666,7 @@ def test_the_fast_decoders_decide_every_line_as_json_loads_does(data: st.DataObj
         raise msgspec.DecodeError("forced")
 
     fast = _outcome(bytes(trace))
-    with mock.patch.object(tracecheck, "_head", refuse):
+    with mock.patch.object(decode, "_head", refuse):
         assert _outcome(bytes(trace)) == fast
 
 

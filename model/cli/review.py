@@ -30,7 +30,7 @@ from model.rules import Revision
 
 if TYPE_CHECKING:
     from model.check.audit import Audit
-    from model.check.review import AuditOfFile
+    from model.check.verdicts import AuditOfFile
     from model.cli.common import Subparsers
 
 
@@ -51,7 +51,7 @@ def _audited(path: str, revision: str, option: str, adopt: bool = True) -> Audit
 
 def _audit_of_file(args: argparse.Namespace, file: str, option: str) -> AuditOfFile:
     from model.check.audit import compare
-    from model.check.review import AuditOfFile
+    from model.check.verdicts import AuditOfFile
 
     found = _audited(file, args.rfd_revision, option, not args.no_amendments)
     if not args.against:
@@ -93,7 +93,7 @@ def _audit(args: argparse.Namespace) -> int:
 def _review(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from model.check import duties, review, sessions
+    from model.check import duties, review, sessions, verdicts
     from model.render import findings, letter, report
     from sims import onscreen
 
@@ -117,7 +117,7 @@ def _review(args: argparse.Namespace) -> int:
             done = review.run_all(todo, executor, lambda _: advance(1))
         outcomes = review.outcomes_of(done)
         placements = review.placements_of(done)
-        summary = review.summarize(outcomes, placements, review.sharings_of(done))
+        summary = verdicts.summarize(outcomes, placements, review.sharings_of(done))
         summary.audit = audited
         summary.on_screen = onscreen.measure(executor)
         paths = report.write(out.staging, summary, outcomes)

@@ -27,16 +27,16 @@ if TYPE_CHECKING:
 def _check_file(path: str, observer: tracecheck.Observer) -> tracecheck.FileReport:
     """Check one trace file; unusable input is the report's error, not an exception, so one
     bad file among many is reported with the others."""
-    from model.wire import tracecheck
+    from model.wire import decode, tracecheck
 
     try:
         with open(path, "rb") as f:
-            checker = tracecheck.check_lines(tracecheck.bounded_lines(f), observer)
+            checker = tracecheck.check_lines(decode.bounded_lines(f), observer)
     except FileNotFoundError:
         return tracecheck.FileReport(path, error="no such file")
     except IsADirectoryError:
         return tracecheck.FileReport(path, error="a folder, not a trace file")
-    except tracecheck.TraceError as exc:
+    except decode.TraceError as exc:
         return tracecheck.FileReport(path, error=str(exc))
     except OSError as exc:
         return tracecheck.FileReport(path, error=f"cannot read it ({exc.strerror or exc})")

@@ -15,7 +15,7 @@ from model.liveness import LIVENESS
 from model.mutations import MUTATIONS
 
 if TYPE_CHECKING:
-    from model.check.review import AuditOfFile
+    from model.check.verdicts import AuditOfFile
 
 
 def problems(of: AuditOfFile) -> list[str]:

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from model.check.review import (
-    FORMAT_VERSION,
+from model.check.review import FORMAT_VERSION
+from model.check.verdicts import (
     BaselineVerdict,
     DutyTable,
     EnvironmentVerdict,

@@ -425,7 +425,7 @@ def _sent_list(line: str) -> list[Any] | None:
 
 
 def _check(outcome: Outcome, lines: list[str]) -> None:
-    from model.wire.tracecheck import TraceError
+    from model.wire.decode import TraceError
 
     try:
         checker = check_lines(line.encode() + b"\n" for line in lines)

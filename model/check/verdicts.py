@@ -1,0 +1,411 @@
+"""The spec review's verdicts: per rule, per revision's compliant peers, per environment,
+two sessions, the duty placement, the proposals and the audit, summarized from the
+explorations' outcomes as typed values (what the reports and review.json are written from)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from model.amendments import AMENDMENTS_BY_NAME
+from model.check import duties, sessions
+from model.check.audit import Audit, Change
+from model.check.review import (
+    ENVIRONMENTS,
+    FORMAT_VERSION,
+    PROPERTY_ORDER,
+    VERSIONS,
+    Job,
+    Outcome,
+    compared,
+    in_force_properties,
+    judged,
+)
+from model.mutations import MUTATIONS, MUTATIONS_BY_RULE
+from model.network import Semantics
+from model.rules import RULES, RULES_BY_ID, Revision
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One setting a rule was broken in, and what broke there."""
+
+    version: int
+    semantics: str
+    states: int
+    breaks: list[str]  # invariants in force that fail beyond the compliant peers' failures
+    shortest: int | None
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class RuleVerdict:
+    """What breaking one rule alone does, over every setting it was broken in."""
+
+    level: str
+    section: str
+    mutation: str
+    expected: str
+    load_bearing: bool
+    caught_as_expected: bool
+    compliant_peers_already_break: bool
+    breaks: list[str]
+    shortest: int | None
+    environments: list[Setting]
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineVerdict:
+    """What the compliant peers of a revision break in one setting."""
+
+    revision: str
+    version: int
+    semantics: str
+    states: int
+    violated_in_force: list[str]
+    violated_other: list[str]
+    shortest: dict[str, int]  # by property broken: its shortest counterexample's steps
+
+    @property
+    def violated(self) -> list[str]:
+        """Every property the compliant peers break here."""
+        return self.violated_in_force + self.violated_other
+
+
+@dataclass(frozen=True, slots=True)
+class EnvironmentVerdict:
+    """What a change of environment breaks for the current revision's compliant peers, beyond
+    what they break in the same version and transport without it."""
+
+    change: str
+    version: int
+    semantics: str
+    bounds: dict[str, int]
+    states: int
+    violated: list[str]
+    beyond_baseline: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class TwoSessionsVerdict:
+    """Two sessions sharing one connection against one session alone, in one setting."""
+
+    version: int
+    semantics: str
+    bounds: dict[str, int]
+    pair_states: int
+    lone_states: int
+    each_session_as_alone: bool  # each session reaches exactly the lone session's worlds
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenRow:
+    """One point of the simulator's default sweep: how often and how long a client showed a
+    list from before its latest prompt."""
+
+    latency_s: float  # one-way latency, median
+    client: str
+    stale_turns_fraction: float
+    stale_turns_fraction_lo: float
+    stale_turns_fraction_hi: float
+    stale_exposure_mean_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenTime:
+    """What the simulator measures on screen, for the letter: its default sweep, seed 1."""
+
+    command: str
+    sessions: int  # per point
+    rows: list[ScreenRow]
+
+
+@dataclass(frozen=True, slots=True)
+class AuditOfFile:
+    """The RFC 2119 audit of one RFD file."""
+
+    file: str
+    revision: str
+    audit: Audit
+    against: str = ""  # an older text compared with it (`--against`)
+    changes: tuple[Change, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DutyRow:
+    """Who can keep one property in one protocol version over one transport."""
+
+    property: str
+    version: int
+    semantics: str
+    compliant_peers_keep: bool  # a client doing nothing special, the agent bound by every duty
+    needs: dict[str, list[list[str]]]  # by strategy: the minimal sets of duties ([]: none do)
+    shortest: dict[str, int]  # by strategy failing with every duty: its shortest counterexample
+    without_agent_rules: list[str]  # the strategies that keep it with no duty at all
+    # Where the compliant peers' verdict differs at the review's own bounds (the table's
+    # bounds may be smaller): the verdict there, in words; empty when it agrees.
+    at_review_bounds: str = ""
+
+
+@dataclass
+class DutyTable:
+    """The duty placement: for each property, version and transport, what each client
+    strategy needs of the agent."""
+
+    strategies: list[str]  # of every version (v2 has more ends of the prompt fence)
+    duties: dict[str, list[str]]  # by protocol version
+    bounds: dict[str, dict[str, int]]  # by protocol version
+    explorations: int
+    rows: list[DutyRow]
+
+
+def duty_table(
+    placements: Sequence[duties.Placement], baselines: dict[str, BaselineVerdict]
+) -> DutyTable:
+    """The placements of every cell as one row per property, version and transport; each
+    compliant-peers verdict is compared with the review's baseline of the same setting."""
+    cells = {(p.cell.version, p.cell.semantics, p.cell.strategy): p for p in placements}
+    settings = sorted(
+        {(v, sem) for v, sem, _ in cells}, key=lambda k: (k[0], list(Semantics).index(k[1]))
+    )
+    rows = []
+    for name in duties.PROPERTIES:
+        for v, sem in settings:
+            names = duties.strategies(v)
+            needs = {s: cells[(v, sem, s)].needs[name] for s in names}
+            failing = {s: cells[(v, sem, s)].shortest[name] for s in names if not needs[s]}
+            base = baselines.get(f"baseline.{Revision.CURRENT.value}.v{v}.{sem.value}")
+            keeps = bool(needs["nothing-special"])
+            differs = ""
+            if base is not None and keeps == (name in base.violated):
+                differs = "fails" if keeps else "holds"
+            rows.append(
+                DutyRow(
+                    property=name,
+                    version=v,
+                    semantics=sem.value,
+                    compliant_peers_keep=bool(needs["nothing-special"]),
+                    needs=needs,
+                    shortest=failing,
+                    without_agent_rules=[s for s in names if [] in needs[s]],
+                    at_review_bounds=differs,
+                )
+            )
+    versions = sorted({v for v, _ in settings})
+    return DutyTable(
+        strategies=list(dict.fromkeys(s for v in versions for s in duties.strategies(v))),
+        duties={str(v): list(duties.AGENT_DUTIES[v]) for v in versions},
+        bounds={str(v): asdict(duties.BOUNDS[v]) for v in versions},
+        explorations=sum(p.explored for p in placements),
+        rows=rows,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalSetting:
+    """What an amendment changes in one setting: the properties in force, and the goals, that
+    fail without it and with it."""
+
+    key: str
+    before: list[str]
+    after: list[str]
+    closed: list[str]
+    opened: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """One amendment and what it closes, setting by setting."""
+
+    name: str
+    text: str
+    settings: list[ProposalSetting]
+
+
+def _proposals(outcomes: Sequence[Outcome]) -> list[Proposal]:
+    by_key = {o.job.key: o for o in outcomes}
+    amended_by = {
+        (o.job.name, o.job.config.version): o for o in outcomes if o.job.kind == "proposal"
+    }
+    out = []
+    for name in dict.fromkeys(name.split("@")[0] for name, _ in amended_by):
+        settings = []
+        for v in VERSIONS:
+            for setting, key, _ in compared(v):
+                amended = amended_by[(f"{name}@{setting}", v)]
+                before = [n for n in by_key[key].violated if n in judged(by_key[key].job)]
+                after = [n for n in amended.violated if n in judged(amended.job)]
+                settings.append(
+                    ProposalSetting(
+                        key=key,
+                        before=before,
+                        after=after,
+                        closed=[n for n in before if n not in after],
+                        opened=[n for n in after if n not in before],
+                    )
+                )
+        out.append(Proposal(name, AMENDMENTS_BY_NAME[name].text, settings))
+    return out
+
+
+@dataclass
+class Summary:
+    """The review: per rule, per revision, per environment; read by the reports and the CLI."""
+
+    rules: dict[str, RuleVerdict]
+    baselines: dict[str, BaselineVerdict]
+    environments: dict[str, EnvironmentVerdict]
+    unmutated_rules: list[str]
+    failures: list[str]
+    states_explored: int
+    explorations: int
+    duties: DutyTable | None = None
+    proposals: list[Proposal] = field(default_factory=list)
+    two_sessions: list[TwoSessionsVerdict] = field(default_factory=list)
+    audit: AuditOfFile | None = None
+    on_screen: ScreenTime | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """Plain data for review.json."""
+        out = {
+            "format_version": FORMAT_VERSION,
+            "rules": {k: asdict(v) for k, v in self.rules.items()},
+            "baselines": {k: asdict(v) for k, v in self.baselines.items()},
+            "environments": {k: asdict(v) for k, v in self.environments.items()},
+            "unmutated_rules": self.unmutated_rules,
+            "failures": self.failures,
+            "states_explored": self.states_explored,
+            "explorations": self.explorations,
+        }
+        if self.duties is not None:
+            out["duties"] = asdict(self.duties)
+        if self.proposals:
+            out["proposals"] = [asdict(p) for p in self.proposals]
+        if self.two_sessions:
+            out["two_sessions"] = [asdict(t) for t in self.two_sessions]
+        if self.on_screen is not None:
+            out["on_screen"] = asdict(self.on_screen)
+        if self.audit is not None:
+            a = self.audit
+            audit = {"file": a.file, "revision": a.revision, **a.audit.as_dict()}
+            if a.against:
+                audit |= {"against": a.against, "changes": [c.as_dict() for c in a.changes]}
+            out["audit"] = audit
+        return out
+
+
+def summarize(
+    outcomes: Sequence[Outcome],
+    placements: Sequence[duties.Placement] = (),
+    sharings: Sequence[sessions.Sharing] = (),
+) -> Summary:
+    """Turn the outcomes into the review: per rule, per revision, per environment, the duty
+    placement when there are placements, and the two-session checks when there are some."""
+    by_key = {o.job.key: o for o in outcomes}
+
+    def base_of(job: Job) -> Outcome:
+        c = job.config
+        rev = MUTATIONS_BY_RULE[job.name].revision if job.kind == "mutation" else c.revision
+        return by_key[f"baseline.{rev.value}.v{c.version}.{c.semantics.value}"]
+
+    rules: dict[str, RuleVerdict] = {}
+    mutated = {o.job.name for o in outcomes if o.job.kind == "mutation"}
+    for m in (m for m in MUTATIONS if m.rule in mutated):
+        envs: list[Setting] = []
+        already: list[bool] = []  # the compliant peers already break the expected invariant
+        for o in (o for o in outcomes if o.job.kind == "mutation" and o.job.name == m.rule):
+            base = base_of(o.job)
+            in_force = in_force_properties(o.job)
+            new = [n for n in o.violated if n in in_force and n not in base.violated]
+            already.append(m.expect in base.violated)
+            envs.append(
+                Setting(
+                    version=o.job.config.version,
+                    semantics=o.job.config.semantics.value,
+                    states=o.states,
+                    breaks=new,
+                    shortest=min((len(o.counterexamples[n].steps) for n in new), default=None),
+                    key=o.job.key,
+                )
+            )
+        broken = sorted({n for e in envs for n in e.breaks}, key=PROPERTY_ORDER.index)
+        lengths = [e.shortest for e in envs if e.shortest is not None]
+        rules[m.rule] = RuleVerdict(
+            level=RULES_BY_ID[m.rule].level.value,
+            section=RULES_BY_ID[m.rule].section,
+            mutation=m.summary,
+            expected=m.expect,
+            load_bearing=bool(broken),
+            caught_as_expected=m.expect in broken or all(already),
+            compliant_peers_already_break=all(already),
+            breaks=broken,
+            shortest=min(lengths, default=None),
+            environments=envs,
+        )
+    baselines = {
+        o.job.key: BaselineVerdict(
+            revision=o.job.config.revision.value,
+            version=o.job.config.version,
+            semantics=o.job.config.semantics.value,
+            states=o.states,
+            violated_in_force=[n for n in o.violated if n in in_force_properties(o.job)],
+            violated_other=[n for n in o.violated if n not in in_force_properties(o.job)],
+            shortest={n: len(o.counterexamples[n].steps) for n in o.violated},
+        )
+        for o in outcomes
+        if o.job.kind == "baseline"
+    }
+    environments = {
+        o.job.key: EnvironmentVerdict(
+            change=ENVIRONMENTS[o.job.name][0],
+            version=o.job.config.version,
+            semantics=o.job.config.semantics.value,
+            bounds=asdict(o.job.config.bounds),
+            states=o.states,
+            violated=o.violated,
+            beyond_baseline=[n for n in o.violated if n not in base_of(o.job).violated],
+        )
+        for o in outcomes
+        if o.job.kind == "environment"
+    }
+    failures = [
+        f"mutation of {r} is not caught by {v.expected}"
+        for r, v in rules.items()
+        if not v.caught_as_expected
+    ]
+    failures += [
+        f"two sessions v{s.setting.version} {s.setting.semantics.value}: a session beside "
+        "another reaches other worlds than a lone session"
+        for s in sharings
+        if not s.comparison.equal
+    ]
+    failures += [
+        f"{k}: compliant peers break {', '.join(b.violated_in_force)}"
+        for k, b in baselines.items()
+        if b.revision == Revision.CURRENT.value
+        and b.semantics == Semantics.FIFO.value
+        and b.violated_in_force
+    ]
+    return Summary(
+        rules=rules,
+        baselines=baselines,
+        environments=environments,
+        unmutated_rules=[r.id for r in RULES if r.id not in MUTATIONS_BY_RULE],
+        failures=failures,
+        states_explored=sum(o.states for o in outcomes),
+        explorations=len(outcomes),
+        duties=duty_table(placements, baselines) if placements else None,
+        proposals=_proposals(outcomes),
+        two_sessions=[
+            TwoSessionsVerdict(
+                version=s.setting.version,
+                semantics=s.setting.semantics.value,
+                bounds=asdict(s.setting.config.bounds),
+                pair_states=s.comparison.pair_states,
+                lone_states=s.comparison.lone_states,
+                each_session_as_alone=s.comparison.equal,
+            )
+            for s in sharings
+        ],
+    )

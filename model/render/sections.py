@@ -1,0 +1,223 @@
+"""The spec review's sections on what it adds beyond the rules: two sessions on one
+connection, the duty placement, the proposals and the audit of an RFD text."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from model.check.verdicts import AuditOfFile, DutyRow, DutyTable, Proposal, TwoSessionsVerdict
+from model.config import Bounds
+from model.render.audit import reviewed_by
+from model.render.mdtext import bounds, markdown_table
+
+
+def two_sessions_section(verdicts: Sequence[TwoSessionsVerdict]) -> list[str]:
+    out = [
+        "",
+        "### Two sessions on one connection",
+        "",
+        "Every rule and property is about one session, and the connection orders messages per "
+        "direction (fifo) or per session (sdk), so a second session should only interleave. "
+        "Checked: two sessions sharing the connection (updates of both in one stream), each "
+        "session seen alone against a lone session. Where each reaches exactly the lone "
+        "session's worlds (here at small bounds), a second session adds no behaviour to either, "
+        "and the one-session verdicts above hold for each session. The sessions are alike, so "
+        "one pair of each pair and its mirror image (the sessions' names exchanged) is explored; "
+        "a test checks that this gives the whole search's verdicts. Not modelled: anything an "
+        "implementation shares between sessions (one model call at a time, one composer), and "
+        "a reopen on a new connection, which ends both sessions' traffic.",
+        "",
+    ]
+    rows = [
+        [
+            f"v{t.version}",
+            t.semantics,
+            bounds(Bounds(**t.bounds), t.version),
+            f"{t.pair_states:,}",
+            f"{t.lone_states:,}",
+            "yes" if t.each_session_as_alone else "**no**",
+        ]
+        for t in verdicts
+    ]
+    header = [
+        "version",
+        "semantics",
+        "bounds",
+        "pair states (one per mirror pair)",
+        "lone states",
+        "each as alone",
+    ]
+    return out + markdown_table(header, rows)
+
+
+def _needs(sets: list[list[str]]) -> str:
+    """Minimal sets of duties in words: `LT-4 + LT-5`, alternatives joined by `or`."""
+    if not sets:
+        return "not possible"
+    return " or ".join(" + ".join(s) or "nothing" for s in sets)
+
+
+def _strategy(name: str) -> str:
+    return name.replace(",", " + ")
+
+
+def _by_need(row: DutyRow) -> str:
+    """The strategies grouped by what they need (the largest group last, as 'the others'),
+    the ones that fail with their shortest counterexample."""
+    groups: dict[str, list[str]] = {}
+    for strategy, sets in row.needs.items():
+        groups.setdefault(_needs(sets), []).append(strategy)
+    ordered = sorted(groups.items(), key=lambda g: len(g[1]))
+    parts = []
+    for k, (need, strategies) in enumerate(ordered):
+        if need == "not possible":
+            need = f"not possible ({min(row.shortest[s] for s in strategies)} steps)"
+        if len(ordered) == 1:
+            who = "every strategy"
+        elif k == len(ordered) - 1 and len(strategies) > 1:
+            who = "the others"
+        else:
+            who = ", ".join(map(_strategy, strategies))
+        parts.append(f"{who}: {need}")
+    return "; ".join(parts)
+
+
+def duty_section(table: DutyTable) -> list[str]:
+    bounds = "; ".join(
+        f"v{v}: " + ", ".join(f"{n} {k.rstrip('s') if n == 1 else k}" for k, n in b.items() if n)
+        for v, b in table.bounds.items()
+    )
+    duties = "; ".join(f"v{v}: {', '.join(d)}" for v, d in table.duties.items())
+    free = [
+        name
+        for name in dict.fromkeys(r.property for r in table.rows)
+        if all(len(r.without_agent_rules) == len(r.needs) for r in table.rows if r.property == name)
+    ]
+    out = [
+        "",
+        "## Who can keep each property (duty placement)",
+        "",
+        "For every property, protocol version and transport: which agent rules (duties) it "
+        "needs under each client strategy.  An agent not bound by a duty may keep or break it "
+        "at every step, so each answer holds for every behaviour the RFD then allows the "
+        "agent; 'LT-4 + LT-5' means the agent must keep both (the other duties are free), "
+        "'nothing' that the client strategy keeps it alone, 'not possible' that no set of "
+        "duties is enough (with the shortest counterexample when every duty is kept).  "
+        "'Compliant peers' is a client doing nothing special with an agent bound by every duty.",
+        "",
+        f"Duties: {duties}.  Client strategies: every combination of "
+        f"{', '.join(s for s in table.strategies if ',' not in s and s != 'nothing-special')} "
+        "with one end of the prompt fence at most (fence-prompt ends at the first of the "
+        "response and the `user_message`, the v2-only fence-response and fence-user-message "
+        f"at that one), and nothing special.  Bounds: {bounds}.  {table.explorations:,} "
+        "configurations explored.",
+        "",
+        "Hold whatever the client does, with no duty at all, in every version and transport: "
+        + ", ".join(f"`{n}`" for n in free)
+        + ".",
+        "",
+    ]
+    rows = [
+        [
+            f"`{r.property}`",
+            f"v{r.version}",
+            r.semantics,
+            ("yes" if r.compliant_peers_keep else "**no**")
+            + (f" (at the review's bounds it {r.at_review_bounds})" if r.at_review_bounds else ""),
+            _needs(r.needs["nothing-special"]),
+            "every strategy"
+            if len(r.without_agent_rules) == len(r.needs)
+            else ", ".join(map(_strategy, r.without_agent_rules)) or "none",
+            _by_need(r),
+        ]
+        for r in table.rows
+        if r.property not in free
+    ]
+    out += markdown_table(
+        [
+            "property",
+            "protocol",
+            "transport",
+            "compliant peers",
+            "a client doing nothing special needs",
+            "strategies that need no agent rule",
+            "each strategy",
+        ],
+        rows,
+    )
+    return out
+
+
+def proposal_section(proposals: Sequence[Proposal]) -> list[str]:
+    out = [
+        "",
+        "## Proposals",
+        "",
+        "Each candidate rule switched on for the current revision's compliant peers, in every "
+        "setting they are reviewed in: the properties in force, and the goals, that fail "
+        "without it and with it.",
+    ]
+    for proposal in proposals:
+        out += ["", f"### {proposal.name}", "", proposal.text, ""]
+        rows = [
+            [
+                f"`{s.key}`",
+                ", ".join(s.before) or "none",
+                ", ".join(s.after) or "none",
+                ", ".join(s.closed) or "-",
+                ", ".join(s.opened) or "-",
+            ]
+            for s in proposal.settings
+        ]
+        out += markdown_table(
+            ["setting", "fails without it", "fails with it", "closed", "opened"], rows
+        )
+    return out
+
+
+def audit_section(of: AuditOfFile) -> list[str]:
+    out = ["", f"## RFC 2119 audit of {of.file} ({of.revision})", ""]
+    out += [
+        "Each keyword sentence is mapped to the rule it states by meaning (the share of the "
+        "rule's signature it says), and its level compared with the catalogue's.",
+        "",
+    ]
+    rows = [
+        [
+            s.line,
+            s.section,
+            s.keyword + (" (lower case)" if s.lower_case else ""),
+            f"{s.rule} ({s.similarity}%)" if s.rule else "**none**",
+            s.level_note() or "-",
+            f"“{s.text}”",
+        ]
+        for s in of.audit.sentences
+    ]
+    out += markdown_table(["line", "section", "keyword", "rule", "level", "sentence"], rows)
+    missing = ", ".join(of.audit.rules_without_sentence) or "none"
+    unmapped = [s.line for s in of.audit.unmapped]
+    out += [
+        "",
+        f"Rules with a keyword but no sentence found: {missing}.",
+        f"Normative sentences with no rule: lines {', '.join(map(str, unmapped))}."
+        if unmapped
+        else "Every normative (capitalised) keyword sentence maps to a rule.",
+        "Lower-case keywords are not normative under RFC 8174: each listed one should be "
+        "capitalised or reworded.",
+    ]
+    if of.against:
+        out += ["", f"### Changes since {of.against}", ""]
+        rows = [
+            [
+                c.kind,
+                c.old.line if c.old else "-",
+                c.new.line if c.new else "-",
+                c.rule or "-",
+                ", ".join(reviewed_by(c.rule)) if c.rule else "-",
+                f"“{(c.new or c.old).text}”",  # type: ignore[union-attr]  # a change has one or both
+            ]
+            for c in of.changes
+        ]
+        header = ["change", "old line", "new line", "rule", "what in this review stands on it"]
+        out += markdown_table([*header, "sentence"], rows) if rows else ["No normative change."]
+    return out
