@@ -112,24 +112,21 @@ def tasks(max_states: int = MAX_STATES, max_pairs: int = MAX_PAIRS) -> list[Deep
     return out
 
 
-# Seconds each two-session search took on one core at the default MAX_STATES (a lone
-# session's search took 4-25 s): the costliest start first, so the workers finish together.
-_TWO_SESSIONS_SECONDS = {
-    (1, Semantics.FIFO): 50,
-    (1, Semantics.SDK): 58,
-    (1, Semantics.UNORDERED): 61,
-    (2, Semantics.FIFO): 12,
-    (2, Semantics.SDK): 18,
-    (2, Semantics.UNORDERED): 74,
+# Seconds a search took on one core at the default caps, the most over the revisions
+# (`review --depth deep`, timings.json): the costliest start first, so workers finish together.
+_SECONDS = {  # (version, transport): (a lone session, two sessions)
+    (1, Semantics.FIFO): (3, 27),
+    (1, Semantics.SDK): (8, 78),
+    (1, Semantics.UNORDERED): (93, 155),
+    (2, Semantics.FIFO): (375, 11),
+    (2, Semantics.SDK): (336, 154),
+    (2, Semantics.UNORDERED): (433, 49),
 }
 
 
 def cost(task: Deep) -> int:
     """A rough rank of a task's cost, from measured times."""
-    c = task.config
-    if task.two_sessions:
-        return _TWO_SESSIONS_SECONDS[c.version, c.semantics]
-    return 8 if (c.version, c.semantics) == (1, Semantics.FIFO) else 16
+    return _SECONDS[task.config.version, task.config.semantics][task.two_sessions]
 
 
 def _in_force_broken(cfg: Config, max_states: int) -> tuple[list[str], int, bool, int | None, bool]:
