@@ -98,6 +98,14 @@ def test_the_memory_budget_sets_how_many_searches_run_at_once() -> None:
     assert 1 < deep.memory_gib() < 10_000
 
 
+def test_a_run_told_it_has_less_memory_than_its_workers_need_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(tmp_path / "o", "--jobs", "2", "--memory", "0.000001") == 0
+    err = capsys.readouterr().err
+    assert "1 search(es) at a time" in err and "on 1 worker" in err
+
+
 def test_bytes_per_state_are_the_peak_less_the_start() -> None:
     m = deep.Measured(deep.tasks()[0], 2**20, True, None, peak_mib=400.0, start_mib=100.0)
     assert m.bytes_per_state == 300

@@ -80,11 +80,15 @@ class Measured:
         return [p for p in self.broken if p not in self.broken_small]
 
 
+def need_gib(max_states: int, max_pairs: int) -> float:
+    """The most memory one search may take at its cap."""
+    return max(max_states * BYTES_PER_STATE, max_pairs * BYTES_PER_PAIR) / 2**30
+
+
 def workers(max_states: int, max_pairs: int, memory_gib: float, jobs: int) -> int:
     """How many searches may run at once in `memory_gib`, each up to its cap: at most
     `jobs`, at least one."""
-    each = max(max_states * BYTES_PER_STATE, max_pairs * BYTES_PER_PAIR) / 2**30
-    return max(1, min(jobs, int(memory_gib // each)))
+    return max(1, min(jobs, int(memory_gib // need_gib(max_states, max_pairs))))
 
 
 def memory_gib() -> float:

@@ -170,12 +170,20 @@ def _deep_review(args: argparse.Namespace) -> int:
 
     if args.rfd or args.propose or args.no_duties:
         raise UsageError("--depth deep takes no --rfd, --propose or --no-duties")
-    max_states, max_pairs = args.max_states or deep.MAX_STATES, args.max_pairs or deep.MAX_PAIRS
+    max_states = deep.MAX_STATES if args.max_states is None else args.max_states
+    max_pairs = deep.MAX_PAIRS if args.max_pairs is None else args.max_pairs
     todo = deep.tasks(max_states, max_pairs)
     executor = executor_for(args, len(todo))
     if args.scheduler is None:  # a cluster's workers have memory of their own
         memory = args.memory or deep.memory_gib()
-        executor = Executor(deep.workers(max_states, max_pairs, memory, executor.jobs))
+        fit = deep.workers(max_states, max_pairs, memory, executor.jobs)
+        if fit < executor.jobs:
+            err.print(
+                f"acp-suggestions: {fit} search(es) at a time: at their caps each may take "
+                f"{deep.need_gib(max_states, max_pairs):.1f} GB of the {memory:g} GB "
+                "(--memory; lower --max-states or --max-pairs for more at once)"
+            )
+        executor = Executor(fit)
     started = time.perf_counter()
     found: dict[int, deep.Measured] = {}
     with output_folder(args, "out/deep") as out:
