@@ -292,11 +292,13 @@ def _masks(
     """Each property's P and Q over every state, decided once per distinct value of what of
     the world it reads (`LeadsTo.reads`, found in the explorer's packed worlds)."""
     assert isinstance(worlds, Worlds), "leads-to is decided on the explorer's worlds"
-    out = []
-    for prop in props:
-        key = part_key(prop.reads)
+    # One pass over the states for each set of parts read, deciding every property reading it.
+    masks: dict[str, tuple[Mask, Mask]] = {}
+    for reads in dict.fromkeys(prop.reads for prop in props):
+        group = [prop for prop in props if prop.reads == reads]
+        key = part_key(reads)
         seen: dict[object, int] = {}
-        values: list[tuple[bool, bool]] = []
+        values: list[list[bool]] = []
         codes = array("i")
         for i, s in enumerate(worlds.packed):
             k = key(s)
@@ -304,12 +306,13 @@ def _masks(
             if code is None:
                 w = worlds[i]
                 code = seen[k] = len(values)
-                values.append((bool(prop.p(cfg, w)), bool(prop.q(cfg, w))))
+                values.append([bool(f(cfg, w)) for prop in group for f in (prop.p, prop.q)])
             codes.append(code)
-        table = np.array(values, dtype=bool).reshape(len(values), 2)
+        table = np.array(values, dtype=bool).reshape(len(values), 2 * len(group))
         at = np.frombuffer(codes, dtype=np.int32)
-        out.append((table[at, 0], table[at, 1]))
-    return out
+        for j, prop in enumerate(group):
+            masks[prop.name] = (table[at, 2 * j], table[at, 2 * j + 1])
+    return [masks[prop.name] for prop in props]
 
 
 def check(

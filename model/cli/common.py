@@ -85,24 +85,23 @@ def read_rfd(path: str, option: str = "--rfd") -> str:
         raise UsageError(f"{where}: cannot read it as UTF-8 text ({exc})") from None
 
 
-def seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a number of seconds, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
-    return value
+def _more_than_zero(unit: str, short: str) -> Callable[[str], float]:
+    """An option type: a number of `unit` above 0, refused with a message naming what it got."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"a number of {unit}, got {text!r}") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be more than 0 {short}, got {text}")
+        return value
+
+    return parse
 
 
-def gib(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a number of gigabytes, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0 GB, got {text}")
-    return value
+seconds = _more_than_zero("seconds", "seconds")
+gib = _more_than_zero("gigabytes", "GB")
 
 
 def positive(text: str) -> int:
