@@ -104,6 +104,36 @@ def test_a_signal_ends_a_probe(ending: str, tmp_path: Path) -> None:
     assert list(out.iterdir()) == []
 
 
+FINALIZED = """
+import os, signal, sys, time
+from model.cli import run
+
+class Finalized:
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGHUP)
+
+def main():
+    Finalized()
+    time.sleep(5)
+    print("finished")
+    return 0
+
+sys.exit(run(main))
+"""
+
+
+def test_a_signal_that_lands_in_a_finalizer_still_ends_the_run() -> None:
+    """Python drops an exception raised in a finalizer or weakref callback: a signal handled
+    there must still end the run (in CI a SIGHUP landed in one, and the probe went on to
+    write its outputs), with its code and without the interpreter's "Exception ignored"."""
+    run = subprocess.run(
+        [sys.executable, "-c", FINALIZED], capture_output=True, text=True, timeout=30, cwd=ROOT
+    )
+    assert run.returncode == 128 + signal.SIGHUP, run.stderr
+    assert "finished" not in run.stdout
+    assert "Exception ignored" not in run.stderr
+
+
 def _long_trace(path: Path, updates: int) -> None:
     """A v1 session in which the agent sends `updates` suggestion lists: seconds of work."""
 

@@ -4,11 +4,14 @@ May import everything: the protocol model, `model.check`, `model.render`, `model
 simulator (`sims`); nothing imports it.
 """
 
+from __future__ import annotations
+
 # The interpreter's own signal module: `signal` builds its enums on import, a window of a
 # few milliseconds in which a Ctrl-C would still be the interpreter's to print.
 import _signal as signal
 import os
 import sys
+from collections.abc import Callable
 
 # The signals that end a run, each the same way: the work stops, workers and agents are
 # ended, the output folder keeps the previous run's files, exit 128 + the signal's number.
@@ -28,6 +31,27 @@ def _raise(signum: int, frame: object) -> None:
     raise Interrupted(signum)
 
 
+# The signals whose Interrupted was raised where Python ignores exceptions (a finalizer, a
+# weakref callback), to be raised again in the run itself.
+_lost: list[int] = []
+
+
+def _unraisable(ignored: sys.UnraisableHookArgs) -> None:
+    """An Interrupted that landed in a finalizer would be printed and dropped, and the run
+    would go on to write its outputs: raise it again a millisecond later, on SIGALRM, in the
+    code that runs then (again if that is a finalizer too)."""
+    if isinstance(ignored.exc_value, Interrupted):
+        _lost.append(ignored.exc_value.signum)
+        signal.setitimer(signal.ITIMER_REAL, 0.001)
+    else:
+        sys.__unraisablehook__(ignored)
+
+
+def _raise_lost(signum: int, frame: object) -> None:
+    if _lost:
+        raise Interrupted(_lost.pop())
+
+
 def entry() -> int:
     """The `acp-suggestions` command: a Ctrl-C, SIGTERM or SIGHUP while the command line is
     still loading ends it as it does once a command runs, with no traceback; once it is done,
@@ -39,8 +63,16 @@ def entry() -> int:
         signal.signal(signum, lambda signum, frame: pressed.append(signum))
     from model.cli.main import main
 
+    return run(main, pressed)
+
+
+def run(main: Callable[[], int], pressed: list[int] | None = None) -> int:
+    """Run `main` with the `ENDING` signals raised as Interrupted (`pressed`: those that came
+    while it loaded) and return its exit code, 128 + the signal's number if one ended it."""
     for signum in ENDING:
         signal.signal(signum, _raise)
+    signal.signal(signal.SIGALRM, _raise_lost)
+    sys.unraisablehook = _unraisable
     if pressed:
         return 128 + pressed[0]
     try:
@@ -60,7 +92,7 @@ def entry() -> int:
 
 
 def _ignore_endings() -> None:
-    for signum in ENDING:
+    for signum in (*ENDING, signal.SIGALRM):
         signal.signal(signum, signal.SIG_IGN)
 
 
