@@ -16,7 +16,7 @@ from model.config import Config
 from model.lifecycle import ListState, ListTrigger
 from model.messages import allowed_kinds
 from model.network import Semantics
-from model.rules import Revision
+from model.rules import Revision, RuleId
 from model.session import V1, V2, SessionTrigger
 from model.state import (
     BLANK,
@@ -80,7 +80,7 @@ def _accept(cfg: Config, a: Agent) -> AgentStep:
         accepted=a.accepted + 1,
         queued=a.queued - 1 if cfg.version == 2 else a.queued,
     )
-    obliged = cfg.agent.withdraws_on_accept and cfg.agent.keeps("LT-5")  # LT-5 (L-6)
+    obliged = cfg.agent.withdraws_on_accept and cfg.agent.keeps(RuleId.LT_5)  # LT-5 (L-6)
     return _withdraw_if_stale(a, obliged)
 
 
@@ -149,12 +149,12 @@ def on_load(cfg: Config, a: Agent, msg: Load) -> AgentStep:
     replay the history is sent before the response, without it the response goes at once."""
     trigger = SessionTrigger.LOAD if cfg.version == 1 else SessionTrigger.RESUME
     history = a.last_sent
-    if cfg.agent.keeps("RP-2"):  # RP-2, LT-1, L-7: a loaded or resumed session starts empty
+    if cfg.agent.keeps(RuleId.RP_2):  # RP-2, LT-1, L-7: a loaded or resumed session starts empty
         a = a._replace(list_state=lifecycle.step(a.list_state, ListTrigger.LOAD_OR_RESUME))
     if not msg.replay:
         return a, (LoadResponse(),)
     a = a._replace(session=sess.step(cfg.version, a.session, trigger))
-    if history and not cfg.agent.keeps("RP-1"):  # RP-1, D-6: replay carries no suggestions
+    if history and not cfg.agent.keeps(RuleId.RP_1):  # RP-1, D-6: replay carries no suggestions
         # The replayed list is the same prediction: it keeps what it was predicted for.
         predicted, seen = a.last_labels
         return a, (Update(history, predicted, a.epoch, seen, True),)
@@ -190,7 +190,7 @@ def foreground_work(cfg: Config, a: Agent) -> AgentStep:
         epoch=a.epoch + 1,
         foreground=a.foreground + 1,
     )
-    obliged = cfg.agent.withdraws_on_foreground and cfg.agent.keeps("LT-6")  # LT-6 (L-8)
+    obliged = cfg.agent.withdraws_on_foreground and cfg.agent.keeps(RuleId.LT_6)  # LT-6 (L-8)
     return _withdraw_if_stale(a, obliged)
 
 
@@ -229,7 +229,7 @@ def may_predict(cfg: Config, a: Agent) -> bool:
     receive the result (CAP-2), and never while replaying."""
     caps = cfg.client_caps
     gate = caps.legacy_allowlisted if cfg.agent.legacy_gate else gate_open(cfg)  # CAP-2, D-8, L-2
-    gate = gate or not cfg.agent.keeps("CAP-2")
+    gate = gate or not cfg.agent.keeps(RuleId.CAP_2)
     return (
         gate
         and a.pending is None
@@ -249,8 +249,8 @@ def _usable(cfg: Config, s: tuple[str, ...]) -> bool:
     """Whether the agent may send this suggestion: supported content only (SC-1, SC-3), not
     blank (SC-2).  A block the client cannot parse is a fault the agent cannot see."""
     kinds = allowed_kinds(cfg.agent_caps, cfg.client_caps)
-    supported = content_types(s) <= kinds or not cfg.agent.keeps("SC-3")  # SC-1, SC-3
-    not_blank = set(s) != {BLANK} or not cfg.agent.keeps("SC-2")  # SC-2
+    supported = content_types(s) <= kinds or not cfg.agent.keeps(RuleId.SC_3)  # SC-1, SC-3
+    not_blank = set(s) != {BLANK} or not cfg.agent.keeps(RuleId.SC_2)  # SC-2
     return supported and not_blank
 
 
@@ -266,7 +266,7 @@ def publish(cfg: Config, a: Agent) -> AgentStep:
     pending = a.pending
     assert pending is not None
     a = a._replace(pending=None)
-    if pending.epoch != a.epoch and cfg.agent.keeps("LT-4"):  # LT-4, L-3
+    if pending.epoch != a.epoch and cfg.agent.keeps(RuleId.LT_4):  # LT-4, L-3
         return a, _NOTHING
     if cfg.agent.blank_as_clear and any(set(s) == {BLANK} for s in pending.suggestions):
         suggestions: SuggestionList = ()  # L-4: whitespace-only is published as a clear
@@ -299,7 +299,7 @@ def protocol_allows_send(cfg: Config, c: Client) -> bool:
 def may_send(cfg: Config, c: Client) -> bool:
     """The client's send guard: text in the composer and the protocol allows it; it never
     waits for a suggestion (TM-3)."""
-    waits = c.waiting and not cfg.client.keeps("TM-3")  # TM-3, D-7
+    waits = c.waiting and not cfg.client.keeps(RuleId.TM_3)  # TM-3, D-7
     return c.composer is not Composer.EMPTY and protocol_allows_send(cfg, c) and not waits
 
 
@@ -310,7 +310,7 @@ def _stop_offering(c: Client) -> Client:
 def _kept(cfg: Config, u: Update) -> SuggestionList:
     """The suggestions a client keeps from an update: it skips any it cannot use, whole (SC-4,
     SC-5); a client breaking SC-5 offers what remains of them instead."""
-    if cfg.client.keeps("SC-5"):  # SC-5
+    if cfg.client.keeps(RuleId.SC_5):  # SC-5
         return tuple(s for s in u.suggestions if UNPARSEABLE not in s)
     trimmed = (tuple(k for k in s if k != UNPARSEABLE) for s in u.suggestions)
     return tuple(s for s in trimmed if s)
@@ -339,13 +339,13 @@ def on_update(cfg: Config, c: Client, u: Update) -> Client:
         c = c._replace(newest=u.prompts_seen)
     kept = _kept(cfg, u)
     skipped_some = len(kept) < len(u.suggestions)
-    if skipped_some and not cfg.client.keeps("SC-4"):  # SC-4: keep the rest
+    if skipped_some and not cfg.client.keeps(RuleId.SC_4):  # SC-4: keep the rest
         return c
-    if u.suggestions and not kept and not cfg.client.keeps("SC-6"):  # SC-6: still replaces
+    if u.suggestions and not kept and not cfg.client.keeps(RuleId.SC_6):  # SC-6: still replaces
         return c
-    if not u.suggestions and not cfg.client.keeps("UPD-3"):  # UPD-3, D-2: empty withdraws
+    if not u.suggestions and not cfg.client.keeps(RuleId.UPD_3):  # UPD-3, D-2: empty withdraws
         return c
-    if c.held is not None and kept and not cfg.client.keeps("UPD-6"):  # UPD-6: no append
+    if c.held is not None and kept and not cfg.client.keeps(RuleId.UPD_6):  # UPD-6: no append
         kept = c.held.suggestions + kept
     c = c._replace(waiting=False)
     if kept:
@@ -399,12 +399,12 @@ def _send_prompt(cfg: Config, c: Client, by_user: bool) -> ClientStep:
         outstanding=c.outstanding + 1,
         unechoed=c.unechoed + 1 if echoes_user_message(cfg) else 0,
         list_state=lifecycle.step(c.list_state, ListTrigger.PROMPT_ACCEPTED),
-        waiting=not cfg.client.keeps("TM-3"),
+        waiting=not cfg.client.keeps(RuleId.TM_3),
         unprompted=c.unprompted or not by_user,
     )
     # LT-7, D-4: drop it on send; with the FAQ's field the client sees it follows an older
     # message than this prompt.
-    if (cfg.client.stop_on_send and cfg.client.keeps("D-4")) or cfg.client.reads_follows:
+    if (cfg.client.stop_on_send and cfg.client.keeps(RuleId.D_4)) or cfg.client.reads_follows:
         c = _stop_offering(c)
     return c, (Prompt(c.sent, by_user),)
 
@@ -449,7 +449,7 @@ def may_load(cfg: Config, c: Client) -> bool:
 
 def user_loads(cfg: Config, c: Client, replay: bool) -> ClientStep:
     """The user reopens the session (v1 load, v2 resume): the client's list starts empty (RP-2)."""
-    if cfg.client.keeps("RP-2"):  # RP-2: the client's half
+    if cfg.client.keeps(RuleId.RP_2):  # RP-2: the client's half
         c = c._replace(
             list_state=lifecycle.step(c.list_state, ListTrigger.LOAD_OR_RESUME), held=None
         )
@@ -467,7 +467,7 @@ def user_loads(cfg: Config, c: Client, replay: bool) -> ClientStep:
 def may_auto_send(cfg: Config, c: Client) -> bool:
     """Whether the client sends an offered suggestion by itself: only under a setting the user
     turned on (CP-3), or when it breaks CP-1."""
-    allowed = cfg.auto_send_setting or not cfg.client.keeps("CP-1")  # CP-1, CP-3
+    allowed = cfg.auto_send_setting or not cfg.client.keeps(RuleId.CP_1)  # CP-1, CP-3
     return allowed and offering(c) and protocol_allows_send(cfg, c)
 
 

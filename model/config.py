@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from model.messages import IMAGE, RESOURCE_LINK, TEXT, AgentPromptCaps, ClientSuggestionCaps
+from model.messages import TEXT, AgentPromptCaps, ClientSuggestionCaps
 from model.network import Semantics
-from model.rules import Revision
-from model.state import BLANK, UNPARSEABLE, SuggestionList
+from model.rules import Revision, RuleId
+from model.state import SuggestionList
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,10 +17,10 @@ class AgentPolicy:
     """How the agent behaves: a named policy, with `breaks` naming rules it violates on purpose."""
 
     name: str = "rfd"
-    breaks: frozenset[str] = frozenset()
+    breaks: frozenset[RuleId] = frozenset()
     # Rules the agent is not bound by: at each step it may keep or break each of them (the
     # duty placement's agents; `breaks` are broken at every step).
-    optional: frozenset[str] = frozenset()
+    optional: frozenset[RuleId] = frozenset()
     legacy_gate: bool = False  # reads the _meta allowlist instead of the capability (L-2)
     blank_as_clear: bool = False  # publishes whitespace-only text as a clear (L-4)
     no_repeat: bool = False  # does not resend the list it holds; no clear before any list (L-5)
@@ -31,7 +31,7 @@ class AgentPolicy:
     # the agent may send the three in any order, as the RFD fixes none.
     withdraws_first: bool = False
 
-    def keeps(self, rule_id: str) -> bool:
+    def keeps(self, rule_id: RuleId) -> bool:
         """Whether the policy obeys `rule_id` (it obeys every rule it does not break)."""
         return rule_id not in self.breaks
 
@@ -45,7 +45,7 @@ class ClientPolicy:
     flags combine freely (`client_policy` reads a combination from its name)."""
 
     name: str = "rfd-minimal"
-    breaks: frozenset[str] = frozenset()
+    breaks: frozenset[RuleId] = frozenset()
     stop_on_send: bool = False  # stops offering its list when it sends a prompt (LT-7)
     stop_on_typing: bool = False  # stops offering its list when the user types (LT-7)
     # Ignores updates while a prompt of its own is unacknowledged, until: in v1 its response
@@ -59,7 +59,7 @@ class ClientPolicy:
     # an update it already has, or, with suggestions, an older one than its latest prompt.
     reads_follows: bool = False
 
-    def keeps(self, rule_id: str) -> bool:
+    def keeps(self, rule_id: RuleId) -> bool:
         """Whether the policy obeys `rule_id`."""
         return rule_id not in self.breaks
 
@@ -186,16 +186,3 @@ def baseline(revision: Revision, version: int, **changes: object) -> Config:
     else:
         cfg = Config(version=version, revision=revision)
     return cfg.with_(**changes)
-
-
-# What a model call may return, for the mutations that need it: as few outputs as show the
-# breach, since each output multiplies the states.
-PREDICT_BLANK: tuple[SuggestionList, ...] = (((BLANK,),),)
-PREDICT_IMAGE: tuple[SuggestionList, ...] = (((IMAGE,),),)
-PREDICT_TEXT_OR_IMAGE: tuple[SuggestionList, ...] = (((TEXT,),), ((IMAGE,),))
-PREDICT_TRIMMABLE: tuple[SuggestionList, ...] = (((TEXT, UNPARSEABLE),),)
-PREDICT_ONE_UNUSABLE: tuple[SuggestionList, ...] = (
-    ((RESOURCE_LINK,),),
-    ((TEXT, UNPARSEABLE), (TEXT,)),
-)
-PREDICT_ALL_UNUSABLE: tuple[SuggestionList, ...] = (((TEXT,),), ((UNPARSEABLE,),))

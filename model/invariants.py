@@ -10,7 +10,7 @@ from model import actors, lifecycle
 from model.config import Config
 from model.lifecycle import ListState
 from model.messages import allowed_kinds
-from model.rules import in_force
+from model.rules import RuleId, in_force
 from model.session import V1, V2
 from model.state import (
     BLANK,
@@ -30,7 +30,7 @@ class Property:
     """A named predicate over the global state with the rules it stands for."""
 
     name: str
-    rules: tuple[str, ...]
+    rules: tuple[RuleId, ...]
     holds: Predicate
     kind: str = "always"  # "always": an invariant; "sometimes": must be reachable
     reads: tuple[str, ...] = ()  # what of the world it reads (agent, client, to_agent,
@@ -161,7 +161,7 @@ def no_offer_from_before_own_prompt(cfg: Config, w: World) -> bool:
 INVARIANTS: tuple[Property, ...] = (
     Property(
         "capability_respected",
-        ("CAP-2", "D-8", "L-2"),
+        (RuleId.CAP_2, RuleId.D_8, RuleId.L_2),
         capability_respected,
         reads=("to_client",),
         broken=(
@@ -171,28 +171,28 @@ INVARIANTS: tuple[Property, ...] = (
     ),
     Property(
         "never_in_transcript",
-        ("CAP-2",),
+        (RuleId.CAP_2,),
         never_in_transcript,
         reads=("client",),
         broken="The client shows a suggestion as part of the conversation.",
     ),
     Property(
         "content_supported",
-        ("SC-1", "SC-3", "D-1", "L-1"),
+        (RuleId.SC_1, RuleId.SC_3, RuleId.D_1, RuleId.L_1),
         content_supported,
         reads=("to_client",),
         broken="A suggestion on its way uses a content type that one side did not advertise.",
     ),
     Property(
         "no_blank_suggestion",
-        ("SC-2", "L-4"),
+        (RuleId.SC_2, RuleId.L_4),
         no_blank_suggestion,
         reads=("to_client",),
         broken="A suggestion on its way is only whitespace.",
     ),
     Property(
         "prediction_current",
-        ("LT-3", "LT-4", "L-3"),
+        (RuleId.LT_3, RuleId.LT_4, RuleId.L_3),
         prediction_current,
         reads=("to_client",),
         broken=(
@@ -202,7 +202,7 @@ INVARIANTS: tuple[Property, ...] = (
     ),
     Property(
         "withdrawn_after_prompt",
-        ("LT-5", "L-6"),
+        (RuleId.LT_5, RuleId.L_6),
         withdrawn_after_prompt,
         reads=("agent", "client", "drained"),
         broken=(
@@ -212,7 +212,7 @@ INVARIANTS: tuple[Property, ...] = (
     ),
     Property(
         "withdrawn_after_foreground_work",
-        ("LT-6",),
+        (RuleId.LT_6,),
         withdrawn_after_foreground_work,
         reads=("agent", "client", "drained"),
         broken=(
@@ -222,21 +222,21 @@ INVARIANTS: tuple[Property, ...] = (
     ),
     Property(
         "user_sends_every_prompt",
-        ("CP-1", "CP-3", "D-5", "L-9"),
+        (RuleId.CP_1, RuleId.CP_3, RuleId.D_5, RuleId.L_9),
         user_sends_every_prompt,
         reads=("client",),
         broken="A prompt was sent that the user did not send.",
     ),
     Property(
         "replay_carries_no_suggestions",
-        ("RP-1", "D-6"),
+        (RuleId.RP_1, RuleId.D_6),
         replay_carries_no_suggestions,
         reads=("to_client",),
         broken="A suggestions update is part of a load or resume's replay.",
     ),
     Property(
         "list_starts_empty",
-        ("LT-1", "RP-2", "L-7"),
+        (RuleId.LT_1, RuleId.RP_2, RuleId.L_7),
         list_starts_empty,
         reads=("agent", "client"),
         broken=(
@@ -246,14 +246,22 @@ INVARIANTS: tuple[Property, ...] = (
     ),
     Property(
         "client_holds_last_update",
-        ("UPD-3", "UPD-6", "LT-2", "SC-4", "SC-5", "SC-6", "D-2"),
+        (
+            RuleId.UPD_3,
+            RuleId.UPD_6,
+            RuleId.LT_2,
+            RuleId.SC_4,
+            RuleId.SC_5,
+            RuleId.SC_6,
+            RuleId.D_2,
+        ),
         client_holds_last_update,
         reads=("client",),
         broken="The client's list is not the last update it received (less what it cannot use).",
     ),
     Property(
         "client_holds_latest",
-        ("LT-2", "UPD-6", "D-1"),
+        (RuleId.LT_2, RuleId.UPD_6, RuleId.D_1),
         client_holds_latest,
         reads=("agent", "client", "drained"),
         broken=(
@@ -263,7 +271,7 @@ INVARIANTS: tuple[Property, ...] = (
     ),
     Property(
         "client_never_waits",
-        ("TM-2", "TM-3", "D-7"),
+        (RuleId.TM_2, RuleId.TM_3, RuleId.D_7),
         client_never_waits,
         reads=("client",),
         broken=(
@@ -272,7 +280,7 @@ INVARIANTS: tuple[Property, ...] = (
     ),
     Property(
         "no_offer_from_before_own_prompt",
-        ("D-4",),
+        (RuleId.D_4,),
         no_offer_from_before_own_prompt,
         reads=("client",),
         broken="The client offers a suggestion predicted before the most recent prompt it sent.",
@@ -318,34 +326,38 @@ def _client_stopped_offering(cfg: Config, w: World) -> bool:
 REACHABLE: tuple[Property, ...] = (
     Property(
         "offered_reachable",
-        ("LT-2",),
+        (RuleId.LT_2,),
         _list_is("agent", ListState.OFFERED),
         "sometimes",
         ("agent",),
     ),
     Property(
-        "stale_reachable", ("LT-5",), _list_is("client", ListState.STALE), "sometimes", ("client",)
+        "stale_reachable",
+        (RuleId.LT_5,),
+        _list_is("client", ListState.STALE),
+        "sometimes",
+        ("client",),
     ),
     Property(
         "withdrawn_reachable",
-        ("UPD-3",),
+        (RuleId.UPD_3,),
         _list_is("agent", ListState.WITHDRAWN),
         "sometimes",
         ("agent",),
     ),
-    Property("client_holds_a_list", ("LT-2",), _suggestion_sent, "sometimes", ("client",)),
-    Property("list_crosses_prompt", ("LT-7",), _crossing, "sometimes", ("client",)),
+    Property("client_holds_a_list", (RuleId.LT_2,), _suggestion_sent, "sometimes", ("client",)),
+    Property("list_crosses_prompt", (RuleId.LT_7,), _crossing, "sometimes", ("client",)),
     Property(
         "update_while_working",
-        ("TM-1",),
+        (RuleId.TM_1,),
         _update_while_working,
         "sometimes",
         ("agent", "to_client"),
     ),
-    Property("update_after_load", ("RP-3",), _update_after_load, "sometimes", ("client",)),
+    Property("update_after_load", (RuleId.RP_3,), _update_after_load, "sometimes", ("client",)),
     Property(
         "client_stops_offering",
-        ("LT-7", "D-3"),
+        (RuleId.LT_7, RuleId.D_3),
         _client_stopped_offering,
         "sometimes",
         ("agent", "client"),

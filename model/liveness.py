@@ -11,7 +11,7 @@ from model import actors
 from model.config import Config
 from model.invariants import usable
 from model.lifecycle import ListState
-from model.rules import in_force
+from model.rules import RuleId, in_force
 from model.state import Composer, World
 from model.system import AGENT, NET, Action
 
@@ -31,7 +31,7 @@ class LeadsTo:
     """A named leads-to property of the composed system."""
 
     name: str
-    rules: tuple[str, ...]
+    rules: tuple[RuleId, ...]
     p: Callable[[Config, World], bool]
     q: Callable[[Config, World], bool]
     doc: str
@@ -81,7 +81,7 @@ def _offered_or_moot(cfg: Config, w: World) -> bool:
 LIVENESS: tuple[LeadsTo, ...] = (
     LeadsTo(
         "stale_list_eventually_dropped",
-        ("LT-5", "L-6"),
+        (RuleId.LT_5, RuleId.L_6),
         _stale_at_client,
         lambda cfg, w: not _stale_at_client(cfg, w),
         "After the agent accepts a prompt, the client eventually stops holding a list "
@@ -92,7 +92,7 @@ LIVENESS: tuple[LeadsTo, ...] = (
     ),
     LeadsTo(
         "user_can_always_send",
-        ("TM-2", "TM-3", "D-7"),
+        (RuleId.TM_2, RuleId.TM_3, RuleId.D_7),
         _wants_to_send,
         _can_send,
         "A user with a prompt in the composer can eventually send it, whether or not a "

@@ -12,7 +12,7 @@ from enum import Enum
 from typing import NamedTuple, TypeVar
 
 from model.lifecycle import ListState
-from model.messages import TEXT
+from model.messages import IMAGE, RESOURCE_LINK, TEXT
 from model.session import V1, V2, SessionState
 
 # Content kinds of a suggestion's blocks in the model: the message layer's names, plus two
@@ -164,3 +164,16 @@ def initial_world(version: int) -> World:
         ListState.EMPTY, None, Composer.EMPTY, 0, 0, False, False, 0, 0, 0, None, False, False, 0, 0
     )
     return World(agent, client, (), ())
+
+
+# What a model call may return, for the mutations that need it: as few outputs as show the
+# breach, since each output multiplies the states.
+PREDICT_BLANK: tuple[SuggestionList, ...] = (((BLANK,),),)
+PREDICT_IMAGE: tuple[SuggestionList, ...] = (((IMAGE,),),)
+PREDICT_TEXT_OR_IMAGE: tuple[SuggestionList, ...] = (((TEXT,),), ((IMAGE,),))
+PREDICT_TRIMMABLE: tuple[SuggestionList, ...] = (((TEXT, UNPARSEABLE),),)
+PREDICT_ONE_UNUSABLE: tuple[SuggestionList, ...] = (
+    ((RESOURCE_LINK,),),
+    ((TEXT, UNPARSEABLE), (TEXT,)),
+)
+PREDICT_ALL_UNUSABLE: tuple[SuggestionList, ...] = (((TEXT,),), ((UNPARSEABLE,),))

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from model.actors import echoes_user_message
 from model.network import Semantics
+from model.rules import RuleId
 from model.state import Composer, LoadResponse, Prompt, PromptResponse, Update, UserMessage
 from model.system import AGENT, CLIENT, NET, TO_AGENT, TO_CLIENT, USER, Action
 from model.wire import records as wire
@@ -115,7 +116,7 @@ class Engine:
         self.fifo = self.cfg.semantics is Semantics.FIFO  # what the agent sends
         self.fifo_to_agent = self.cfg.semantics.toward_agent is Semantics.FIFO
         self.sdk = self.cfg.semantics is Semantics.SDK
-        self.auto = self.cfg.auto_send_setting or not self.cfg.client.keeps("CP-1")
+        self.auto = self.cfg.auto_send_setting or not self.cfg.client.keeps(RuleId.CP_1)
         self.predicts = [Action(AGENT, "predict", i) for i in range(len(self.cfg.predictions))]
         self.sid = 0
         self.w = model.worlds[0]

@@ -1,4 +1,5 @@
-"""Fixtures shared by the tests: the RFD texts and ACP notes beside the clone."""
+"""Fixtures shared by the tests (the RFD texts and ACP notes beside the clone, the reviews
+several tests read), the slow tests left out of the quick loop, and Hypothesis' profiles."""
 
 from __future__ import annotations
 
@@ -8,8 +9,42 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
+CI = os.environ.get("CI") == "true"
+
+# Locally every run draws new examples (a failure prints the seed that reproduces it); CI
+# draws the same ones each run, so a red run is the change's, not the dice's.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.register_profile("dev", print_blob=True)
+settings.load_profile("ci" if CI else "dev")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--all",
+        action="store_true",
+        help="also run the tests marked slow (CI=true runs them too)",
+    )
+
+
+# The fixtures that run a review: a test that reads one is slow.
+REVIEWS = frozenset({"small_review", "full_run", "full_review"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The quick loop (`./dev test`) leaves out the tests marked slow: reviews, the Dask
+    cluster, the real agent, the browser; `--all` or CI=true runs every test."""
+    for item in items:
+        if REVIEWS & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+    if CI or config.getoption("--all"):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
 
 
 @pytest.fixture

@@ -39,6 +39,9 @@ from model.wire.project import project
 from model.wire.records import Record
 from model.wire.tracecheck import Checker
 
+# Every run of the small configurations through the monitors: minutes.
+pytestmark = pytest.mark.slow
+
 RULES = {
     "CAP-2": "capability_respected",
     "SC-2": "no_blank_suggestion",

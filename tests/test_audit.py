@@ -92,7 +92,7 @@ def test_a_replaced_sentence_loses_its_rule(shared_text: Callable[[str], str]) -
     assert replaced.rule is None
 
 
-@settings(max_examples=25, deadline=None, derandomize=True)
+@settings(max_examples=25, deadline=None)
 @given(st.randoms(use_true_random=False))
 def test_the_order_of_sentences_does_not_matter(random: Random) -> None:
     text = Path(__file__).resolve().parents[2].joinpath("shared", CURRENT)

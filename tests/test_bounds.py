@@ -22,6 +22,7 @@ def _new_breaks(mutation: Mutation, base: Config) -> set[str]:
     return (set(mutated.violated) - set(compliant.violated)) & in_force
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mutation", MUTATIONS, ids=lambda m: m.rule)
 def test_interruptions_change_no_mutation_verdict(mutation: Mutation) -> None:
     for version in mutation.versions:

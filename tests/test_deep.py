@@ -32,6 +32,7 @@ def _run(out: Path, *options: str) -> int:
     )
 
 
+@pytest.mark.slow
 def test_capped_searches_are_labelled_and_the_same_on_one_or_two_workers(tmp_path: Path) -> None:
     assert _run(tmp_path / "one", "--jobs", "1") == 0
     assert _run(tmp_path / "two", "--jobs", "2") == 0
@@ -98,6 +99,7 @@ def test_the_memory_budget_sets_how_many_searches_run_at_once() -> None:
     assert 1 < deep.memory_gib() < 10_000
 
 
+@pytest.mark.slow
 def test_a_run_told_it_has_less_memory_than_its_workers_need_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -16,7 +16,7 @@ from model.config import Bounds, baseline, client_policy
 from model.invariants import no_offer_from_before_own_prompt
 from model.mutations import MUTATIONS_BY_RULE
 from model.network import Semantics
-from model.rules import Revision
+from model.rules import Revision, RuleId
 from model.state import Update, initial_world
 
 SMALL = Bounds(prompts=1, predictions=1, loads=1, foreground=1)
@@ -36,7 +36,7 @@ def _brute_force(cell: duties.Cell) -> dict[str, list[list[str]]]:
         for kept in holding:
             assert all(bigger in holding for bigger in subsets if kept <= bigger), name
         minimal = [k for k in holding if not any(other < k for other in holding)]
-        out[name] = sorted(sorted(k, key=names.index) for k in minimal)
+        out[name] = sorted([str(d) for d in sorted(k, key=names.index)] for k in minimal)
     return out
 
 
@@ -107,7 +107,9 @@ def test_the_drafts_client_rule_is_kept_by_a_fenced_client_over_stdio_and_the_sd
             continue  # the same verdict, a quarter of a million states: see the review
         cfg = baseline(Revision.DRAFT, version, semantics=semantics, client=client, bounds=wide)
         assert "no_offer_from_before_own_prompt" not in explore(cfg).violated
-        sloppy = cfg.with_(agent=replace(cfg.agent, breaks=frozenset({"LT-4"})), bounds=Bounds())
+        sloppy = cfg.with_(
+            agent=replace(cfg.agent, breaks=frozenset({RuleId.LT_4})), bounds=Bounds()
+        )
         assert "no_offer_from_before_own_prompt" in explore(sloppy).violated
     unordered = baseline(Revision.DRAFT, 1, semantics=Semantics.UNORDERED, client=client)
     assert "no_offer_from_before_own_prompt" in explore(unordered).violated
@@ -131,7 +133,7 @@ def test_client_holds_latest_fails_when_updates_append() -> None:
 
 def test_the_client_half_of_rp2_is_checked() -> None:
     cfg = baseline(Revision.CURRENT, 1)
-    client_only = cfg.with_(client=replace(cfg.client, breaks=frozenset({"RP-2"})))
+    client_only = cfg.with_(client=replace(cfg.client, breaks=frozenset({RuleId.RP_2})))
     assert "list_starts_empty" in explore(client_only).violated
 
 

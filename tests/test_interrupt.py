@@ -14,6 +14,9 @@ import pytest
 
 from tests.helpers import interrupted
 
+# Reviews, sweeps and probes started and ended by signals: slow.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 OURS = tuple(f'File "{ROOT / room}/' for room in ("model", "sims"))
 

@@ -72,3 +72,19 @@ def test_each_package_says_what_it_holds_and_may_import(package: str) -> None:
     init = ROOT / package / "__init__.py"
     doc = ast.get_docstring(ast.parse(init.read_text())) or ""
     assert "import" in doc, f"{init}: the docstring says nothing of what it may import"
+
+
+def test_every_package_folder_is_in_the_wheel() -> None:
+    """`pip install .` ships the packages pyproject lists: a new folder of code left out of the
+    list would be missing from every installed copy (as model/rules once nearly was)."""
+    import tomllib
+
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    folders = {
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for room in ("model", "sims")
+        for init in (ROOT / room).rglob("__init__.py")
+    }
+    assert listed == folders

@@ -13,6 +13,9 @@ import pytest
 
 from tests.helpers import npm_install, unavailable
 
+# Mermaid in a headless browser: slow, run by --all and CI.
+pytestmark = pytest.mark.slow
+
 MERMAID_CLI = "@mermaid-js/mermaid-cli@11.17.0"
 ROOT = Path(__file__).resolve().parents[1]
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")

@@ -19,6 +19,7 @@ from model.wire.probe import LEGACY_SCENARIO, SCENARIOS, Scenario, by_rule, prob
 AGENT = [sys.executable, "-m", "model.wire.agent"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", [1, 2])
 def test_the_compliant_agent_passes_every_scenario(version: int, tmp_path: Path) -> None:
     outcomes = probe(AGENT, tmp_path, version=version, legacy=True)
@@ -108,6 +109,7 @@ def _covered(version: int, scenarios: tuple[Scenario, ...]) -> set[coverage.Tran
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", [1, 2])
 def test_the_scenarios_can_take_every_agent_transition_of_the_model(version: int) -> None:
     """Run in the model at every timing, the scenarios take every transition of the agent
@@ -215,6 +217,7 @@ def test_a_noisy_or_nosy_agent_is_served_and_bounded(
         }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", [1, 2])
 def test_every_request_the_probe_sends_is_valid_for_the_sdks_schema(
     version: int, tmp_path: Path

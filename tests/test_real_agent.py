@@ -16,6 +16,9 @@ from model.cli.main import main
 from model.wire.probe import NOTHING_SUGGESTED
 from tests.helpers import npm_install
 
+# The real Claude adapter from npm: slow, run by --all and CI.
+pytestmark = pytest.mark.slow
+
 ADAPTER = "@agentclientprotocol/claude-agent-acp@0.101.0"
 CLI = Path(__file__).with_name("claude_cli.py")
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from hypothesis import settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from model.config import Bounds, Config, baseline
@@ -68,12 +69,15 @@ def test_every_action_of_the_model_has_a_rule_of_its_own() -> None:
     assert names == RULES.keys()
 
 
+@pytest.mark.slow
 def test_a_shrunk_failure_reads_as_a_scenario() -> None:
     mutation = next(m for m in MUTATIONS if m.rule == "LT-5")
     cfg = mutation.apply(baseline(mutation.revision, 1))
     (target,) = [p for p in INVARIANTS if p.name == mutation.expect]
-    with pytest.raises(AssertionError) as failure:
-        run_state_machine_as_test(machine_for(cfg, [target]), settings=SETTINGS)
+    with pytest.raises(AssertionError) as failure:  # found by the examples that always find it
+        run_state_machine_as_test(
+            machine_for(cfg, [target]), settings=settings(SETTINGS, derandomize=True)
+        )
     steps = "\n".join(failure.value.__notes__ if hasattr(failure.value, "__notes__") else [])
     assert "state.user_sends()" in steps and "state.deliver_to_agent(i=" in steps
     assert "data=" not in steps

@@ -14,6 +14,7 @@ import functools
 import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 from model.check import leadsto
 from model.check.explorer import explore
@@ -21,14 +22,14 @@ from model.config import RFD_CLIENT, Bounds, ClientPolicy, Config, baseline, cli
 from model.invariants import INVARIANTS
 from model.liveness import LIVENESS
 from model.network import Semantics
-from model.rules import Revision
+from model.rules import Revision, RuleId
 
 # The agent's duties whose breach needs no special environment (a model call returning
 # whitespace or images, a client without the capability): the ones a client strategy could
 # stand in for.
-AGENT_DUTIES: dict[int, tuple[str, ...]] = {
-    1: ("LT-4", "LT-5", "RP-1", "RP-2"),
-    2: ("LT-4", "LT-5", "LT-6", "RP-1", "RP-2"),
+AGENT_DUTIES: dict[int, tuple[RuleId, ...]] = {
+    1: (RuleId.LT_4, RuleId.LT_5, RuleId.RP_1, RuleId.RP_2),
+    2: (RuleId.LT_4, RuleId.LT_5, RuleId.LT_6, RuleId.RP_1, RuleId.RP_2),
 }
 # The client's strategies: every combination of these flags, with at most one end of the
 # prompt fence (v2 has three: the first of response and `user_message`, either one alone).
@@ -46,7 +47,8 @@ STRATEGY_FLAGS = ("stop-on-send", *FENCE_ENDS[2], "fence-load")
 BOUNDS = {1: Bounds(), 2: Bounds(predictions=1)}
 PROPERTIES = tuple(p.name for p in INVARIANTS) + tuple(p.name for p in LIVENESS)
 
-Kept = frozenset[str]
+Kept = frozenset[RuleId]
+D = TypeVar("D", bound=str)  # a duty: a rule id, or a plain name in the tests
 
 
 def strategies(version: int) -> list[str]:
@@ -113,7 +115,9 @@ class Placement:
     explored: int
 
 
-def minimal_sets(duties: tuple[str, ...], failing: Callable[[Kept], bool]) -> list[Kept]:
+def minimal_sets(
+    duties: tuple[D, ...], failing: Callable[[frozenset[D]], bool]
+) -> list[frozenset[D]]:
     """The minimal sets of `duties` under which a property holds, given `failing(kept)`; the
     holding sets are closed upwards, so every one contains the necessary duties."""
     everything = frozenset(duties)
@@ -124,7 +128,7 @@ def minimal_sets(duties: tuple[str, ...], failing: Callable[[Kept], bool]) -> li
     necessary = frozenset(d for d in duties if failing(everything - {d}))
     if not failing(necessary):
         return [necessary]
-    found: list[Kept] = []
+    found: list[frozenset[D]] = []
     optional = [d for d in duties if d not in necessary]
     for n in range(1, len(optional) + 1):
         for extra in itertools.combinations(optional, n):
@@ -155,7 +159,7 @@ def place(cell: Cell) -> Placement:
     found = {}
     for name in sorted(PROPERTIES, key=lambda n: n not in _LEADS_TO):  # graphs first
         sets = minimal_sets(duties, functools.partial(fails, name))
-        found[name] = [sorted(s, key=duties.index) for s in sets]
+        found[name] = [[str(d) for d in sorted(s, key=duties.index)] for s in sets]
     needs = {name: found[name] for name in PROPERTIES}
     everything = frozenset(duties)
     shortest = {**runs.get((everything, False), {}), **runs.get((everything, True), {})}

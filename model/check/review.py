@@ -10,14 +10,14 @@ from model.amendments import AMENDMENTS_BY_NAME
 from model.check import duties, leadsto, sessions
 from model.check.executor import Executor
 from model.check.explorer import explore
-from model.config import PREDICT_TEXT_OR_IMAGE, Bounds, Config, baseline
+from model.config import Bounds, Config, baseline
 from model.invariants import INVARIANTS
 from model.liveness import LIVENESS
 from model.messages import AgentPromptCaps, ClientSuggestionCaps
 from model.mutations import MUTATIONS
 from model.network import Semantics
 from model.rules import Revision
-from model.state import World
+from model.state import PREDICT_TEXT_OR_IMAGE, World
 from model.system import Action
 
 VERSIONS = (1, 2)
@@ -35,14 +35,16 @@ class Job:
     """One exploration of the review."""
 
     kind: str  # "baseline", "mutation", "environment" or "proposal"
-    name: str  # the revision, the broken rule, or the environment change
+    name: str  # the revision, the broken rule, the environment change or the amendment
     config: Config
+    setting: str = ""  # a proposal's: the setting of `compared` it is judged in
 
     @property
     def key(self) -> str:
         """A stable identifier, used for ordering and file names."""
         c = self.config
-        return f"{self.kind}.{self.name}.v{c.version}.{c.semantics.value}"
+        name = f"{self.name}@{self.setting}" if self.setting else self.name
+        return f"{self.kind}.{name}.v{c.version}.{c.semantics.value}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +161,7 @@ def proposal_jobs(names: Sequence[str]) -> list[Job]:
         amendment = AMENDMENTS_BY_NAME[name]
         for v in VERSIONS:
             for setting, _, cfg in compared(v):
-                out.append(Job("proposal", f"{name}@{setting}", amendment.apply(cfg)))
+                out.append(Job("proposal", name, amendment.apply(cfg), setting))
     return out
 
 

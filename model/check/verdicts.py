@@ -226,14 +226,16 @@ class Proposal:
 def _proposals(outcomes: Sequence[Outcome]) -> list[Proposal]:
     by_key = {o.job.key: o for o in outcomes}
     amended_by = {
-        (o.job.name, o.job.config.version): o for o in outcomes if o.job.kind == "proposal"
+        (o.job.name, o.job.setting, o.job.config.version): o
+        for o in outcomes
+        if o.job.kind == "proposal"
     }
     out = []
-    for name in dict.fromkeys(name.split("@")[0] for name, _ in amended_by):
+    for name in dict.fromkeys(name for name, _, _ in amended_by):
         settings = []
         for v in VERSIONS:
             for setting, key, _ in compared(v):
-                amended = amended_by[(f"{name}@{setting}", v)]
+                amended = amended_by[(name, setting, v)]
                 before = [n for n in by_key[key].violated if n in judged(by_key[key].job)]
                 after = [n for n in amended.violated if n in judged(amended.job)]
                 settings.append(

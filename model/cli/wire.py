@@ -9,6 +9,7 @@ import os
 import shutil
 from typing import TYPE_CHECKING
 
+from model.cli import ENDING, Interrupted
 from model.cli.common import (
     UsageError,
     err,
@@ -121,6 +122,8 @@ def _probe(args: argparse.Namespace) -> int:
             permission=args.permission,
             start_timeout=args.start_timeout,
             channel=args.channel,
+            ending=ENDING,
+            interrupt=Interrupted,
         )
         out.commit(p for p in out.staging.iterdir() if p.is_file())
     reports = [o.report for o in outcomes]

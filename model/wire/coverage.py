@@ -14,6 +14,7 @@ from model.messages import ClientSuggestionCaps
 from model.rules import Revision
 from model.state import World
 from model.system import AGENT, NET, TO_AGENT, USER, Action, System
+from model.wire.probe import SECOND_SESSION
 
 Transition = tuple[str, str, str]  # (the agent's step, its session state, its list state)
 # Bounds that let every scenario run to its end: a prompt for each send, a prediction after
@@ -99,7 +100,7 @@ def run(scenario_actions: Sequence[str], cfg: Config) -> set[Transition]:
     probe may meet: between the scenario's actions the agent and the network take any steps,
     and each action comes once what the previous one sent is answered (a `wait` ends at any
     time after that).  Raises ValueError on an action the model never lets a client take."""
-    unknown = [a for a in scenario_actions if a.split("@")[0] not in _USER_STEPS]
+    unknown = [a for a in scenario_actions if a.removesuffix(SECOND_SESSION) not in _USER_STEPS]
     if unknown:
         raise ValueError(f"unknown scenario action {unknown[0]!r}")
     system = System(cfg)
@@ -110,7 +111,7 @@ def run(scenario_actions: Sequence[str], cfg: Config) -> set[Transition]:
         w, i = todo.pop()
         nexts = []
         if i < len(scenario_actions) and _answered(w):
-            name = scenario_actions[i].split("@")[0]
+            name = scenario_actions[i].removesuffix(SECOND_SESSION)
             after = _user_steps(system, w, _USER_STEPS[name])
             if after is not None:
                 usable[i] = True

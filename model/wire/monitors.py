@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from model.messages import MessageError, SuggestionsUpdate, allowed_kinds
+from model.rules import RuleId
 
 if TYPE_CHECKING:
     from model.wire.tracecheck import Checker
@@ -35,7 +36,7 @@ class Monitor:
     agreement test with the model shows; from any other side it is sound (inconclusive where
     it cannot tell).  Every event is ignored unless a monitor overrides it."""
 
-    rules: ClassVar[tuple[str, ...]]
+    rules: ClassVar[tuple[RuleId, ...]]
     exact_from: ClassVar[tuple[Observer, ...]] = _BOTH
 
     def __init__(self, wire: Checker, find: Find) -> None:
@@ -79,16 +80,16 @@ class Capability(Monitor):
     """CAP-2 (and the draft's D-8, the legacy channel's L-2): suggestions only to a client that
     advertised support for the form they are sent in."""
 
-    rules = ("CAP-2", "D-8", "L-2")
+    rules = (RuleId.CAP_2, RuleId.D_8, RuleId.L_2)
 
     def suggestions(self, number: int, sid: str, update: SuggestionsUpdate) -> None:
         caps = self.wire.client_caps
         if update.form == "update":
-            rule, ok = "CAP-2", caps.advertised
+            rule, ok = RuleId.CAP_2, caps.advertised
         elif update.form == "draft":
-            rule, ok = "D-8", caps.advertised or self.wire.version == 2
+            rule, ok = RuleId.D_8, caps.advertised or self.wire.version == 2
         else:
-            rule, ok = "L-2", caps.legacy_allowlisted
+            rule, ok = RuleId.L_2, caps.legacy_allowlisted
         if ok:
             self.find(rule, "pass", number, sid, "the client advertised support")
         else:
@@ -100,11 +101,11 @@ class Shape(Monitor):
     """The message's shape, by form: UPD-1, UPD-4, UPD-5 and SC-1 (the update), D-1 (the
     draft's), L-1 (the legacy channel's).  A pass is reported once per session and form."""
 
-    rules = ("UPD-1", "UPD-4", "UPD-5", "SC-1", "D-1", "L-1")
+    rules = (RuleId.UPD_1, RuleId.UPD_4, RuleId.UPD_5, RuleId.SC_1, RuleId.D_1, RuleId.L_1)
     _BY_FORM: ClassVar[dict[str, tuple[str, ...]]] = {
-        "update": ("UPD-1", "UPD-4", "UPD-5", "SC-1"),
-        "draft": ("D-1",),
-        "legacy": ("L-1",),
+        "update": (RuleId.UPD_1, RuleId.UPD_4, RuleId.UPD_5, RuleId.SC_1),
+        "draft": (RuleId.D_1,),
+        "legacy": (RuleId.L_1,),
     }
 
     def __init__(self, wire: Checker, find: Find) -> None:
@@ -129,7 +130,7 @@ class Content(Monitor):
     """SC-3 (content types both sides support) and SC-2 (no whitespace-only text), judged on
     each suggestion of a list."""
 
-    rules = ("SC-3", "SC-2")
+    rules = (RuleId.SC_3, RuleId.SC_2)
 
     def suggestions(self, number: int, sid: str, update: SuggestionsUpdate) -> None:
         allowed = allowed_kinds(self.wire.agent_caps, self.wire.client_caps)
@@ -137,14 +138,14 @@ class Content(Monitor):
             extra = sorted({k for k in sug.kinds if k not in allowed})
             if extra:
                 message = f"suggestion {i} uses {', '.join(extra)}, which both sides do not support"
-                self.find("SC-3", "violation", number, sid, message)
+                self.find(RuleId.SC_3, "violation", number, sid, message)
             else:
-                self.find("SC-3", "pass", number, sid, "content types both sides support")
+                self.find(RuleId.SC_3, "pass", number, sid, "content types both sides support")
             if sug.blank:
                 message = f"suggestion {i} is whitespace-only text"
-                self.find("SC-2", "violation", number, sid, message)
+                self.find(RuleId.SC_2, "violation", number, sid, message)
             else:
-                self.find("SC-2", "pass", number, sid, "not blank")
+                self.find(RuleId.SC_2, "pass", number, sid, "not blank")
 
 
 class Replay(Monitor):
@@ -153,7 +154,7 @@ class Replay(Monitor):
     on a connection the session was live on, may have been sent before the agent read the
     request, and the verdict is inconclusive."""
 
-    rules = ("RP-1",)
+    rules = (RuleId.RP_1,)
 
     def __init__(self, wire: Checker, find: Find) -> None:
         super().__init__(wire, find)
@@ -170,13 +171,13 @@ class Replay(Monitor):
             return
         self.replaying[sid] = False
         if self.wire.observer == "agent" or self.wire.replay_visible(sid):
-            self.find("RP-1", "violation", number, sid, "suggestions sent during replay")
+            self.find(RuleId.RP_1, "violation", number, sid, "suggestions sent during replay")
         else:
-            self.find("RP-1", "inconclusive", number, sid, CROSSED_REOPEN)
+            self.find(RuleId.RP_1, "inconclusive", number, sid, CROSSED_REOPEN)
 
     def reopen_answered(self, number: int, sid: str) -> None:
         if self.replaying.pop(sid, False):
-            self.find("RP-1", "pass", number, sid, "no suggestions in replay")
+            self.find(RuleId.RP_1, "pass", number, sid, "no suggestions in replay")
 
 
 @dataclass
@@ -193,7 +194,7 @@ class Withdrawal(Monitor):
     end of that prompt's turn.  Exact from the agent's side; from the client's, a list that
     arrived after the prompt went out may have crossed it, which only the agent can tell."""
 
-    rules = ("LT-5",)
+    rules = (RuleId.LT_5,)
     exact_from = ("agent",)
 
     def __init__(self, wire: Checker, find: Find) -> None:
@@ -223,9 +224,9 @@ class Withdrawal(Monitor):
                     f"the prompt of line {prompt} was accepted with a non-empty list, and the "
                     "turn ended without an update"
                 )
-                self.find("LT-5", "violation", number, sid, message)
+                self.find(RuleId.LT_5, "violation", number, sid, message)
             else:
-                self.find("LT-5", "pass", number, sid, "no list left over a prompt")
+                self.find(RuleId.LT_5, "pass", number, sid, "no list left over a prompt")
             return
         verdict: Verdict
         if turn.last_after is None:
@@ -245,12 +246,12 @@ class Withdrawal(Monitor):
                 f"{prompt} went out: it may replace the old list or may have crossed the "
                 "prompt in transit; only the agent's side can tell"
             )
-        self.find("LT-5", verdict, number, sid, message)
+        self.find(RuleId.LT_5, verdict, number, sid, message)
 
     def ended(self, last: int) -> None:
         for sid, prompt in self.turns:
             message = f"the trace ends before the turn of the prompt of line {prompt}"
-            self.find("LT-5", "inconclusive", last, sid, message)
+            self.find(RuleId.LT_5, "inconclusive", last, sid, message)
 
 
 @dataclass
@@ -263,7 +264,7 @@ class Foreground(Monitor):
     """LT-6 (v2): work the agent starts without a prompt while a list is offered ends with the
     list replaced or withdrawn."""
 
-    rules = ("LT-6",)
+    rules = (RuleId.LT_6,)
     exact_from = ("agent",)
 
     def __init__(self, wire: Checker, find: Find) -> None:
@@ -287,9 +288,9 @@ class Foreground(Monitor):
                 f"work began without a prompt at line {w.foreground} while a list was offered, "
                 "and the turn ended without replacing or withdrawing it"
             )
-            self.find("LT-6", "violation", number, sid, message)
+            self.find(RuleId.LT_6, "violation", number, sid, message)
         elif w.working:
-            self.find("LT-6", "pass", number, sid, "no list left over foreground work")
+            self.find(RuleId.LT_6, "pass", number, sid, "no list left over foreground work")
 
 
 EVENTS = tuple(n for n, f in vars(Monitor).items() if callable(f) and not n.startswith("_"))

@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import random
+import signal
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +57,10 @@ _TEXT = {"type": "text", "text": "Go on"}
 
 class ProbeError(Exception):
     """The agent did not behave as an ACP agent: it exited, hung or wrote garbage."""
+
+
+# A scenario's action ends so when it acts in the second session (`user.send@2`).
+SECOND_SESSION = "@2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,9 +315,9 @@ async def _act(
 ) -> None:
     """One of the scenario's actions on the live connection: its parts (`a+b`) go out at
     once, then their answers are awaited."""
-    sid = sessions[1 if action.endswith("@2") else 0]["sessionId"]
+    sid = sessions[1 if action.endswith(SECOND_SESSION) else 0]["sessionId"]
     answers = []
-    for part in action.split("+"):
+    for part in action.removesuffix(SECOND_SESSION).split("+"):
         request, method, params = _message(part, sid, version, new)
         if request:
             answers.append((method, asyncio.ensure_future(conn.send_request(method, params))))
@@ -450,11 +455,14 @@ def probe(
     permission: str = "deny",
     start_timeout: float = 30.0,
     channel: str = "rfd",
+    ending: Sequence[int] = (),
+    interrupt: Callable[[int], BaseException] = lambda signum: KeyboardInterrupt(signum),
 ) -> list[Outcome]:
     """Run every scenario (or those named in `only`) against the agent `command`, started
     with `env` (default: this process's environment, as a test runner passes it on); traces
     and the agent's stderr go to `out`, and are named in the reports as in `shown` (default
-    `out`), where they will be once the run is over."""
+    `out`), where they will be once the run is over.  A signal of `ending` ends the run with
+    `interrupt(signum)`, raised between the event loop's callbacks."""
     out.mkdir(parents=True, exist_ok=True)
     scenarios = [*SCENARIOS, LEGACY_SCENARIO] if legacy else list(SCENARIOS)
     scenarios = [s for s in scenarios if version in s.versions and (not only or s.name in only)]
@@ -462,7 +470,34 @@ def probe(
     agent = Agent(command, environment, permission, start_timeout, CHANNELS[channel])
     timing = (version, seed, step_timeout, total_timeout)
     run = _Probe(agent, out, shown or out, *timing).run(scenarios)
-    return asyncio.run(run)
+    return asyncio.run(_ended_by(run, ending, interrupt))
+
+
+async def _ended_by(
+    run: Awaitable[list[Outcome]], ending: Sequence[int], interrupt: Callable[[int], BaseException]
+) -> list[Outcome]:
+    """`run`, with the `ending` signals handled by the event loop: the first one raises
+    `interrupt(signum)` at a point between callbacks, so the agents, the SDK's tasks and the
+    files are cleaned up as on any error (a handler raising at an arbitrary point could land
+    inside asyncio's or the SDK's own code); later ones are ignored while that goes on.  The
+    handlers the loop replaced are put back after it."""
+    loop = asyncio.get_running_loop()
+    before = {signum: signal.getsignal(signum) for signum in ending}
+    ended: list[int] = []
+
+    def end(signum: int) -> None:
+        if not ended:
+            ended.append(signum)
+            raise interrupt(signum)
+
+    for signum in ending:
+        loop.add_signal_handler(signum, end, signum)
+    try:
+        return await run
+    finally:
+        for signum, handler in before.items():
+            loop.remove_signal_handler(signum)
+            signal.signal(signum, handler)
 
 
 def by_rule(outcomes: Sequence[Outcome]) -> dict[str, dict[str, list[str]]]:

@@ -1,0 +1,125 @@
+"""A new rule with its mutation is a change to three files: its card (id and breach) in
+`model/rules/current.py`, the `keeps` call that enforces it in `model/actors.py`, and its id
+on the property that catches the breach in `model/invariants.py`.  Shown on a copy of the
+code with a throwaway rule: the catalogue lists it, the review runs its mutation, the explorer
+catches the breach, and the traceability tests pass."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import SHARED
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# The throwaway rule: an agent duty beside SC-2 (no whitespace-only suggestion), caught by
+# the invariant that catches SC-2's breach.
+CARD = """
+    card(
+        RuleId.CT_9,
+        "Suggestion content",
+        S,
+        A,
+        "a throwaway duty: no whitespace-only suggestion, a second time",
+        INV,
+        breach=Breach(
+            A,
+            "sends a whitespace-only suggestion past the throwaway duty",
+            "no_blank_suggestion",
+            env=(("predictions", PREDICT_BLANK),),
+        ),
+    ),
+)
+"""
+EDITS = {
+    "model/rules/current.py": [
+        ('    CT_1 = "CT-1"\n', '    CT_1 = "CT-1"\n    CT_9 = "CT-9"\n'),
+        ("\n)\n", CARD),  # the last one: the end of the cards
+    ],
+    "model/actors.py": [
+        (
+            "or not cfg.agent.keeps(RuleId.SC_2)  # SC-2",
+            "or not (cfg.agent.keeps(RuleId.SC_2) and cfg.agent.keeps(RuleId.CT_9))",
+        )
+    ],
+    "model/invariants.py": [
+        ("(RuleId.SC_2, RuleId.L_4),", "(RuleId.SC_2, RuleId.L_4, RuleId.CT_9),")
+    ],
+}
+
+
+def _copy_with_the_rule(at: Path) -> Path:
+    """The project's code and tests under `at`, with the throwaway rule's three edits."""
+    project = at / "p"
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for folder in ("model", "sims", "tests"):
+        shutil.copytree(ROOT / folder, project / folder, ignore=skip)
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, project / name)
+    if SHARED.exists():
+        shutil.copytree(SHARED, at / "shared")
+    for relative, edits in EDITS.items():
+        path = project / relative
+        text = path.read_text()
+        for old, new in edits:
+            assert old in text, (relative, old)
+            head, _, tail = text.rpartition(old)
+            text = head + new + tail
+        path.write_text(text)
+    return project
+
+
+def _run(project: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(project)}
+    return subprocess.run(
+        [sys.executable, *argv], cwd=project, env=env, capture_output=True, text=True, timeout=600
+    )
+
+
+def test_a_rule_added_in_three_files_reaches_catalogue_mutation_and_traceability(
+    tmp_path: Path,
+) -> None:
+    project = _copy_with_the_rule(tmp_path)
+    changed = sorted(
+        str(path.relative_to(project))
+        for path in project.rglob("*.py")
+        if path.read_bytes() != (ROOT / path.relative_to(project)).read_bytes()
+    )
+    assert changed == sorted(EDITS)
+
+    listed = _run(project, "-m", "model.cli", "rules", "--format", "json")
+    assert listed.returncode == 0, listed.stderr
+    assert "CT-9" in {rule["id"] for rule in json.loads(listed.stdout)}
+
+    jobs = _run(
+        project,
+        "-c",
+        "from model.check.review import jobs; "
+        "print([j.name for j in jobs() if j.kind == 'mutation'])",
+    )
+    assert "'CT-9'" in jobs.stdout, jobs.stderr
+
+    caught = _run(project, "-m", "model.cli", "check", "--break", "CT-9", "--json")
+    assert caught.returncode == 1, caught.stderr
+    assert "no_blank_suggestion" in json.loads(caught.stdout)["violated"]
+
+    # The traceability tests (enforced where named, a property or mutation for each rule,
+    # the mutation's `keeps` call); the README's rule counts are regenerated, not edited.
+    traced = _run(
+        project,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "tests/test_rules.py",
+        "tests/test_mutations.py",
+        "-k",
+        "not readme_counts",
+    )
+    assert traced.returncode == 0, traced.stdout[-3000:]
