@@ -10,7 +10,7 @@ from model import actors, lifecycle
 from model.config import Config
 from model.lifecycle import ListState
 from model.messages import allowed_kinds
-from model.rules import RuleId, in_force
+from model.rules import Revision, RuleId, in_force
 from model.session import V1, V2
 from model.state import (
     BLANK,
@@ -54,7 +54,14 @@ def _updates(w: World) -> list[Update]:
 
 def capability_respected(cfg: Config, w: World) -> bool:
     """No suggestions update is sent to a client that did not advertise support."""
-    return actors.gate_open(cfg) or not any(_updates(w))
+    # Stated from the texts, not from the agent's gate: the legacy channel's support is the
+    # allowlist; the draft's v2 has no capability.
+    caps = cfg.client_caps
+    if cfg.revision is Revision.LEGACY:
+        allowed = caps.legacy_allowlisted
+    else:
+        allowed = caps.advertised or (cfg.revision is Revision.DRAFT and cfg.version == 2)
+    return allowed or not any(_updates(w))
 
 
 def content_supported(cfg: Config, w: World) -> bool:
@@ -94,18 +101,24 @@ def client_holds_latest(cfg: Config, w: World) -> bool:
     return same and held.suggestions == usable(w.agent.last_sent)
 
 
+def stale(held: Update | None, w: World) -> bool:
+    """Whether `held` is a list predicted before a prompt the agent has accepted: the one
+    meaning of stale the properties use (the draft's client rule counts the client's own
+    prompts instead, `no_offer_from_before_own_prompt`)."""
+    return held is not None and held.prompts_seen < w.agent.accepted
+
+
 def withdrawn_after_prompt(cfg: Config, w: World) -> bool:
     """Once the agent's messages have drained, the client holds no list predicted before a
     prompt the agent has accepted."""
-    held = _drained_and_held(w)
-    return held is None or held.prompts_seen >= w.agent.accepted
+    return not stale(_drained_and_held(w), w)
 
 
 def withdrawn_after_foreground_work(cfg: Config, w: World) -> bool:
     """Once the agent's messages have drained, the client holds no list predicted before
     foreground work the agent started without a prompt."""
     held = _drained_and_held(w)
-    if held is None or held.prompts_seen < w.agent.accepted:
+    if held is None or stale(held, w):
         return True
     return held.predicted_epoch >= w.agent.epoch
 
@@ -146,9 +159,12 @@ def client_holds_last_update(cfg: Config, w: World) -> bool:
 
 def client_never_waits(cfg: Config, w: World) -> bool:
     """Whenever the user has something to send and the protocol allows it, the client sends."""
+    # Stated from the state, not the client's send guard: the protocol allows a send with no
+    # load or resume under way and, in v1, no turn in flight; then the client must not be
+    # holding the prompt back for a suggestion.
     c = w.client
-    wants = c.composer is not Composer.EMPTY and actors.protocol_allows_send(cfg, c)
-    return not wants or actors.may_send(cfg, c)
+    allowed = not c.loading and not (cfg.version == 1 and c.outstanding > 0)
+    return c.composer is Composer.EMPTY or not allowed or not c.waiting
 
 
 def no_offer_from_before_own_prompt(cfg: Config, w: World) -> bool:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from model import actors
 from model.config import Config
-from model.invariants import usable
+from model.invariants import stale, usable
 from model.lifecycle import ListState
 from model.rules import RuleId, in_force
 from model.state import Composer, World
@@ -46,8 +46,7 @@ class LeadsTo:
 
 
 def _stale_at_client(cfg: Config, w: World) -> bool:
-    held = w.client.held
-    return held is not None and held.prompts_seen < w.agent.accepted
+    return stale(w.client.held, w)
 
 
 def _wants_to_send(cfg: Config, w: World) -> bool:

@@ -430,3 +430,24 @@ def test_a_whitespace_prediction_clears_the_legacy_list_and_sends_nothing_in_the
     _, out = actors.publish(baseline(revision, 1), offered._replace(pending=blank))
     assert all(isinstance(m, Update) for m in out)  # L-4 in the legacy channel; SC-2 here
     assert [m.suggestions for m in out if isinstance(m, Update)] == sent
+
+
+@pytest.mark.parametrize("revision", list(Revision))
+@pytest.mark.parametrize("version", [1, 2])
+def test_the_capability_invariant_and_the_agents_gate_agree(
+    revision: Revision, version: int
+) -> None:
+    """`capability_respected` states CAP-2 (D-8, L-2) from the texts, apart from the agent's
+    gate (`actors.gate_open`): the two agree for every client advertisement, so neither can
+    drift alone."""
+    from model.actors import gate_open
+    from model.invariants import capability_respected
+    from model.messages import ClientSuggestionCaps
+
+    update = Update((("text",),), 0, 0, 0, False)
+    w = initial_world(version)._replace(to_client=(update,))
+    for advertised in (False, True):
+        for allowlisted in (False, True):
+            caps = ClientSuggestionCaps(advertised=advertised, legacy_allowlisted=allowlisted)
+            cfg = baseline(revision, version).with_(client_caps=caps)
+            assert capability_respected(cfg, w) == gate_open(cfg), (advertised, allowlisted)
