@@ -20,8 +20,8 @@ class Mutation:
     summary: str
     apply: Callable[[Config], Config]
     expect: str
-    versions: tuple[int, ...] = (1, 2)
-    revision: Revision = Revision.CURRENT
+    versions: tuple[int, ...]
+    revision: Revision
 
     def fits(self, revision: Revision, version: int) -> bool:
         """Whether the rule is one of `revision`'s and applies to protocol `version`."""

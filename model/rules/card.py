@@ -96,8 +96,8 @@ class Rule:
         return f"{kw} (lower case)" if kw and kw.islower() else self.level.value
 
 
-BOTH_VERSIONS = (1, 2)
-CURRENT = (Revision.CURRENT,)
+_BOTH_VERSIONS = (1, 2)
+_CURRENT = (Revision.CURRENT,)
 
 
 def card(
@@ -108,8 +108,8 @@ def card(
     summary: str,
     check: Check,
     *,
-    versions: tuple[int, ...] = BOTH_VERSIONS,
-    revisions: tuple[Revision, ...] = CURRENT,
+    versions: tuple[int, ...] = _BOTH_VERSIONS,
+    revisions: tuple[Revision, ...] = _CURRENT,
     why: str = "",
     keyword: str | None = None,
     signature: str = "",
