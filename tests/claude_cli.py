@@ -42,6 +42,7 @@ class Session:
     def __init__(self, session_id: str) -> None:
         self.id = session_id
         self.turns = 0
+        self.queued: list[dict[str, Any]] = []  # user messages read while a turn waited
 
     def _frame(self, **fields: Any) -> dict[str, Any]:
         return {**fields, "session_id": self.id, "uuid": str(uuid.uuid4())}
@@ -61,7 +62,8 @@ class Session:
 
     def _ask_permission(self) -> None:
         """A tool turn: ask the adapter (and so the client) whether a command may run, and
-        wait for the answer, serving other control requests meanwhile."""
+        wait for the answer, serving other control requests meanwhile and keeping a user
+        message that comes in the meantime for its own turn, as the real CLI queues it."""
         asked = str(uuid.uuid4())
         request: dict[str, object] = {"subtype": "can_use_tool", "tool_name": "Bash"}
         request |= {"tool_use_id": "tool_1", "input": {"command": "ls"}}
@@ -74,6 +76,8 @@ class Session:
                     return
             elif message.get("type") == "control_request":
                 _say(_control_answer(message))
+            elif message.get("type") == "user":
+                self.queued.append(message)
 
     def turn(self, user: dict[str, Any]) -> None:
         """Answer one user message: echo it, run, answer, end, then (after the first turn)
@@ -137,7 +141,9 @@ def main(argv: list[str]) -> int:
         if message.get("type") == "control_request":
             _say(_control_answer(message))
         elif message.get("type") == "user":
-            session.turn(message)
+            session.queued.append(message)
+        while session.queued:
+            session.turn(session.queued.pop(0))
     return 0
 
 

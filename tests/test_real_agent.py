@@ -6,6 +6,7 @@ under CI (`CI=true`) they fail: CI machines reach the npm registry."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -113,3 +114,27 @@ def test_the_adapter_ignores_the_rfd_capability(
         if s["scenario"] != "capability-off":
             assert s["verdict"] == "inconclusive", s
             assert s["reason"] == NOTHING_SUGGESTED
+
+
+def test_the_stand_in_cli_keeps_a_prompt_that_comes_during_a_permission_ask() -> None:
+    """A user message the adapter passes on while the first turn waits for its permission
+    answer gets a turn of its own (it was once dropped, and the adapter waited for ever)."""
+    cli = subprocess.Popen(
+        [sys.executable, str(CLI), "--session-id=s"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert cli.stdin is not None and cli.stdout is not None
+    user = {"type": "user", "message": {"role": "user", "content": "Go on"}}
+    cli.stdin.write(json.dumps({**user, "uuid": "u1"}) + "\n")
+    cli.stdin.flush()
+    asked = next(m for m in map(json.loads, cli.stdout) if m.get("type") == "control_request")
+    cli.stdin.write(json.dumps({**user, "uuid": "u2"}) + "\n")
+    answer = {"subtype": "success", "request_id": asked["request_id"], "response": {}}
+    cli.stdin.write(json.dumps({"type": "control_response", "response": answer}) + "\n")
+    cli.stdin.close()
+    said = [json.loads(line) for line in cli.stdout]
+    assert cli.wait(timeout=10) == 0
+    assert [m["uuid"] for m in said if m.get("isReplay")] == ["u2"]
+    assert sum(m["type"] == "result" for m in said) == 2
