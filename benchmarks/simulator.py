@@ -22,7 +22,6 @@ from typing import Any
 import simpy
 
 from model.check.executor import Executor
-from model.check.packed import PackedSystem
 from sims import sweep
 from sims.draws import Draws
 from sims.engine import Engine, Run
@@ -92,7 +91,7 @@ def main() -> None:
     parser.add_argument("--no-sweep", action="store_true", help="skip the 100,000-session run")
     args = parser.parse_args()
     point = compile_point({}, {}, DEFAULT_SCENARIO.parent)  # the default point: v1, fifo
-    model = Interned(PackedSystem(point.config))
+    model = Interned(point.config)
     measure(Engine, point, model, args.sessions, 99)  # fill the model's memo for both
     engines = {"this engine": Engine, "SimPy": SimPyEngine, "SimPy, callbacks": SimPyCallbacks}
     rates: dict[str, list[float]] = {name: [] for name in engines}

@@ -280,8 +280,23 @@ def client_receives(cfg: Config, c: Client, msg: ToClient) -> Client:
 # ------------------------------------------------------------ Init and Next ------------------
 
 
+class Step(NamedTuple):
+    """One step of Next and what it did: the action, the world after it, the message it
+    delivered, what it put on each channel, and whether it opened a new connection (a reopen
+    there: the old connection's messages, `lost`, never arrive, and the agent reads the load,
+    `delivered`, at once)."""
+
+    action: Action
+    after: World
+    delivered: ToAgent | ToClient | None = None
+    to_agent: tuple[ToAgent, ...] = ()
+    to_client: tuple[ToClient, ...] = ()
+    new_connection: bool = False
+    lost: tuple[ToAgent | ToClient, ...] = ()
+
+
 class System:
-    """The composed system of one configuration: `init`, and `successors` as Next."""
+    """The composed system of one configuration: `init`, and `steps` as Next."""
 
     def __init__(self, config: Config) -> None:
         self.config = config
@@ -290,41 +305,60 @@ class System:
         """A new session with nothing in flight."""
         return initial_world(self.config.version)
 
-    def successors(self, w: World) -> list[tuple[Action, World]]:
-        """Every enabled action with the world it leads to, in a fixed order: user and
-        client, agent, delivery to the agent, delivery to the client."""
+    def steps(self, w: World) -> list[Step]:
+        """Every enabled action as a step, in a fixed order: user and client, agent,
+        delivery to the agent, delivery to the client."""
         cfg, out = self.config, []
         for action, client, sent in client_moves(cfg, w.client):
             if action.name in REOPENS and not cfg.load_on_live_connection:
-                # A new connection: nothing of the old one arrives on either side.
                 (load,) = sent
+                assert type(load) is Load  # a reopen sends one load
                 client = client._replace(lost=client.lost + lost_prompts(w.to_agent, w.agent))
-                for agent, replies in reopened(cfg, w.agent, load):  # type: ignore[arg-type]  # a reopen sends one Load
-                    out.append((action, World(agent, client, (), replies)))
+                lost = w.to_agent + w.to_client
+                for agent, replies in reopened(cfg, w.agent, load):
+                    after = World(agent, client, (), replies)
+                    out.append(Step(action, after, load, (), replies, True, lost))
             else:
-                out.append((action, w._replace(client=client, to_agent=w.to_agent + sent)))
+                after = w._replace(client=client, to_agent=w.to_agent + sent)
+                out.append(Step(action, after, to_agent=sent))
         for action, agent, replies in agent_moves(cfg, w.agent):
-            out.append((action, w._replace(agent=agent, to_client=w.to_client + replies)))
+            after = w._replace(agent=agent, to_client=w.to_client + replies)
+            out.append(Step(action, after, to_client=replies))
         for i in deliverable(w.to_agent, cfg.semantics.toward_agent):
             msg, rest = w.to_agent[i], w.to_agent[:i] + w.to_agent[i + 1 :]
             if type(msg) is Load and not serves_load(w.agent):
                 continue
             for agent, replies in agent_reads(cfg, w.agent, msg):
                 after = World(agent, w.client, rest, w.to_client + replies)
-                out.append((Action(NET, TO_AGENT, i), after))
+                out.append(Step(Action(NET, TO_AGENT, i), after, msg, to_client=replies))
         for i in deliverable(w.to_client, cfg.semantics):
             got, left = w.to_client[i], w.to_client[:i] + w.to_client[i + 1 :]
-            client = client_receives(cfg, w.client, got)
-            out.append((Action(NET, TO_CLIENT, i), w._replace(client=client, to_client=left)))
+            after = w._replace(client=client_receives(cfg, w.client, got), to_client=left)
+            out.append(Step(Action(NET, TO_CLIENT, i), after, got))
         return out
+
+    def successors(self, w: World) -> list[tuple[Action, World]]:
+        """Every enabled action with the world it leads to, in `steps`' order."""
+        return [(step.action, step.after) for step in self.steps(w)]
 
     def actions(self, w: World) -> list[Action]:
         """Every action enabled in `w`, in Next's order."""
-        return [action for action, _ in self.successors(w)]
+        return [step.action for step in self.steps(w)]
 
     def next_state(self, w: World, action: Action) -> World:
         """The world after `action`, which must be enabled in `w`."""
-        for enabled, after in self.successors(w):
-            if enabled == action:
-                return after
+        for step in self.steps(w):
+            if step.action == action:
+                return step.after
         raise ValueError(f"{action} is not enabled in {w}")
+
+    def walk(self, start: World, path: Iterable[tuple[Action, World]]) -> tuple[Step, ...]:
+        """The steps of a path given as (action, world after) pairs, as Next takes them."""
+        out, w = [], start
+        for action, after in path:
+            match = [s for s in self.steps(w) if s.action == action and s.after == after]
+            if not match:
+                raise ValueError(f"{action} does not lead from {w} to {after}")
+            out.append(match[0])
+            w = after
+        return tuple(out)

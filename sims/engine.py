@@ -15,8 +15,16 @@ from typing import Any, NamedTuple
 from model.actors import echoes_user_message
 from model.network import Semantics
 from model.rules import RuleId
-from model.state import Composer, LoadResponse, Prompt, PromptResponse, Update, UserMessage
-from model.system import AGENT, CLIENT, NET, TO_AGENT, TO_CLIENT, USER, Action
+from model.state import (
+    Composer,
+    LoadResponse,
+    Prompt,
+    PromptResponse,
+    ToClient,
+    Update,
+    UserMessage,
+)
+from model.system import AGENT, CLIENT, NET, TO_AGENT, TO_CLIENT, USER, Action, Step
 from model.wire import records as wire
 from sims.draws import Draws
 from sims.interned import Interned
@@ -170,20 +178,22 @@ class Engine:
         self.seq += 1
         heapq.heappush(self.heap, (t, self.seq, kind, msg, record, ends))
 
-    def _step(self, t: float, action: Action) -> None:
+    def _step(self, t: float, action: Action) -> Step:
+        """Take `action` in the model; the step says what it sent."""
         model = self.model
-        self.sid = (model.moves[self.sid] or model.moves_from(self.sid))[action]
-        self.w = model.worlds[self.sid]
+        self.sid, step = (model.moves[self.sid] or model.moves_from(self.sid))[action]
+        self.w = step.after
         if self.steps is not None:
             self.steps.append((t, action))
+        return step
 
     def _enabled(self, action: Action) -> bool:
         return action in (self.model.moves[self.sid] or self.model.moves_from(self.sid))
 
-    def _user(self, t: float, action: Action) -> None:
+    def _user(self, t: float, action: Action) -> Step:
         if not self._enabled(action):
             raise SimulationError(f"{action} is not enabled at t={t:.6f}")
-        self._step(t, action)
+        return self._step(t, action)
 
     def _log(self, t: float, record: wire.Record | None) -> None:
         if self.trace is not None and record is not None:
@@ -214,10 +224,10 @@ class Engine:
         if self.observer == "agent":
             self._log(t, record)
 
-    def _sent_since(self, t: float, before: int) -> None:
-        """Send what the model's agent step put on the wire (a v1 prompt response ends the
+    def _sends(self, t: float, sent: tuple[ToClient, ...]) -> None:
+        """Send what a model step of the agent put on the wire (a v1 prompt response ends the
         turn; in v2 the response is the prompt's acceptance)."""
-        for msg in self.w.to_client[before:]:
+        for msg in sent:
             self._send_model(t, msg)
 
     def _send_model(self, t: float, msg: Any) -> None:
@@ -233,31 +243,28 @@ class Engine:
         turn end names the work it ends."""
         if not self._enabled(action) or (action is _END_TURN and work != self.work):
             return  # e.g. the end of work that a prompt inserted mid-turn took over (v2)
-        before = len(self.w.to_client)
-        self._step(t, action)
+        sent = self._step(t, action).to_client
         if action is _PUBLISH:
-            if len(self.w.to_client) == before:
+            if not sent:
                 self.discarded += 1
             else:
-                self._sent_since(t, before)
+                self._sends(t, sent)
         elif action is _ACCEPT_PROMPT:  # v2, in the first order the model allows: the
             # prompt's response and user message, then the state change (LT-5's withdrawal
             # goes where that order puts it)
-            sent = self.w.to_client[before:]
             acked = 1 + max(i for i, m in enumerate(sent) if type(m) in _ACKNOWLEDGE)
-            for msg in sent[:acked]:
-                self._send_model(t, msg)
+            self._sends(t, sent[:acked])
             self._to_client(t, None, wire.state("running") if self.trace is not None else None)
-            self._sent_since(t, before + acked)
+            self._sends(t, sent[acked:])
             self._start_work(t, self.d.turn(), prompted=True)
         elif action is _FOREGROUND:  # v2: work without a prompt, e.g. compaction
             self._to_client(t, None, wire.state("running") if self.trace is not None else None)
-            self._sent_since(t, before)
+            self._sends(t, sent)
             self._start_work(t, self.d.foreground_duration(), prompted=False)
         elif action is _REPLAY_DONE:  # the load or resume is answered
-            self._sent_since(t, before)
+            self._sends(t, sent)
         elif action is _END_TURN:
-            self._sent_since(t, before)
+            self._sends(t, sent)
             if not self.v1:
                 idle = wire.state("idle") if self.trace is not None else None
                 self._to_client(t, None, idle, ends=self.prompted)
@@ -296,12 +303,11 @@ class Engine:
         # In order, the message is the head; unordered, any equal copy leads to the same world
         # and the model offers the first.
         i = 0 if self.fifo_to_agent else self.w.to_agent.index(msg)
-        before = len(self.w.to_client)
-        self._step(t, _HEAD_TO_AGENT if i == 0 else Action(NET, TO_AGENT, i))
+        step = self._step(t, _HEAD_TO_AGENT if i == 0 else Action(NET, TO_AGENT, i))
         if self.observer == "agent":
             self._log(t, record)
         if self.v1:  # v1 accepts the prompt as it reads it
-            self._sent_since(t, before)
+            self._sends(t, step.to_client)
             self._start_work(t, self.d.turn(), prompted=True)
         else:  # v2 queues it; the user message is inserted at once
             self._push(t, _AGENT, _ACCEPT_PROMPT)
@@ -380,8 +386,7 @@ class Engine:
             for record in wire.reopen(self.cfg, self.next_id, replay):
                 self._log(t, record)
             self.load_id, self.next_id = self.next_id + 1, self.next_id + 2
-        self._user(t, _LOAD if replay else _RESUME_PLAIN)
-        self._sent_since(t, 0)
+        self._sends(t, self._user(t, _LOAD if replay else _RESUME_PLAIN).to_client)
         if replay:
             self._push(t + self.d.replay_duration(), _AGENT, _REPLAY_DONE)
         self._observe(t, by_update=False)
@@ -393,7 +398,7 @@ class Engine:
             self.wants_send = t  # a load under way, or a client waiting for a suggestion (TM-3)
 
     def _send(self, t: float, action: Action) -> None:
-        self._user(t, action)
+        (prompt,) = self._user(t, action).to_agent
         self.sent += 1
         if action is _SEND_ACTION:
             self.busy = False
@@ -408,7 +413,7 @@ class Engine:
         due = t + self.d.to_agent()
         if self.fifo_to_agent:
             due = self.due_agent = max(due, self.due_agent)
-        self._push(due, _TO_AGENT, (self.conn, self.w.to_agent[-1]), record)
+        self._push(due, _TO_AGENT, (self.conn, prompt), record)
         self._observe(t, by_update=False)
 
     def _observe(self, t: float, by_update: bool) -> None:

@@ -2,35 +2,34 @@
 
 from __future__ import annotations
 
-from model.check.packed import Packed, PackedSystem
+from model.config import Config
 from model.state import World
-from model.system import Action
+from model.system import Action, Step, System
 
 
 class Interned:
-    """Each world the sessions reach, numbered, with the moves out of it (from
-    `PackedSystem.successors`, so every step is the model's own), so that a session in flight is an
-    int and a step taken before is a list index and a dict lookup."""
+    """Each world the sessions reach, numbered, with the steps out of it (from
+    `System.steps`, so every step is the model's own, with what it sent), so that a session in
+    flight is an int and a step taken before is a list index and a dict lookup."""
 
-    def __init__(self, system: PackedSystem) -> None:
-        self.system = system
-        start = system.pack(system.init_state())
-        self._packed: list[Packed] = [start]
-        self._ids: dict[Packed, int] = {start: 0}
-        self.worlds: list[World] = [system.unpack(start)]
-        self.moves: list[dict[Action, int] | None] = [None]  # by world, once visited
+    def __init__(self, config: Config) -> None:
+        self.system = System(config)
+        start = self.system.init_state()
+        self._ids: dict[World, int] = {start: 0}
+        self.worlds: list[World] = [start]
+        self.moves: list[dict[Action, tuple[int, Step]] | None] = [None]  # by world, once visited
 
-    def moves_from(self, sid: int) -> dict[Action, int]:
-        """The actions enabled in world `sid`, each with the world it leads to."""
+    def moves_from(self, sid: int) -> dict[Action, tuple[int, Step]]:
+        """The actions enabled in world `sid`, each with the number of the world it leads to
+        and the step."""
         moves = self.moves[sid]
         if moves is None:
             moves = self.moves[sid] = {}
-            for action, nxt in self.system.successors(self._packed[sid]):
-                nid = self._ids.get(nxt)
+            for step in self.system.steps(self.worlds[sid]):
+                nid = self._ids.get(step.after)
                 if nid is None:
-                    nid = self._ids[nxt] = len(self._packed)
-                    self._packed.append(nxt)
-                    self.worlds.append(self.system.unpack(nxt))
+                    nid = self._ids[step.after] = len(self.worlds)
+                    self.worlds.append(step.after)
                     self.moves.append(None)
-                moves[action] = nid
+                moves[step.action] = (nid, step)
         return moves

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from model.check.executor import Executor, Setup
-from model.check.packed import PackedSystem
 from sims.draws import Draws
 from sims.engine import run_session
 from sims.interned import Interned
@@ -54,7 +53,7 @@ def _run(task: Task, seed: int) -> tuple[Task, Totals]:
     point = _worker["points"][task.point]
     system = _worker["systems"].get(task.point)
     if system is None:
-        system = _worker["systems"][task.point] = Interned(PackedSystem(point.config))
+        system = _worker["systems"][task.point] = Interned(point.config)
     draws = chunk_draws(point, seed, task)
     totals = Totals()
     totals.add(run_session(point, system, draws).session for _ in range(task.sessions))

@@ -13,11 +13,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from model.config import Config
-from model.render import diagrams, lifetime, msc, scenarios
+from model.render import diagrams, lifetime, msc, narrate, scenarios
 from model.render.dotlang import dot_string, mermaid_text
-from model.render.narrate import Steps, flights, sequence
+from model.render.narrate import flights, told
 from model.rules import RULES_BY_ID
 from model.state import World
+from model.system import System
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = 'Fix "it" [now] <script>alert(1)</script> & \\ back\nslash --> x; y: z #1'
@@ -97,11 +98,11 @@ def test_the_overtaking_chart_draws_the_withdrawal_crossing_the_list(
     assert "(sent at 5, overtakes what 4 sent)" in chart.mermaid
 
 
-def _counterexamples() -> list[tuple[Config, World, Steps]]:
+def _counterexamples() -> list[tuple[Config, World, narrate.Path]]:
     """Every counterexample of the current revision's v1 review, over stdio and unordered."""
     from model.check import review
 
-    found = []
+    found: list[tuple[Config, World, narrate.Path]] = []
     for job in review.jobs():
         c = job.config
         if (c.version, c.revision.value) != (1, "2026-11-14") or c.semantics.value == "sdk":
@@ -118,18 +119,18 @@ def test_every_message_of_a_counterexample_is_told_and_drawn() -> None:
     assert len(paths) > 20
     for cfg, start, steps in paths:
         chart = msc.sequence_chart("x", "x", cfg, start, steps)
-        told = sequence(start, steps, cfg.version)
+        words = told(cfg, start, steps)
         before = start
         for i, (action, after) in enumerate(steps, 1):
             sent = 0
             for channel in ("to_agent", "to_client"):
                 left = len(getattr(before, channel)) - (action.name == f"deliver_{channel}")
                 sent += max(0, len(getattr(after, channel)) - left)
-            assert told[i - 1].count(" sends ") >= sent, told[i - 1]
+            assert words[i - 1].count(" sends ") >= sent, words[i - 1]
             before = after
-        for i, flight in flights(start, steps).delivered.items():
+        for i, flight in flights(start, System(cfg).walk(start, steps)).delivered.items():
             src, dst = msc.lanes_of(steps[i - 1][0])
-            assert f"p{flight.sent}_{src} -> p{i}_{dst};" in chart.dot, (i, told)
+            assert f"p{flight.sent}_{src} -> p{i}_{dst};" in chart.dot, (i, words)
 
 
 def test_the_state_graph_has_a_legend_and_names_each_state(

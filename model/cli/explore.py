@@ -102,7 +102,7 @@ def _check(args: argparse.Namespace) -> int:
     from model.check.explorer import explore
     from model.invariants import INVARIANTS
     from model.liveness import LIVENESS
-    from model.render.narrate import sequence
+    from model.render.narrate import told
 
     cfg = _config(args)
     started = time.perf_counter()
@@ -153,7 +153,7 @@ def _check(args: argparse.Namespace) -> int:
                 init, steps = result.counterexamples[p.name]
                 rules = ", ".join(p.rules)
                 console.print(labelled(*label, f" {p.name} ({rules}; {state}): {p.doc}"))
-                for line in sequence(init, steps, cfg.version, cfg.revision):
+                for line in told(cfg, init, steps):
                     console.print("   " + line)
                 console.print(f"   What is wrong: {p.broken}")
             else:
@@ -182,7 +182,7 @@ def _check(args: argparse.Namespace) -> int:
                 continue
             console.print(labelled(*label, f" {lt.name} ({where}): {lt.doc}"))
             steps = tuple(leadsto.lasso_steps(graph, result.worlds, lasso.walk))
-            for line in sequence(result.worlds[0], steps, cfg.version, cfg.revision):
+            for line in told(cfg, result.worlds[0], steps):
                 console.print("   " + line)
             console.print("   " + lasso.ending)
             console.print(f"   What is wrong: {lt.broken}")

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 def _simulate(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from model.check.packed import PackedSystem
     from model.render.atomic import write_atomic
     from sims import report as sim_report
     from sims import scenario as sim_scenario
@@ -61,7 +60,7 @@ def _simulate(args: argparse.Namespace) -> int:
         paths = sim_report.write(out.staging, scenario, rerun, points, totals)
         for i, p in enumerate(points):
             draws = sweep.chunk_draws(p, args.seed, sweep.Task(i, 0, 0))
-            model = Interned(PackedSystem(p.config))
+            model = Interned(p.config)
             for j in range(min(args.traces, p.sessions)):
                 run = run_session(p, model, draws, observer=args.observer)
                 assert run.trace is not None

@@ -19,11 +19,11 @@ from model.render import scenarios
 from model.render.atomic import write_atomic
 from model.render.dotlang import Diagram, dot_string, ident, mermaid_text
 from model.render.lifetime import lifetime_diagram
-from model.render.msc import AGENT_WORDS, REOPENS, USER_WORDS, message_label, sequence_chart
+from model.render.msc import AGENT_WORDS, USER_WORDS, message_label, sequence_chart
 from model.render.narrate import describe_world
 from model.rules import RULES_BY_ID, Revision, Side
 from model.state import Composer, Update, World
-from model.system import Action
+from model.system import REOPENS, Action
 
 # --- state machines ----------------------------------------------------------------------
 

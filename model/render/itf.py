@@ -7,7 +7,7 @@ import json
 from enum import Enum
 from typing import Any
 
-from model.render.narrate import Steps
+from model.render.narrate import Path
 from model.state import (
     Cancel,
     Load,
@@ -42,7 +42,7 @@ def _itf(value: object) -> Any:
     raise TypeError(f"no ITF encoding for {type(value).__name__}")
 
 
-def to_itf(init: World, steps: Steps, description: str, loop: int | None = None) -> dict[str, Any]:
+def to_itf(init: World, steps: Path, description: str, loop: int | None = None) -> dict[str, Any]:
     """A path as an ITF trace: one state per step, with the action that led to it; `loop` is
     the index of the state from which the trace repeats forever (a lasso)."""
     worlds = [init, *(w for _, w in steps)]

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from model.config import Config
 from model.render.dotlang import Diagram, dot_string, mermaid_text
-from model.render.narrate import UPDATE_NAMES, Flight, Steps, flights, sequence
+from model.render.narrate import UPDATE_NAMES, Flight, Path, flights, sequence
 from model.state import (
     Cancel,
     Client,
@@ -23,7 +23,7 @@ from model.state import (
     UserMessage,
     World,
 )
-from model.system import Action
+from model.system import Action, Step, System
 
 LANES = ("user", "client", "agent")
 _X = {"user": 0.0, "client": 3.2, "agent": 9.0}  # lifelines (inches)
@@ -32,7 +32,6 @@ _ROW = 0.55  # inches between steps
 _CHAR = 0.075  # about the width of a character of 10-point Helvetica (inches)
 _LINE = 0.2  # the height of a line of it with its margin
 _WRAP = 96  # characters per line of the closing note
-REOPENS = ("load", "resume_without_replay")
 
 
 USER_WORDS = {
@@ -105,15 +104,15 @@ def _offer(before: Client, after: Client, received: object = None) -> str:
     return f"grey text: [{kinds}]" if after.composer is Composer.EMPTY else f"offers [{kinds}]"
 
 
-def _note(action: Action, before: World, after: World) -> str:
+def _note(step: Step) -> str:
     """A short note for a step where an actor acts alone."""
+    action = step.action
     if action.actor == "client":
         return "sends the offered suggestion by itself"
     if action.name == "predict":
-        return f"starts predicting (after prompt {after.agent.accepted})"
+        return f"starts predicting (after prompt {step.after.agent.accepted})"
     if action.name == "publish":
-        sent = len(after.to_client) > len(before.to_client)
-        return "prediction done" if sent else "prediction done, sends nothing"
+        return "prediction done" if step.to_client else "prediction done, sends nothing"
     return AGENT_WORDS[action.name]
 
 
@@ -221,7 +220,7 @@ def sequence_chart(
     caption: str,
     cfg: Config,
     init: World,
-    steps: Steps,
+    path: Path,
     ending: str = "",
     wrong: str = "",
     group: str = "",
@@ -230,8 +229,9 @@ def sequence_chart(
     """The chart of one path.  `ending` says how a leads-to counterexample goes on; `wrong`,
     for a breach, what is wrong at its end (a red closing note); `preamble`, level arrows
     (lane, lane, message) drawn before the path's first step, unnumbered."""
+    steps = System(cfg).walk(init, path)
     flown = flights(init, steps)
-    final = steps[-1][1] if steps else init
+    final = steps[-1].after if steps else init
     waiting = [
         (channel, at, msg)
         for channel in ("to_agent", "to_client")
@@ -248,16 +248,17 @@ def sequence_chart(
         dot.append(edge + ";")
         mer.append(f"  {src}->>{dst}: {mermaid_text(label)}")
     before = init
-    for i, ((action, after), sentence) in enumerate(
-        zip(steps, sequence(init, steps, cfg.version, cfg.revision), strict=True), 1
+    for i, (step, sentence) in enumerate(
+        zip(steps, sequence(steps, cfg.version, cfg.revision), strict=True), 1
     ):
+        action, after = step.action, step.after
         dot.append(
             f'  t{i} [shape=plaintext, fontcolor="#666666", label={dot_string(str(i))},'
             f" tooltip={dot_string(sentence)}, {_at(_NUMBER_X, i)}];"
         )
         src, dst = lanes_of(action)
         channel = "to_agent" if dst == "agent" else "to_client"
-        msg = getattr(before, channel)[action.arg] if action.actor == "net" else None
+        msg = step.delivered if action.actor == "net" else None
         offer = _offer(before.client, after.client, msg)
         if action.actor == "net":
             label = message_label(msg, cfg)
@@ -276,11 +277,11 @@ def sequence_chart(
             dot.append(edge + ";")
             mer.append(f"  {src}->>{dst}: {_numbered(i, label)}")
         else:
-            note = _note(action, before, after)
+            note = _note(step)
             chart.note(f"n{i}", note, src, i)
             mer.append(f"  Note over {src}: {_numbered(i, note)}")
         if i in flown.lost:
-            _reopen(chart, i, before, flown.lost[i], cfg, action.name == "load")
+            _reopen(chart, i, step, flown.lost[i], cfg)
         before = after
     row = len(steps) + 1
     for k, (channel, at, msg) in enumerate(waiting):
@@ -317,16 +318,11 @@ def _when(i: int, flight: Flight) -> str:
     return f" (sent at {flight.sent}" + (f", overtakes what {over} sent)" if over else ")")
 
 
-def _reopen(
-    chart: _Chart, i: int, before: World, lost: list[tuple[str, int]], cfg: Config, replay: bool
-) -> None:
+def _reopen(chart: _Chart, i: int, step: Step, lost: list[tuple[str, int]], cfg: Config) -> None:
     """A reopen on a new connection: the client sends the load on it and the agent reads it at
     once; what was in flight on the old connection ends there, lost."""
     dot = chart.dot
-    counts = {"to_agent": 0, "to_client": 0}
-    for k, (channel, at) in enumerate(lost):
-        msg = getattr(before, channel)[counts[channel]]
-        counts[channel] += 1
+    for k, ((channel, at), msg) in enumerate(zip(lost, step.lost, strict=True)):
         src, dst = ("client", "agent") if channel == "to_agent" else ("agent", "client")
         words = "lost: " + message_label(msg, cfg)
         x = f"x{i}_{k}"
@@ -336,7 +332,7 @@ def _reopen(
             + " [style=dashed, arrowhead=tee];"
         )
         chart.mermaid.append(f"  Note over client,agent: {mermaid_text(words)} (sent at {at})")
-    label = message_label(Load(replay), cfg) + " (new connection)"
+    label = message_label(step.delivered, cfg) + " (new connection)"
     dot.append(
         chart.arrow(f"r{i}", label, ("client", i), chart.point("agent", i), ("agent", i)) + ";"
     )

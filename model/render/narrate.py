@@ -3,8 +3,10 @@ messages sent and delivered."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
+from model.config import Config
 from model.rules import Revision
 from model.state import (
     Cancel,
@@ -16,10 +18,10 @@ from model.state import (
     UserMessage,
     World,
 )
-from model.system import Action
+from model.system import NET, TO_AGENT, TO_CLIENT, Action, Step, System
 
-Steps = tuple[tuple[Action, World], ...]
-_REOPENS = ("load", "resume_without_replay")
+Steps = Sequence[Step]
+Path = Sequence[tuple[Action, World]]
 UPDATE_NAMES = {
     Revision.CURRENT: "prompt_suggestions_update",
     Revision.DRAFT: "prompt_suggestions",
@@ -72,44 +74,41 @@ _AGENT_WORDS = {
 }
 
 
-def describe(
-    action: Action, before: World, after: World, version: int, revision: Revision = Revision.CURRENT
-) -> str:
+def describe(step: Step, version: int, revision: Revision = Revision.CURRENT) -> str:
     """One step of a path as a sentence, naming the message delivered and every message
     sent in the step, also those the agent sends in reaction to what it reads."""
-    reacts = action.actor == "agent" or action.name == "deliver_to_agent"
-    sent = after.to_client[len(before.to_client) :] if reacts else ()
-    if action.name == "deliver_to_agent":
-        read = f"agent reads {_message(before.to_agent[action.arg], version, revision)}"
-        return "; ".join([read, *(f"agent sends {_message(m, version, revision)}" for m in sent)])
-    if action.name == "deliver_to_client":
-        return f"client receives {_message(before.to_client[action.arg], version, revision)}"
+    action = step.action
+
+    def said(msg: object) -> str:
+        return _message(msg, version, revision)
+
+    if action.name == TO_AGENT:
+        read = f"agent reads {said(step.delivered)}"
+        return "; ".join([read, *(f"agent sends {said(m)}" for m in step.to_client)])
+    if action.name == TO_CLIENT:
+        return f"client receives {said(step.delivered)}"
     if action.actor == "user":
         text = _USER_WORDS[action.name]
     elif action.actor == "client":
         text = "client sends the offered suggestion by itself"
     elif action.name == "predict":
-        text = f"agent starts predicting after prompt {after.agent.accepted}"
-    elif action.name == "publish" and not sent:
+        text = f"agent starts predicting after prompt {step.after.agent.accepted}"
+    elif action.name == "publish" and not step.to_client:
         text = "agent finishes the prediction and sends nothing"
     elif action.name == "publish":
         text = "agent finishes the prediction"
     else:
         text = _AGENT_WORDS[action.name]
-    new_to_agent = (
-        after.to_agent[len(before.to_agent) :] if action.actor in ("user", "client") else ()
-    )
-    outs = [f"client sends {_message(m, version, revision)}" for m in new_to_agent]
-    outs += [f"agent sends {_message(m, version, revision)}" for m in sent]
-    if action.name in _REOPENS and not new_to_agent:
+    outs = [f"client sends {said(m)}" for m in step.to_agent]
+    if step.new_connection:
         # Reopened on a new connection: what was in flight on the old one is lost, the agent
         # reads the load at once, and what it answered is in flight.
-        load = _message(Load(action.name == "load"), version, revision)
+        load = said(step.delivered)
         outs += [
             f"client sends {load} on a new connection (the old one's messages are lost)",
             f"agent reads {load}",
         ]
-        outs += [f"agent sends {_message(m, version, revision)}" for m in after.to_client]
+    outs += [f"agent sends {said(m)}" for m in step.to_client]
     return "; ".join([text, *outs])
 
 
@@ -126,15 +125,14 @@ def describe_world(w: World, version: int) -> str:
     )
 
 
-def sequence(
-    init: World, steps: Steps, version: int, revision: Revision = Revision.CURRENT
-) -> list[str]:
+def sequence(steps: Steps, version: int, revision: Revision = Revision.CURRENT) -> list[str]:
     """A path as numbered sentences, each message under its revision's name."""
-    lines, prev = [], init
-    for i, (action, world) in enumerate(steps, 1):
-        lines.append(f"{i}. {describe(action, prev, world, version, revision)}")
-        prev = world
-    return lines
+    return [f"{i}. {describe(step, version, revision)}" for i, step in enumerate(steps, 1)]
+
+
+def told(cfg: Config, start: World, path: Path) -> list[str]:
+    """A path of (action, world after) pairs from `start` as numbered sentences."""
+    return sequence(System(cfg).walk(start, path), cfg.version, cfg.revision)
 
 
 class Flight(NamedTuple):
@@ -157,25 +155,19 @@ class Flights(NamedTuple):
 
 def flights(init: World, steps: Steps) -> Flights:
     """When each message of a path was sent, what it overtook and whether it arrived, from
-    the channels' contents step by step."""
+    what each step delivered and sent."""
     stamps = {"to_agent": [0] * len(init.to_agent), "to_client": [0] * len(init.to_client)}
     out: dict[int, Flight] = {}
     lost: dict[int, list[tuple[str, int]]] = {}
-    before = init
-    for i, (action, after) in enumerate(steps, 1):
-        # A reopen on a new connection: the old channels are gone, everything now is new.
-        fresh = action.name in _REOPENS and not after.to_agent[len(before.to_agent) :]
-        for channel, sent in stamps.items():
-            rest: tuple[object, ...] = getattr(before, channel)
-            if action.actor == "net" and action.name == f"deliver_{channel}":
-                at = sent.pop(action.arg)
-                out[i] = Flight(at, tuple(t for t in sent if t < at))
-                rest = rest[: action.arg] + rest[action.arg + 1 :]
-            now: tuple[object, ...] = getattr(after, channel)
-            if fresh:
-                lost.setdefault(i, []).extend((channel, at) for at in sent)
-                sent[:] = [i] * len(now)
-            else:
-                sent += [i] * (len(now) - len(rest))
-        before = after
+    for i, step in enumerate(steps, 1):
+        action = step.action
+        if action.actor == NET:
+            sent = stamps["to_agent" if action.name == TO_AGENT else "to_client"]
+            at = sent.pop(action.arg)
+            out[i] = Flight(at, tuple(t for t in sent if t < at))
+        if step.new_connection:  # the old channels are gone, in channel order
+            lost[i] = [(channel, at) for channel, sent in stamps.items() for at in sent]
+            stamps = {"to_agent": [], "to_client": []}
+        stamps["to_agent"] += [i] * len(step.to_agent)
+        stamps["to_client"] += [i] * len(step.to_client)
     return Flights(out, stamps, lost)

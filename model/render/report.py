@@ -19,8 +19,8 @@ from model.render.itf import dumps as itf_dumps
 from model.render.itf import to_itf
 from model.render.mdtext import bounds, count, markdown_table
 from model.render.msc import sequence_chart
-from model.render.narrate import sequence
-from model.rules import RULES, RULES_BY_ID, Revision, counts_by_section_and_level
+from model.render.narrate import told
+from model.rules import RULES, RULES_BY_ID, counts_by_section_and_level
 
 
 def load_bearing(verdict: RuleVerdict) -> str:
@@ -202,7 +202,7 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
         for settings, names in by_keys.items():
             where = ", ".join(f"`{k}`" for k in settings)
             out.append(f"Breaks {' and '.join(names)} in {where}.")
-        out += ["", *sequence(group.cex.start, group.cex.steps, group.version, group.revision), ""]
+        out += ["", *group.lines, ""]
         out += [group.cex.ending, ""] if group.cex.ending else []
         out += ["What is wrong:", ""]
         out += [f"- `{name}`: {_broken(name)}" for name in group.settings]
@@ -263,8 +263,7 @@ class _Group:
     """One run that breaks properties in one or more settings."""
 
     cex: Counterexample
-    version: int
-    revision: Revision
+    lines: tuple[str, ...]  # the run in words
     settings: dict[str, list[str]]  # by property: the settings whose run this is
 
     @property
@@ -297,10 +296,9 @@ def _groups(summary: Summary, outcomes: Sequence[Outcome]) -> list[_Group]:
     for job, name, cex in counterexamples(outcomes):
         if name not in shown.get(job.key, ()):
             continue
-        version, revision = job.config.version, job.config.revision
-        lines = sequence(cex.start, cex.steps, version, revision)
-        key = (version, tuple(lines), cex.ending)
-        group = groups.setdefault(key, _Group(cex, version, revision, {}))
+        lines = tuple(told(job.config, cex.start, cex.steps))
+        key = (job.config.version, lines, cex.ending)
+        group = groups.setdefault(key, _Group(cex, lines, {}))
         group.settings.setdefault(name, []).append(job.key)
     return list(groups.values())
 

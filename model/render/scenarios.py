@@ -15,7 +15,7 @@ from model.config import Bounds, Config, baseline
 from model.messages import ClientSuggestionCaps
 from model.render.dotlang import Diagram
 from model.render.msc import sequence_chart
-from model.render.narrate import Steps
+from model.render.narrate import Path
 from model.rules import Revision
 from model.session import V2
 from model.state import Composer, Update, World
@@ -56,7 +56,7 @@ def _withdrawn(accepted: int) -> Callable[[World], bool]:
     return withdrawn
 
 
-def path_through(cfg: Config, milestones: tuple[Milestone, ...]) -> tuple[World, Steps]:
+def path_through(cfg: Config, milestones: tuple[Milestone, ...]) -> tuple[World, Path]:
     """The shortest path from the start that passes every milestone in order (each leg the
     shortest to its milestone, ties broken by state number, so the path is deterministic)."""
     result = explore(cfg, keep_graph=True)

@@ -13,8 +13,8 @@ from model.actors import echoes_user_message
 from model.config import Config
 from model.network import Semantics
 from model.session import V2
-from model.state import Cancel, Load, Prompt, PromptResponse, UserMessage, World
-from model.system import NET, REOPENS, TO_AGENT, TO_CLIENT, Action
+from model.state import Cancel, Load, Prompt, PromptResponse, ToClient, UserMessage, World
+from model.system import NET, TO_AGENT, TO_CLIENT, Action, System
 from model.wire import records as wire
 
 # v2 `state_update` values by session state; the model has no message for them, so the
@@ -62,7 +62,7 @@ class _Wire:
         self.sides.client.extend(records)
         self.to_agent.extend(records)
 
-    def agent_sends(self, before: World, after: World, sent: Sequence[object]) -> None:
+    def agent_sends(self, before: World, after: World, sent: Sequence[ToClient]) -> None:
         """The agent's records of one step: its messages, with a v2 `state_update` where the
         session state changed (after a prompt's response and `user_message`, before other
         work, after the turn's last updates)."""
@@ -97,20 +97,21 @@ def project(cfg: Config, start: World, steps: Sequence[tuple[Action, World]]) ->
     sides = Sides(agent=wire.header(cfg), client=wire.header(cfg))
     w = _Wire(cfg, sides)
     before = start
-    for action, after in steps:
-        if action.actor != NET:
-            if action.name in REOPENS and not cfg.load_on_live_connection:
-                _reopen(w, before, after, replay=action.name == "load")
-            else:
-                for msg in after.to_agent[len(before.to_agent) :]:
-                    w.client_sends([_request(w, msg)])
-                w.agent_sends(before, after, after.to_client[len(before.to_client) :])
+    for step in System(cfg).walk(start, steps):
+        action, after = step.action, step.after
+        if step.new_connection:
+            _reopen(w, step.delivered)
+            w.agent_sends(before, after, step.to_client)
+        elif action.actor != NET:
+            for msg in step.to_agent:
+                w.client_sends([_request(w, msg)])
+            w.agent_sends(before, after, step.to_client)
         elif action.name == TO_AGENT:
             record = w.to_agent.pop(action.arg)
             sides.agent.append(record)
             if record["msg"].get("method") == "session/prompt":
                 w.read.add(record["msg"]["id"], echoes_user_message(cfg))
-            w.agent_sends(before, after, after.to_client[len(before.to_client) :])
+            w.agent_sends(before, after, step.to_client)
         else:
             assert action.name == TO_CLIENT
             # The client records what arrives on the wire: in the order sent, except on an
@@ -137,11 +138,11 @@ def _request(w: _Wire, msg: object) -> wire.Record:
     return wire.load(w.cfg, w.load_id, msg.replay)
 
 
-def _reopen(w: _Wire, before: World, after: World, replay: bool) -> None:
-    """A reopen on a new connection: what was in flight is lost, both sides see the new
-    connection's `initialize` and the load or resume, and the agent answers at once with what
-    it sends on reading it (the replay)."""
-    handshake = wire.reopen(w.cfg, w.next_id, replay)
+def _reopen(w: _Wire, load: object) -> None:
+    """A reopen on a new connection: what was in flight is lost, and both sides see the new
+    connection's `initialize` and the load or resume (the agent answers it at once)."""
+    assert type(load) is Load
+    handshake = wire.reopen(w.cfg, w.next_id, load.replay)
     w.to_agent.clear()
     w.to_client.clear()
     w.only = []
@@ -149,4 +150,3 @@ def _reopen(w: _Wire, before: World, after: World, replay: bool) -> None:
     w.load_id, w.next_id = w.next_id + 1, w.next_id + 2
     w.sides.client.extend(handshake)
     w.sides.agent.extend(handshake)
-    w.agent_sends(before, after, after.to_client)
