@@ -15,15 +15,7 @@ from typing import Any, NamedTuple
 from model.actors import echoes_user_message
 from model.network import Semantics
 from model.rules import RuleId
-from model.state import (
-    Composer,
-    LoadResponse,
-    Prompt,
-    PromptResponse,
-    ToClient,
-    Update,
-    UserMessage,
-)
+from model.state import Composer, LoadResponse, Prompt, PromptResponse, Update, UserMessage
 from model.system import AGENT, CLIENT, NET, TO_AGENT, TO_CLIENT, USER, Action, Step
 from model.wire import records as wire
 from sims.draws import Draws
@@ -224,7 +216,7 @@ class Engine:
         if self.observer == "agent":
             self._log(t, record)
 
-    def _sends(self, t: float, sent: tuple[ToClient, ...]) -> None:
+    def _sends(self, t: float, sent: tuple[Any, ...]) -> None:
         """Send what a model step of the agent put on the wire (a v1 prompt response ends the
         turn; in v2 the response is the prompt's acceptance)."""
         for msg in sent:

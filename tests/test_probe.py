@@ -14,7 +14,8 @@ import pytest
 
 from model.cli.main import main
 from model.wire import coverage
-from model.wire.probe import LEGACY_SCENARIO, SCENARIOS, Scenario, by_rule, probe
+from model.wire.probe import by_rule, probe
+from model.wire.scenarios import LEGACY_SCENARIO, SCENARIOS, Scenario
 
 AGENT = [sys.executable, "-m", "model.wire.agent"]
 

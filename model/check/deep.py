@@ -15,11 +15,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from model.check import leadsto, sessions
-from model.check.explorer import explore
+from model.check import sessions
+from model.check.verify import verify
 from model.config import Bounds, Config, baseline
-from model.invariants import INVARIANTS
-from model.liveness import LIVENESS
 from model.network import Semantics
 from model.rules import Revision
 
@@ -136,13 +134,9 @@ def cost(task: Deep) -> int:
 def _in_force_broken(cfg: Config, max_states: int) -> tuple[list[str], int, bool, int | None, bool]:
     """The in-force properties broken in `cfg` (leads-to only on a whole graph), with the
     exploration's states, completeness, checked depth and whether liveness was decided."""
-    result = explore(cfg, max_states=max_states, keep_graph=True)
-    decided = result.complete and result.graph is not None
-    graph = result.graph
-    lassos = leadsto.check(cfg, graph, result.worlds) if decided and graph is not None else {}
-    broken = [p.name for p in INVARIANTS if p.in_force(cfg) and p.name in result.counterexamples]
-    broken += [p.name for p in LIVENESS if p.in_force(cfg) and lassos.get(p.name)]
-    return broken, result.states, result.complete, result.depth, decided
+    verdicts = verify(cfg, max_states=max_states)
+    result = verdicts.result
+    return verdicts.broken(), result.states, result.complete, result.depth, verdicts.decided
 
 
 def run(task: Deep) -> Measured:

@@ -16,8 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
-from model.check import leadsto
-from model.check.explorer import explore
+from model.check.verify import verify
 from model.config import RFD_CLIENT, Bounds, ClientPolicy, Config, baseline, client_policy
 from model.invariants import INVARIANTS
 from model.liveness import LIVENESS
@@ -94,14 +93,9 @@ class Cell:
 def violated(cfg: Config, liveness: bool) -> dict[str, int]:
     """The properties that fail in `cfg` (in force or not), each with the length of its
     shortest counterexample; leads-to properties only when `liveness` (it needs the graph)."""
-    result = explore(cfg, keep_graph=liveness)
-    assert result.complete
-    lengths = {name: len(path) for name, (_, path) in result.counterexamples.items()}
-    if result.graph is not None:
-        for name, lasso in leadsto.check(cfg, result.graph, result.worlds).items():
-            if lasso is not None:
-                lengths[name] = len(lasso.walk) - 1
-    return lengths
+    verdicts = verify(cfg, liveness=liveness)
+    assert verdicts.result.complete
+    return {name: len(cex.steps) for name, cex in verdicts.counterexamples().items()}
 
 
 @dataclass

@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from model.amendments import AMENDMENTS_BY_NAME
-from model.check import duties, leadsto, sessions
+from model.check import duties, sessions
 from model.check.executor import Executor
-from model.check.explorer import explore
+from model.check.verify import Counterexample, verify
 from model.config import Bounds, Config, baseline
 from model.invariants import INVARIANTS
 from model.liveness import LIVENESS
@@ -17,8 +17,7 @@ from model.messages import AgentPromptCaps, ClientSuggestionCaps
 from model.mutations import MUTATIONS
 from model.network import Semantics
 from model.rules import Revision
-from model.state import PREDICT_TEXT_OR_IMAGE, World
-from model.system import Action
+from model.state import PREDICT_TEXT_OR_IMAGE
 
 VERSIONS = (1, 2)
 # The version of review.json's format (`model/render/review.schema.json`).
@@ -27,7 +26,6 @@ PROPERTY_ORDER = [p.name for p in INVARIANTS] + [p.name for p in LIVENESS]
 # Liveness needs the whole graph, which costs time: it is decided for the compliant peers and
 # for the mutations of the rules a leads-to property names.
 _LIVENESS_RULES = frozenset(r for p in LIVENESS for r in p.rules)
-Steps = tuple[tuple[Action, World], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,17 +43,6 @@ class Job:
         c = self.config
         name = f"{self.name}@{self.setting}" if self.setting else self.name
         return f"{self.kind}.{name}.v{c.version}.{c.semantics.value}"
-
-
-@dataclass(frozen=True, slots=True)
-class Counterexample:
-    """A path from the initial world to a violation (for a leads-to property, its lasso
-    walked once)."""
-
-    start: World
-    steps: Steps
-    ending: str = ""  # a leads-to counterexample: how the run goes on (repeats or stops)
-    loop: int | None = None  # and the state its repetition starts from
 
 
 @dataclass
@@ -167,16 +154,9 @@ def proposal_jobs(names: Sequence[str]) -> list[Job]:
 
 def run(job: Job) -> Outcome:
     """Explore one job and decide liveness on its graph."""
-    cfg = job.config
     live = job.kind != "mutation" or job.name in _LIVENESS_RULES
-    result = explore(cfg, keep_graph=live)
-    graph, worlds = result.graph, result.worlds
-    paths = {name: Counterexample(*path) for name, path in result.counterexamples.items()}
-    found = leadsto.check(cfg, graph, worlds) if graph is not None else {}
-    for name, lasso in found.items():
-        if lasso is not None and graph is not None:
-            steps = tuple(leadsto.lasso_steps(graph, worlds, lasso.walk))
-            paths[name] = Counterexample(worlds[0], steps, lasso.ending, lasso.loop)
+    verdicts = verify(job.config, liveness=live)
+    paths, result = verdicts.counterexamples(), verdicts.result
     violated = [p for p in PROPERTY_ORDER if p in paths]
     return Outcome(job, result.states, result.transitions, result.complete, violated, paths)
 

@@ -99,21 +99,23 @@ _BROKEN = {"in force": ("VIOLATED", "red"), "a goal, not a rule": ("not met", "y
 
 def _check(args: argparse.Namespace) -> int:
     from model.check import leadsto
-    from model.check.explorer import explore
+    from model.check.verify import verify
     from model.invariants import INVARIANTS
     from model.liveness import LIVENESS
     from model.render.narrate import told
 
     cfg = _config(args)
     started = time.perf_counter()
-    result = explore(cfg, max_states=args.max_states, keep_graph=not args.safety_only)
-    graph = result.graph
     # A search cut short has no whole graph: it decides no leads-to property.
-    decided = graph is not None and result.complete
-    lassos = leadsto.check(cfg, graph, result.worlds) if decided and graph is not None else {}
+    verdicts = verify(cfg, liveness=not args.safety_only, max_states=args.max_states)
+    result, graph, lassos, decided = (
+        verdicts.result,
+        verdicts.result.graph,
+        verdicts.lassos,
+        verdicts.decided,
+    )
     seconds = time.perf_counter() - started
-    broken = [p.name for p in INVARIANTS if p.in_force(cfg) and p.name in result.counterexamples]
-    broken += [lt.name for lt in LIVENESS if lt.in_force(cfg) and lassos.get(lt.name)]
+    broken = verdicts.broken()
     if args.json:
         out = {
             "states": result.states,

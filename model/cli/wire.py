@@ -88,14 +88,14 @@ def _trace_check(args: argparse.Namespace) -> int:
 
 
 def _probe(args: argparse.Namespace) -> int:
-    from model.wire import probe, tracecheck
+    from model.wire import probe, scenarios, tracecheck
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         raise UsageError("probe: give the agent's command after --, e.g. -- my-agent --stdio")
     if shutil.which(command[0]) is None:
         raise UsageError(f"probe: cannot run {command[0]!r}: no such executable")
-    names = [s.name for s in (*probe.SCENARIOS, probe.LEGACY_SCENARIO)]
+    names = [s.name for s in (*scenarios.SCENARIOS, scenarios.LEGACY_SCENARIO)]
     for name in args.scenario:
         if name not in names:
             raise UsageError(f"--scenario {name}: no such scenario (one of {', '.join(names)})")
@@ -132,11 +132,11 @@ def _probe(args: argparse.Namespace) -> int:
     if args.format == "junit":
         print(tracecheck.junit(reports), end="")
     elif args.format == "json":
-        scenarios = [
+        ran = [
             {"scenario": o.scenario.name, "actions": list(o.scenario.actions), **o.report.as_dict()}
             for o in outcomes
         ]
-        print(json.dumps({"verdict": verdict, "scenarios": scenarios, "rules": rules}, indent=2))
+        print(json.dumps({"verdict": verdict, "scenarios": ran, "rules": rules}, indent=2))
     else:
         for o in outcomes:
             why = o.report.error or o.report.unexercised

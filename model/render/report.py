@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from model.check.review import Counterexample, Outcome, counterexamples, judged
+from model.check.review import Outcome, counterexamples, judged
 from model.check.verdicts import RuleVerdict, Summary
+from model.check.verify import Counterexample
 from model.config import Bounds
 from model.invariants import PROPERTIES_BY_NAME
 from model.liveness import LIVENESS

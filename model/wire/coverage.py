@@ -14,7 +14,7 @@ from model.messages import ClientSuggestionCaps
 from model.rules import Revision
 from model.state import World
 from model.system import AGENT, NET, TO_AGENT, USER, Action, System
-from model.wire.probe import SECOND_SESSION
+from model.wire.scenarios import SECOND_SESSION
 
 Transition = tuple[str, str, str]  # (the agent's step, its session state, its list state)
 # Bounds that let every scenario run to its end: a prompt for each send, a prediction after

@@ -1,0 +1,74 @@
+"""One configuration checked: every invariant in every reachable state, and the leads-to
+properties on the whole state graph.  The check command, the review, the duty placement and
+the deep review all ask this one function."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from model.check import leadsto
+from model.check.explorer import Result, explore
+from model.config import Config
+from model.invariants import INVARIANTS
+from model.liveness import LIVENESS
+from model.state import World
+from model.system import Action
+
+Steps = tuple[tuple[Action, World], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Counterexample:
+    """A path from the initial world to a violation (for a leads-to property, its lasso
+    walked once)."""
+
+    start: World
+    steps: Steps
+    ending: str = ""  # a leads-to counterexample: how the run goes on (repeats or stops)
+    loop: int | None = None  # and the state its repetition starts from
+
+
+@dataclass(frozen=True, slots=True)
+class Verdicts:
+    """What checking one configuration found: the exploration, and each leads-to property's
+    lasso (None where it holds) when the whole graph was there to decide them."""
+
+    config: Config
+    result: Result
+    lassos: dict[str, leadsto.Lasso | None]
+    decided: bool  # leads-to decided: the graph was kept and the search was not cut short
+
+    def broken(self) -> list[str]:
+        """The properties in force here that are broken, invariants first, in catalogue
+        order."""
+        cfg, result = self.config, self.result
+        out = [p.name for p in INVARIANTS if p.in_force(cfg) and p.name in result.counterexamples]
+        return out + [p.name for p in LIVENESS if p.in_force(cfg) and self.lassos.get(p.name)]
+
+    def counterexamples(self) -> dict[str, Counterexample]:
+        """Every broken property's shortest counterexample, in force or not: invariants'
+        paths, then leads-to lassos walked once."""
+        result, graph = self.result, self.result.graph
+        out = {name: Counterexample(*path) for name, path in result.counterexamples.items()}
+        for name, lasso in self.lassos.items():
+            if lasso is not None and graph is not None:
+                steps = tuple(leadsto.lasso_steps(graph, result.worlds, lasso.walk))
+                out[name] = Counterexample(result.worlds[0], steps, lasso.ending, lasso.loop)
+        return out
+
+
+def verify(
+    cfg: Config,
+    *,
+    liveness: bool = True,
+    max_states: int = 2_000_000,
+    progress: Callable[[int], None] | None = None,
+) -> Verdicts:
+    """Explore `cfg` breadth-first and, with `liveness` and a search that ends, decide the
+    leads-to properties on its graph."""
+    result = explore(cfg, max_states=max_states, keep_graph=liveness, progress=progress)
+    graph = result.graph
+    decided = result.complete and graph is not None
+    lassos = leadsto.check(cfg, graph, result.worlds) if decided and graph is not None else {}
+    return Verdicts(cfg, result, lassos, decided)

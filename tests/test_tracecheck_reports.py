@@ -1,0 +1,121 @@
+"""The trace checker's reports: the command's JSON and exit codes, JUnit that CI systems
+read (failures for violations, every file named, valid against the common schema)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from model.cli.main import main
+from tests.traces import (
+    VALID,
+    encoded,
+    first_turn,
+    prompt,
+    res,
+    suggest,
+)
+
+
+def test_cli_json_shape_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good, bad, broken = tmp_path / "good.jsonl", tmp_path / "bad.jsonl", tmp_path / "x.jsonl"
+    good.write_bytes(
+        b"".join(
+            encoded(
+                [*first_turn(), prompt(3), suggest(), res("agent", 3, {"stopReason": "end_turn"})]
+            )
+        )
+    )
+    bad.write_bytes(b"".join(encoded(first_turn(caps={}))))
+    broken.write_bytes(b"not json\n")
+    assert main(["trace", "check", str(good), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["verdict"] == "pass"
+    assert set(out["findings"][0]) == {
+        "file",
+        "rule",
+        "section",
+        "level",
+        "verdict",
+        "exact_from",
+        "line",
+        "session",
+        "message",
+    }
+    assert main(["trace", "check", str(bad)]) == 1
+    assert "violation: CAP-2 (MUST NOT, Capability)" in capsys.readouterr().out
+    assert main(["trace", "check", str(broken)]) == 2
+    assert "x.jsonl: line 1: not valid JSON" in capsys.readouterr().err
+
+
+def test_junit_marks_violations_as_failures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import xml.etree.ElementTree as ET
+
+    bad = tmp_path / "bad.jsonl"
+    hostile = [{"type": "text", "text": '</testcase><x a="1">& "q"'}]
+    bad.write_bytes(b"".join(encoded([*first_turn(caps={}), suggest(hostile)])))
+    assert main(["trace", "check", str(bad), "--format", "junit"]) == 1
+    root = ET.fromstring(capsys.readouterr().out.split("\n", 1)[1])
+    suite = root.find("testsuite")
+    assert suite is not None and int(suite.get("failures", "0")) >= 1
+    failures = [c for c in suite.iter("testcase") if c.find("failure") is not None]
+    assert failures and failures[0].get("classname", "") == f"{bad}: CAP-2 Capability"
+
+
+def test_ci_reports_name_each_file_and_are_never_empty(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import xml.etree.ElementTree as ET
+
+    good, empty, broken = tmp_path / "good.jsonl", tmp_path / "empty.jsonl", tmp_path / "x.jsonl"
+    good.write_bytes(VALID)
+    empty.write_bytes(b"")
+    broken.write_bytes(b"not json\n")
+    assert main(["trace", "check", str(good), str(empty), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["verdict"] == "inconclusive"  # the empty file checks nothing
+    assert [f["verdict"] for f in out["files"]] == ["pass", "inconclusive"]
+    assert "no session or no suggestion traffic" in out["files"][1]["reason"]
+    assert {f["file"] for f in out["findings"]} == {str(good)}
+    assert main(["trace", "check", str(good), str(broken), "--format", "json"]) == 2
+    out = json.loads(capsys.readouterr().out)
+    assert out["verdict"] == "error" and "line 1: not valid JSON" in out["files"][1]["error"]
+    assert main(["trace", "check", str(good), str(broken), "--format", "junit"]) == 2
+    root = ET.fromstring(capsys.readouterr().out.split("\n", 1)[1])
+    suites = root.findall("testsuite")
+    assert [s.get("name") for s in suites] == [str(good), str(broken)]
+    for key in ("tests", "failures", "errors"):
+        assert int(root.get(key, "-1")) == sum(int(s.get(key, "-1")) for s in suites)
+    assert suites[1].get("errors") == "1" and suites[1].find("testcase/error") is not None
+    assert main(["trace", "check", str(empty)]) == 0
+    assert "empty.jsonl: inconclusive: no rule found anything" in capsys.readouterr().out
+
+
+JUNIT_XSD = Path(__file__).parent / "data" / "junit.xsd"
+
+
+@pytest.mark.parametrize(
+    "contents",
+    [
+        [VALID],  # pass
+        [b""],  # nothing to check: a skipped case
+        [b"not json\n"],  # unusable: an error case
+        [VALID, b"", b"{}\n"],  # several files
+        [b"".join(encoded([*first_turn(caps={}), suggest([{"type": "text", "text": "&<"}])]))],
+    ],
+)
+def test_junit_is_valid_against_the_common_schema(
+    contents: list[bytes], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import xmlschema
+
+    files = []
+    for n, data in enumerate(contents):
+        files.append(tmp_path / f"t{n}.jsonl")
+        files[-1].write_bytes(data)
+    main(["trace", "check", *map(str, files), "--format", "junit"])
+    xmlschema.XMLSchema(JUNIT_XSD).validate(capsys.readouterr().out.encode())
