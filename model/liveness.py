@@ -13,9 +13,9 @@ from model.invariants import stale, usable
 from model.lifecycle import ListState
 from model.rules import RuleId, in_force
 from model.state import Composer, World
-from model.system import AGENT, NET, Action
+from model.system import AGENT, NET, Act, Action
 
-_OBLIGED = frozenset({"end_turn", "replay_done", "accept_prompt"})
+_OBLIGED = frozenset({Act.END_TURN, Act.REPLAY_DONE, Act.ACCEPT_PROMPT})
 
 
 def fair_system_step(action: Action) -> str | None:

@@ -13,6 +13,7 @@ import functools
 import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Literal, NamedTuple, TypeVar
 
 from model import actors
@@ -42,14 +43,42 @@ USER: Actor = "user"
 CLIENT: Actor = "client"
 AGENT: Actor = "agent"
 NET: Actor = "net"
-TO_AGENT, TO_CLIENT = "deliver_to_agent", "deliver_to_client"
+
+
+class Act(StrEnum):
+    """The name of every action of Next, by who takes it."""
+
+    # the user and the client
+    TYPE = "type"
+    ACCEPT = "accept"
+    DISMISS = "dismiss"
+    SEND = "send"
+    CANCEL = "cancel"
+    LOAD = "load"
+    RESUME_WITHOUT_REPLAY = "resume_without_replay"
+    AUTO_SEND = "auto_send"
+    # the agent
+    PREDICT = "predict"
+    PUBLISH = "publish"
+    END_TURN = "end_turn"
+    REPLAY_DONE = "replay_done"
+    ACCEPT_PROMPT = "accept_prompt"
+    FOREGROUND_WORK = "foreground_work"
+    NEED_ACTION = "need_action"
+    ACTION_RESOLVED = "action_resolved"
+    # the network
+    DELIVER_TO_AGENT = "deliver_to_agent"
+    DELIVER_TO_CLIENT = "deliver_to_client"
+
+
+TO_AGENT, TO_CLIENT = Act.DELIVER_TO_AGENT, Act.DELIVER_TO_CLIENT
 
 
 class Action(NamedTuple):
     """One step: who acts, what it does, and an argument (a message index or a choice)."""
 
     actor: Actor
-    name: str
+    name: Act
     arg: int = 0
 
     def __str__(self) -> str:
@@ -81,24 +110,24 @@ def _offered(cfg: Config, c: Client) -> bool:
 
 
 USER_AND_CLIENT: tuple[ClientAction, ...] = (
-    ClientAction(Action(USER, "type"), _composing, actors.user_types),
+    ClientAction(Action(USER, Act.TYPE), _composing, actors.user_types),
     ClientAction(
-        Action(USER, "accept"),
+        Action(USER, Act.ACCEPT),
         _offered,
         actors.user_accepts,
     ),
     ClientAction(
-        Action(USER, "dismiss"),
+        Action(USER, Act.DISMISS),
         _offered,
         actors.user_dismisses,
     ),
     ClientAction(
-        Action(USER, "send"),
+        Action(USER, Act.SEND),
         lambda cfg, c: c.sent < cfg.bounds.prompts and actors.may_send(cfg, c),
         actors.user_sends,
     ),
     ClientAction(
-        Action(USER, "cancel"),
+        Action(USER, Act.CANCEL),
         lambda cfg, c: (
             c.cancels < cfg.bounds.cancels
             and (c.outstanding > 0 if cfg.version == 1 else c.sent > 0)
@@ -106,22 +135,22 @@ USER_AND_CLIENT: tuple[ClientAction, ...] = (
         actors.user_cancels,
     ),
     ClientAction(
-        Action(USER, "load", 1),
+        Action(USER, Act.LOAD, 1),
         lambda cfg, c: c.loads < cfg.bounds.loads and actors.may_load(cfg, c),
         lambda cfg, c: actors.user_loads(cfg, c, replay=True),
     ),
     ClientAction(
-        Action(USER, "resume_without_replay"),
+        Action(USER, Act.RESUME_WITHOUT_REPLAY),
         lambda cfg, c: cfg.version == 2 and c.loads < cfg.bounds.loads and actors.may_load(cfg, c),
         lambda cfg, c: actors.user_loads(cfg, c, replay=False),
     ),
     ClientAction(
-        Action(CLIENT, "auto_send"),
+        Action(CLIENT, Act.AUTO_SEND),
         lambda cfg, c: c.sent < cfg.bounds.prompts and actors.may_auto_send(cfg, c),
         actors.client_auto_sends,
     ),
 )
-REOPENS = frozenset(("load", "resume_without_replay"))
+REOPENS = frozenset((Act.LOAD, Act.RESUME_WITHOUT_REPLAY))
 """The user's actions that reopen the session (v1 `session/load`, v2 `session/resume`)."""
 
 # ------------------------------------------------------------ the agent ----------------------
@@ -136,7 +165,7 @@ class AgentAction:
     """An action of the agent: when it is enabled, and the steps it may take, one per choice
     (the output of a model call, the order of its messages), each labelled by its index."""
 
-    name: str
+    name: Act
     enabled: Callable[[Config, Agent], bool]
     effects: Callable[[Config, Agent], list[actors.AgentStep]]
 
@@ -149,15 +178,17 @@ def _one(
 
 AGENT_ACTIONS: tuple[AgentAction, ...] = (
     AgentAction(
-        "predict",
+        Act.PREDICT,
         actors.may_predict,
         lambda cfg, a: [actors.predict(cfg, a, output) for output in cfg.predictions],
     ),
-    AgentAction("publish", actors.may_publish, _one(actors.publish)),
-    AgentAction("end_turn", _session_can(SessionTrigger.END_TURN), _one(actors.end_turn)),
-    AgentAction("replay_done", _session_can(SessionTrigger.REPLAY_DONE), _one(actors.replay_done)),
+    AgentAction(Act.PUBLISH, actors.may_publish, _one(actors.publish)),
+    AgentAction(Act.END_TURN, _session_can(SessionTrigger.END_TURN), _one(actors.end_turn)),
     AgentAction(
-        "accept_prompt",
+        Act.REPLAY_DONE, _session_can(SessionTrigger.REPLAY_DONE), _one(actors.replay_done)
+    ),
+    AgentAction(
+        Act.ACCEPT_PROMPT,
         lambda cfg, a: (
             cfg.version == 2
             and a.queued > 0
@@ -166,21 +197,21 @@ AGENT_ACTIONS: tuple[AgentAction, ...] = (
         actors.accept_prompt,
     ),
     AgentAction(
-        "foreground_work",
+        Act.FOREGROUND_WORK,
         lambda cfg, a: (
             cfg.version == 2 and a.session is V2.IDLE and a.foreground < cfg.bounds.foreground
         ),
         _one(actors.foreground_work),
     ),
     AgentAction(
-        "need_action",
+        Act.NEED_ACTION,
         lambda cfg, a: (
             cfg.version == 2 and a.session is V2.RUNNING and a.blocked < cfg.bounds.blocked
         ),
         _one(actors.need_action),
     ),
     AgentAction(
-        "action_resolved",
+        Act.ACTION_RESOLVED,
         lambda cfg, a: cfg.version == 2 and a.session is V2.REQUIRES_ACTION,
         _one(actors.action_resolved),
     ),

@@ -16,7 +16,7 @@ from model.actors import echoes_user_message
 from model.network import Semantics
 from model.rules import RuleId
 from model.state import Composer, LoadResponse, Prompt, PromptResponse, Update, UserMessage
-from model.system import AGENT, CLIENT, NET, TO_AGENT, TO_CLIENT, USER, Action, Step
+from model.system import AGENT, CLIENT, NET, TO_AGENT, TO_CLIENT, USER, Act, Action, Step
 from model.wire import records as wire
 from sims.draws import Draws
 from sims.interned import Interned
@@ -25,12 +25,16 @@ from sims.scenario import Point
 
 _TO_AGENT, _TO_CLIENT, _AGENT, _COMPOSE, _SEND = range(5)
 
-_TYPE, _ACCEPT, _DISMISS = Action(USER, "type"), Action(USER, "accept"), Action(USER, "dismiss")
-_SEND_ACTION, _AUTO_SEND = Action(USER, "send"), Action(CLIENT, "auto_send")
-_ACCEPT_PROMPT, _END_TURN = Action(AGENT, "accept_prompt"), Action(AGENT, "end_turn")
-_PUBLISH, _FOREGROUND = Action(AGENT, "publish"), Action(AGENT, "foreground_work")
-_REPLAY_DONE = Action(AGENT, "replay_done")
-_LOAD, _RESUME_PLAIN = Action(USER, "load", 1), Action(USER, "resume_without_replay")
+_TYPE, _ACCEPT, _DISMISS = (
+    Action(USER, Act.TYPE),
+    Action(USER, Act.ACCEPT),
+    Action(USER, Act.DISMISS),
+)
+_SEND_ACTION, _AUTO_SEND = Action(USER, Act.SEND), Action(CLIENT, Act.AUTO_SEND)
+_ACCEPT_PROMPT, _END_TURN = Action(AGENT, Act.ACCEPT_PROMPT), Action(AGENT, Act.END_TURN)
+_PUBLISH, _FOREGROUND = Action(AGENT, Act.PUBLISH), Action(AGENT, Act.FOREGROUND_WORK)
+_REPLAY_DONE = Action(AGENT, Act.REPLAY_DONE)
+_LOAD, _RESUME_PLAIN = Action(USER, Act.LOAD, 1), Action(USER, Act.RESUME_WITHOUT_REPLAY)
 _EMPTY = Composer.EMPTY
 _ACKNOWLEDGE = (PromptResponse, UserMessage)
 _HEAD_TO_AGENT, _HEAD_TO_CLIENT = Action(NET, TO_AGENT, 0), Action(NET, TO_CLIENT, 0)
@@ -117,7 +121,7 @@ class Engine:
         self.fifo_to_agent = self.cfg.semantics.toward_agent is Semantics.FIFO
         self.sdk = self.cfg.semantics is Semantics.SDK
         self.auto = self.cfg.auto_send_setting or not self.cfg.client.keeps(RuleId.CP_1)
-        self.predicts = [Action(AGENT, "predict", i) for i in range(len(self.cfg.predictions))]
+        self.predicts = [Action(AGENT, Act.PREDICT, i) for i in range(len(self.cfg.predictions))]
         self.sid = 0
         self.w = model.worlds[0]
         self.heap: list[tuple[float, int, int, Any, Any, bool]] = []

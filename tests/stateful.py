@@ -18,7 +18,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from model.config import Config
 from model.invariants import REACHABLE, Property
-from model.system import Action, System
+from model.system import Act, Action, System
 
 SETTINGS = settings(
     max_examples=150,
@@ -35,24 +35,24 @@ FIND = settings(SETTINGS, max_examples=400, phases=[Phase.generate], derandomize
 # Each action of the model by (actor, name): the rule's name, and whether the action comes in
 # several copies (a message index, a prediction choice) that the rule picks from with `i`.
 RULES: dict[tuple[str, str], tuple[str, bool]] = {
-    ("user", "type"): ("user_types", False),
-    ("user", "accept"): ("user_accepts_the_suggestion", False),
-    ("user", "dismiss"): ("user_dismisses_the_suggestion", False),
-    ("user", "send"): ("user_sends", False),
-    ("user", "cancel"): ("user_cancels", False),
-    ("user", "load"): ("user_reopens_with_replay", False),
-    ("user", "resume_without_replay"): ("user_resumes_without_replay", False),
-    ("client", "auto_send"): ("client_sends_by_itself", False),
-    ("agent", "predict"): ("agent_predicts", True),
-    ("agent", "publish"): ("agent_publishes", False),
-    ("agent", "end_turn"): ("agent_ends_its_turn", False),
-    ("agent", "replay_done"): ("agent_finishes_the_replay", False),
-    ("agent", "accept_prompt"): ("agent_accepts_a_prompt", False),
-    ("agent", "foreground_work"): ("agent_starts_work_without_a_prompt", False),
-    ("agent", "need_action"): ("agent_needs_the_users_action", False),
-    ("agent", "action_resolved"): ("agent_gets_the_users_action", False),
-    ("net", "deliver_to_agent"): ("deliver_to_agent", True),
-    ("net", "deliver_to_client"): ("deliver_to_client", True),
+    ("user", Act.TYPE): ("user_types", False),
+    ("user", Act.ACCEPT): ("user_accepts_the_suggestion", False),
+    ("user", Act.DISMISS): ("user_dismisses_the_suggestion", False),
+    ("user", Act.SEND): ("user_sends", False),
+    ("user", Act.CANCEL): ("user_cancels", False),
+    ("user", Act.LOAD): ("user_reopens_with_replay", False),
+    ("user", Act.RESUME_WITHOUT_REPLAY): ("user_resumes_without_replay", False),
+    ("client", Act.AUTO_SEND): ("client_sends_by_itself", False),
+    ("agent", Act.PREDICT): ("agent_predicts", True),
+    ("agent", Act.PUBLISH): ("agent_publishes", False),
+    ("agent", Act.END_TURN): ("agent_ends_its_turn", False),
+    ("agent", Act.REPLAY_DONE): ("agent_finishes_the_replay", False),
+    ("agent", Act.ACCEPT_PROMPT): ("agent_accepts_a_prompt", False),
+    ("agent", Act.FOREGROUND_WORK): ("agent_starts_work_without_a_prompt", False),
+    ("agent", Act.NEED_ACTION): ("agent_needs_the_users_action", False),
+    ("agent", Act.ACTION_RESOLVED): ("agent_gets_the_users_action", False),
+    ("net", Act.DELIVER_TO_AGENT): ("deliver_to_agent", True),
+    ("net", Act.DELIVER_TO_CLIENT): ("deliver_to_client", True),
 }
 
 

@@ -18,7 +18,7 @@ from model.mutations import MUTATIONS, MUTATIONS_BY_RULE
 from model.network import Semantics
 from model.rules import Revision
 from model.state import Cancel, LoadResponse, PromptResponse, Update, World, initial_world
-from model.system import Action, System
+from model.system import REOPENS, Act, Action, System
 from tests.helpers import KNOWN_GAPS
 
 SMALL = Bounds(prompts=1, predictions=1, loads=1, cancels=0, foreground=1, blocked=0)
@@ -83,7 +83,7 @@ def test_packed_system_agrees_with_the_readable_one(
     readable, packed = System(cfg), PackedSystem(cfg)
     start = readable.init_state()
     seen, stack = {start}, [start]
-    names: set[str] = set()
+    names: set[Act] = set()
     while stack:
         w = stack.pop()
         steps = readable.successors(w)
@@ -93,8 +93,8 @@ def test_packed_system_agrees_with_the_readable_one(
             if after not in seen:
                 seen.add(after)
                 stack.append(after)
-    assert {"load", "publish", "deliver_to_agent", "deliver_to_client"} <= names
-    assert ("cancel" if version == 1 else "need_action") in names
+    assert {Act.LOAD, Act.PUBLISH, Act.DELIVER_TO_AGENT, Act.DELIVER_TO_CLIENT} <= names
+    assert (Act.CANCEL if version == 1 else Act.NEED_ACTION) in names
     assert len(seen) == explore(cfg).states
 
 
@@ -198,8 +198,8 @@ def test_live_load_leaves_a_list_in_flight_unwithdrawn(version: int) -> None:
     assert "withdrawn_after_prompt" in live.violated
     _, steps = live.counterexamples["withdrawn_after_prompt"]
     names = [a.name for a, _ in steps]
-    reopen = next(i for i, n in enumerate(names) if n in ("load", "resume_without_replay"))
-    assert reopen < names.index("deliver_to_client")
+    reopen = next(i for i, n in enumerate(names) if n in REOPENS)
+    assert reopen < names.index(Act.DELIVER_TO_CLIENT)
     assert "withdrawn_after_prompt" not in explore(baseline(Revision.CURRENT, version)).violated
 
 
@@ -363,9 +363,9 @@ def test_the_state_graph_is_the_one_networkx_would_hold(out: list[list[tuple[int
     from model.system import Action
 
     actions = [
-        Action("user", "type"),
-        Action("net", "deliver_to_agent"),
-        Action("agent", "end_turn"),
+        Action("user", Act.TYPE),
+        Action("net", Act.DELIVER_TO_AGENT),
+        Action("agent", Act.END_TURN),
     ]
     n = len(out)
     edges = [(u, v % n, actions[a]) for u, row in enumerate(out) for v, a in row]
@@ -389,7 +389,7 @@ def test_the_state_graph_widens_its_action_numbers_past_255() -> None:
     from model.check.graph import StateGraph
     from model.system import Action
 
-    actions = [Action("net", "deliver_to_client", k) for k in range(300)]
+    actions = [Action("net", Act.DELIVER_TO_CLIENT, k) for k in range(300)]
     graph = StateGraph()
     graph.add_state([(j, actions[j]) for j in range(300)])
     graph.close(300)

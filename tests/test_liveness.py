@@ -23,7 +23,8 @@ from model.system import Action
 def _graph(edges: list[tuple[str, str, str]]) -> nx.DiGraph:
     g = nx.DiGraph()
     for u, v, cls in edges:
-        g.add_edge(u, v, action=Action("net" if cls else "user", cls or "idle"))
+        name = cls or "idle"  # the classes of a hand-built graph, not the model's actions
+        g.add_edge(u, v, action=Action("net" if cls else "user", name))  # type: ignore[arg-type]
     return g
 
 

@@ -23,7 +23,7 @@ from model.render.msc import AGENT_WORDS, USER_WORDS, message_label, sequence_ch
 from model.render.narrate import describe_world
 from model.rules import RULES_BY_ID, Revision, Side
 from model.state import Composer, Update, World
-from model.system import REOPENS, Action
+from model.system import REOPENS, Act, Action
 
 # --- state machines ----------------------------------------------------------------------
 
@@ -68,7 +68,7 @@ def session_diagram(version: int) -> Diagram:
 def _step_words(action: Action, before: World, cfg: Config) -> str:
     """A step of the reachable graph in a few words, for a projected diagram's edge."""
     if action.actor == "net":
-        channel = "to_agent" if action.name == "deliver_to_agent" else "to_client"
+        channel = "to_agent" if action.name == Act.DELIVER_TO_AGENT else "to_client"
         msg = getattr(before, channel)[action.arg]
         if isinstance(msg, Update):
             return "suggestions: [] arrives" if not msg.suggestions else "an update arrives"
@@ -76,7 +76,7 @@ def _step_words(action: Action, before: World, cfg: Config) -> str:
         return ("reads " if channel == "to_agent" else "receives ") + label
     if action.actor == "user":
         return USER_WORDS[action.name]
-    if action.name == "publish":
+    if action.name == Act.PUBLISH:
         return "sends its prediction"
     return AGENT_WORDS.get(action.name, action.name.replace("_", " "))
 

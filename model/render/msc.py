@@ -23,7 +23,7 @@ from model.state import (
     UserMessage,
     World,
 )
-from model.system import Action, Step, System
+from model.system import Act, Action, Step, System
 
 LANES = ("user", "client", "agent")
 _X = {"user": 0.0, "client": 3.2, "agent": 9.0}  # lifelines (inches)
@@ -35,21 +35,21 @@ _WRAP = 96  # characters per line of the closing note
 
 
 USER_WORDS = {
-    "type": "types",
-    "accept": "Tab (accepts, not sent)",
-    "dismiss": "Escape (dismisses)",
-    "send": "sends the composer",
-    "cancel": "cancels the turn",
-    "load": "reopens the session",
-    "resume_without_replay": "reopens, no replay",
+    Act.TYPE: "types",
+    Act.ACCEPT: "Tab (accepts, not sent)",
+    Act.DISMISS: "Escape (dismisses)",
+    Act.SEND: "sends the composer",
+    Act.CANCEL: "cancels the turn",
+    Act.LOAD: "reopens the session",
+    Act.RESUME_WITHOUT_REPLAY: "reopens, no replay",
 }
 AGENT_WORDS = {
-    "end_turn": "ends the turn",
-    "replay_done": "replay done",
-    "accept_prompt": "accepts the prompt (inserts the user message)",
-    "foreground_work": "starts work without a prompt",
-    "need_action": "requires_action: waits for the user",
-    "action_resolved": "the user acted: runs on",
+    Act.END_TURN: "ends the turn",
+    Act.REPLAY_DONE: "replay done",
+    Act.ACCEPT_PROMPT: "accepts the prompt (inserts the user message)",
+    Act.FOREGROUND_WORK: "starts work without a prompt",
+    Act.NEED_ACTION: "requires_action: waits for the user",
+    Act.ACTION_RESOLVED: "the user acted: runs on",
 }
 
 
@@ -82,9 +82,9 @@ def lanes_of(action: Action) -> tuple[str, str]:
     """Which lifelines a step connects: a delivery runs from sender to receiver, a user action
     from the user to the client; anything else is a note on its actor (a send is drawn once,
     from the step that sent it to the step that delivers it)."""
-    if action.name == "deliver_to_agent":
+    if action.name == Act.DELIVER_TO_AGENT:
         return "client", "agent"
-    if action.name == "deliver_to_client":
+    if action.name == Act.DELIVER_TO_CLIENT:
         return "agent", "client"
     if action.actor == "user":
         return "user", "client"
@@ -109,9 +109,9 @@ def _note(step: Step) -> str:
     action = step.action
     if action.actor == "client":
         return "sends the offered suggestion by itself"
-    if action.name == "predict":
+    if action.name == Act.PREDICT:
         return f"starts predicting (after prompt {step.after.agent.accepted})"
-    if action.name == "publish":
+    if action.name == Act.PUBLISH:
         return "prediction done" if step.to_client else "prediction done, sends nothing"
     return AGENT_WORDS[action.name]
 

@@ -18,7 +18,7 @@ from model.state import (
     UserMessage,
     World,
 )
-from model.system import NET, TO_AGENT, TO_CLIENT, Action, Step, System
+from model.system import NET, TO_AGENT, TO_CLIENT, Act, Action, Step, System
 
 Steps = Sequence[Step]
 Path = Sequence[tuple[Action, World]]
@@ -56,21 +56,21 @@ def _message(msg: object, version: int, revision: Revision = Revision.CURRENT) -
 
 
 _USER_WORDS = {
-    "type": "user types in the empty composer",
-    "accept": "user accepts the suggestion with Tab (not sent)",
-    "dismiss": "user dismisses the suggestion",
-    "send": "user sends the composer",
-    "cancel": "user cancels the turn",
-    "load": "user reopens the session with replay",
-    "resume_without_replay": "user reopens the session without replay",
+    Act.TYPE: "user types in the empty composer",
+    Act.ACCEPT: "user accepts the suggestion with Tab (not sent)",
+    Act.DISMISS: "user dismisses the suggestion",
+    Act.SEND: "user sends the composer",
+    Act.CANCEL: "user cancels the turn",
+    Act.LOAD: "user reopens the session with replay",
+    Act.RESUME_WITHOUT_REPLAY: "user reopens the session without replay",
 }
 _AGENT_WORDS = {
-    "end_turn": "agent ends the turn",
-    "replay_done": "agent finishes the replay",
-    "accept_prompt": "agent accepts the prompt (inserts the user message)",
-    "foreground_work": "agent starts work without a prompt",
-    "need_action": "agent waits for the user's action (requires_action)",
-    "action_resolved": "agent gets the user's action and runs on",
+    Act.END_TURN: "agent ends the turn",
+    Act.REPLAY_DONE: "agent finishes the replay",
+    Act.ACCEPT_PROMPT: "agent accepts the prompt (inserts the user message)",
+    Act.FOREGROUND_WORK: "agent starts work without a prompt",
+    Act.NEED_ACTION: "agent waits for the user's action (requires_action)",
+    Act.ACTION_RESOLVED: "agent gets the user's action and runs on",
 }
 
 
@@ -91,11 +91,11 @@ def describe(step: Step, version: int, revision: Revision = Revision.CURRENT) ->
         text = _USER_WORDS[action.name]
     elif action.actor == "client":
         text = "client sends the offered suggestion by itself"
-    elif action.name == "predict":
+    elif action.name == Act.PREDICT:
         text = f"agent starts predicting after prompt {step.after.agent.accepted}"
-    elif action.name == "publish" and not step.to_client:
+    elif action.name == Act.PUBLISH and not step.to_client:
         text = "agent finishes the prediction and sends nothing"
-    elif action.name == "publish":
+    elif action.name == Act.PUBLISH:
         text = "agent finishes the prediction"
     else:
         text = _AGENT_WORDS[action.name]

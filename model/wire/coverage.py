@@ -13,7 +13,7 @@ from model.config import Bounds, Config, baseline
 from model.messages import ClientSuggestionCaps
 from model.rules import Revision
 from model.state import World
-from model.system import AGENT, NET, TO_AGENT, USER, Action, System
+from model.system import AGENT, NET, TO_AGENT, USER, Act, Action, System
 from model.wire.scenarios import SECOND_SESSION
 
 Transition = tuple[str, str, str]  # (the agent's step, its session state, its list state)
@@ -69,11 +69,11 @@ def reachable(cfg: Config) -> set[Transition]:
 # Each scenario action as the user steps it takes (the composer filled by typing) and what
 # the probe awaits before its next action: the answers to what it sent.
 _USER_STEPS: dict[str, tuple[str, ...]] = {
-    "user.send": ("type", "send"),
-    "user.send+user.cancel": ("type", "send", "cancel"),
-    "user.send+user.load": ("type", "send", "load"),
-    "user.load": ("load",),
-    "user.load+user.cancel": ("load", "cancel"),
+    "user.send": (Act.TYPE, Act.SEND),
+    "user.send+user.cancel": (Act.TYPE, Act.SEND, Act.CANCEL),
+    "user.send+user.load": (Act.TYPE, Act.SEND, Act.LOAD),
+    "user.load": (Act.LOAD,),
+    "user.load+user.cancel": (Act.LOAD, Act.CANCEL),
     "wait": (),
     "session.second": (),  # a second session is the same machine again
 }
