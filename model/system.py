@@ -20,6 +20,7 @@ from model import actors
 from model import session as sess
 from model.config import Config
 from model.network import deliverable
+from model.rules import RuleId
 from model.session import V1, V2, SessionTrigger
 from model.state import (
     Agent,
@@ -74,15 +75,22 @@ class Act(StrEnum):
 TO_AGENT, TO_CLIENT = Act.DELIVER_TO_AGENT, Act.DELIVER_TO_CLIENT
 
 
+Choice = tuple[RuleId, ...]
+"""The optional rules an agent breaks in one step (none: it keeps them all)."""
+
+
 class Action(NamedTuple):
-    """One step: who acts, what it does, and an argument (a message index or a choice)."""
+    """One step: who acts, what it does, an argument (a message index or a choice), and the
+    optional rules the agent breaks in it, so that a label names one step."""
 
     actor: Actor
     name: Act
     arg: int = 0
+    breaks: Choice = ()
 
     def __str__(self) -> str:
-        return f"{self.actor}.{self.name}" + (f"[{self.arg}]" if self.arg else "")
+        text = f"{self.actor}.{self.name}" + (f"[{self.arg}]" if self.arg else "")
+        return text + (f" (breaks {', '.join(self.breaks)})" if self.breaks else "")
 
 
 T = TypeVar("T")
@@ -227,35 +235,31 @@ def client_moves(cfg: Config, c: Client) -> list[ClientMove]:
 
 
 @functools.cache
-def choices(cfg: Config) -> tuple[Config, ...]:
-    """The configurations an agent step may follow: `cfg` itself, or for an agent with
-    optional rules one per subset of them that it breaks in that step."""
+def choices(cfg: Config) -> tuple[tuple[Choice, Config], ...]:
+    """The configurations an agent step may follow, each with the rules it breaks there:
+    `cfg` itself, or for an agent with optional rules one per subset of them, fewest first."""
     optional = sorted(cfg.agent.optional)
     subsets = itertools.chain.from_iterable(
         itertools.combinations(optional, n) for n in range(len(optional) + 1)
     )
-    return tuple(
-        cfg.with_(agent=replace(cfg.agent, breaks=cfg.agent.breaks | set(s), optional=frozenset()))
-        for s in subsets
-    )
-
-
-def _distinct(steps: Iterable[T]) -> list[T]:
-    """The steps without repeats, in their first order."""
-    return list(dict.fromkeys(steps))
+    free = replace(cfg.agent, optional=frozenset())
+    return tuple((s, cfg.with_(agent=replace(free, breaks=free.breaks | set(s)))) for s in subsets)
 
 
 def agent_moves(cfg: Config, a: Agent) -> list[AgentMove]:
     """What the agent may do on its own in `a`: each enabled action, one move per choice it
-    has, with its effect."""
+    has, with its effect; a step that several choices lead to is labelled by the first (the
+    one that breaks fewest rules)."""
     moves: list[AgentMove] = []
-    options = choices(cfg)
-    for c in options:
+    seen: set[tuple[Act, int, Agent, tuple[ToClient, ...]]] = set()
+    for broken, c in choices(cfg):
         for x in AGENT_ACTIONS:
             if x.enabled(c, a):
-                steps = x.effects(c, a)
-                moves += [(Action(AGENT, x.name, i), *step) for i, step in enumerate(steps)]
-    return _distinct(moves) if len(options) > 1 else moves
+                for i, (agent, sent) in enumerate(x.effects(c, a)):
+                    if (x.name, i, agent, sent) not in seen:
+                        seen.add((x.name, i, agent, sent))
+                        moves.append((Action(AGENT, x.name, i, broken), agent, sent))
+    return moves
 
 
 # ------------------------------------------------------------ delivery -----------------------
@@ -266,10 +270,21 @@ def serves_load(a: Agent) -> bool:
     return a.session in (V1.IDLE, V2.IDLE)
 
 
-def agent_reads(cfg: Config, a: Agent, msg: ToAgent) -> list[actors.AgentStep]:
+Read = tuple[Choice, Agent, tuple[ToClient, ...]]
+"""A step of the agent reading a message: the rules it breaks, the agent after, what it sent."""
+
+
+def agent_reads(cfg: Config, a: Agent, msg: ToAgent) -> list[Read]:
     """What the agent may do when it reads a message from the client (one step, unless it
-    has optional rules)."""
-    return _distinct(_read(c, a, msg) for c in choices(cfg))
+    has optional rules; a step several choices lead to once, as the first)."""
+    out: list[Read] = []
+    seen: set[actors.AgentStep] = set()
+    for broken, c in choices(cfg):
+        step = _read(c, a, msg)
+        if step not in seen:
+            seen.add(step)
+            out.append((broken, *step))
+    return out
 
 
 def _read(cfg: Config, a: Agent, msg: ToAgent) -> actors.AgentStep:
@@ -286,7 +301,7 @@ def lost_prompts(to_agent: tuple[ToAgent, ...], a: Agent) -> int:
     return sum(type(m) is Prompt for m in to_agent) + a.queued
 
 
-def reopened(cfg: Config, a: Agent, load: Load) -> list[actors.AgentStep]:
+def reopened(cfg: Config, a: Agent, load: Load) -> list[Read]:
     """The agent on the new connection a reopen opens: the old connection's turn and queued
     prompts are gone, and the load is the first message it reads there."""
     return agent_reads(cfg, actors.reconnect(cfg, a), load)
@@ -346,9 +361,10 @@ class System:
                 assert type(load) is Load  # a reopen sends one load
                 client = client._replace(lost=client.lost + lost_prompts(w.to_agent, w.agent))
                 lost = w.to_agent + w.to_client
-                for agent, replies in reopened(cfg, w.agent, load):
+                for broken, agent, replies in reopened(cfg, w.agent, load):
                     after = World(agent, client, (), replies)
-                    out.append(Step(action, after, load, (), replies, True, lost))
+                    labelled = action._replace(breaks=broken)
+                    out.append(Step(labelled, after, load, (), replies, True, lost))
             else:
                 after = w._replace(client=client, to_agent=w.to_agent + sent)
                 out.append(Step(action, after, to_agent=sent))
@@ -359,9 +375,10 @@ class System:
             msg, rest = w.to_agent[i], w.to_agent[:i] + w.to_agent[i + 1 :]
             if type(msg) is Load and not serves_load(w.agent):
                 continue
-            for agent, replies in agent_reads(cfg, w.agent, msg):
+            for broken, agent, replies in agent_reads(cfg, w.agent, msg):
                 after = World(agent, w.client, rest, w.to_client + replies)
-                out.append(Step(Action(NET, TO_AGENT, i), after, msg, to_client=replies))
+                action = Action(NET, TO_AGENT, i, broken)
+                out.append(Step(action, after, msg, to_client=replies))
         for i in deliverable(w.to_client, cfg.semantics):
             got, left = w.to_client[i], w.to_client[:i] + w.to_client[i + 1 :]
             after = w._replace(client=client_receives(cfg, w.client, got), to_client=left)

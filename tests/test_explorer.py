@@ -10,13 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from model.check.duties import Cell
 from model.check.explorer import Path, explore
 from model.check.packed import EMPTY, Packed, PackedSystem
 from model.config import Bounds, Config, baseline
 from model.invariants import INVARIANTS
 from model.mutations import MUTATIONS, MUTATIONS_BY_RULE
 from model.network import Semantics
-from model.rules import Revision
+from model.rules import Revision, RuleId
 from model.state import Cancel, LoadResponse, PromptResponse, Update, World, initial_world
 from model.system import REOPENS, Act, Action, System
 from tests.helpers import KNOWN_GAPS
@@ -96,6 +97,33 @@ def test_packed_system_agrees_with_the_readable_one(
     assert {Act.LOAD, Act.PUBLISH, Act.DELIVER_TO_AGENT, Act.DELIVER_TO_CLIENT} <= names
     assert (Act.CANCEL if version == 1 else Act.NEED_ACTION) in names
     assert len(seen) == explore(cfg).states
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("live_load", [False, True])
+def test_an_agent_free_to_break_rules_has_one_label_per_step(version: int, live_load: bool) -> None:
+    """With optional rules (a duty cell's free agent) every action out of a world names one
+    step (it says which rules it breaks), and both systems still agree; the labels that
+    break a rule are taken."""
+    free = Cell(version, Semantics.UNORDERED, "nothing-special", SMALL).config(frozenset())
+    cfg = free.with_(load_on_live_connection=live_load)
+    readable, packed = System(cfg), PackedSystem(cfg)
+    start = readable.init_state()
+    seen, stack = {start}, [start]
+    broke: set[RuleId] = set()
+    while stack:
+        w = stack.pop()
+        steps = readable.successors(w)
+        assert steps == [(a, packed.unpack(s)) for a, s in packed.successors(packed.pack(w))]
+        actions = [a for a, _ in steps]
+        assert len(actions) == len(set(actions)), w
+        for action, after in steps:
+            broke.update(action.breaks)
+            assert readable.next_state(w, action) == after
+            if after not in seen:
+                seen.add(after)
+                stack.append(after)
+    assert broke and broke <= cfg.agent.optional
 
 
 def _shortest_by_brute_force(cfg: Config, name: str, limit: int) -> int | None:

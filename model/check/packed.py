@@ -19,6 +19,8 @@ from model.system import (
     TO_AGENT,
     TO_CLIENT,
     Action,
+    Choice,
+    Read,
     agent_moves,
     agent_reads,
     client_moves,
@@ -70,11 +72,12 @@ class PackedSystem:
         # rest of the channel).
         self._to_agent_heads: dict[int, tuple[tuple[int, bool, int, int], ...]] = {}
         self._to_client_heads: dict[int, tuple[tuple[int, bool, int, int], ...]] = {}
-        # The agent's steps on reading a message or a reopen's load: (agent, sent) each.
-        self._read: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}  # message, agent
+        # The agent's steps on reading a message or a reopen's load: (rules broken, agent,
+        # sent) each, by (message, agent) and (load, agent).
+        self._read: dict[tuple[int, int], tuple[tuple[Choice, int, int], ...]] = {}
         self._received: dict[tuple[int, int], int] = {}  # message, client: client
         self._appended: dict[tuple[int, int], int] = {}
-        self._reopened: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}  # load, agent
+        self._reopened: dict[tuple[int, int], tuple[tuple[Choice, int, int], ...]] = {}
         self._losing: dict[tuple[int, int, int], int] = {}  # client, channel, agent: client
         # Delivery actions by message index, made once each.
         self._to_agent: list[Action] = []
@@ -114,8 +117,10 @@ class PackedSystem:
                 c3 = self._losing.get((c2, ta, a))
                 if c3 is None:
                     c3 = self._lose_step(c2, ta, a)
-                for a2, replies in self._reopened.get((load, a)) or self._reopen_step(load, a):
-                    append((action, (a2, c3, empty, replies)))
+                reads = self._reopened.get((load, a)) or self._reopen_step(load, a)
+                for breaks, a2, replies in reads:
+                    labelled = action._replace(breaks=breaks) if breaks else action
+                    append((labelled, (a2, c3, empty, replies)))
             elif sent == empty:
                 append((action, (a, c2, ta, tc)))
             else:
@@ -134,11 +139,12 @@ class PackedSystem:
             for i, load, m, rest in heads:
                 if load and not serves:
                     continue
-                for a2, sent in self._read.get((m, a)) or self._read_step(m, a):
+                for breaks, a2, sent in self._read.get((m, a)) or self._read_step(m, a):
                     tc2 = (
                         tc if sent == empty else appended.get((tc, sent)) or self._append(tc, sent)
                     )
-                    append((self._to_agent[i], (a2, c, rest, tc2)))
+                    action = Action(NET, TO_AGENT, i, breaks) if breaks else self._to_agent[i]
+                    append((action, (a2, c, rest, tc2)))
         if tc != empty:
             received = self._received
             heads = self._to_client_heads.get(tc) or self._deliverable(tc, toward_agent=False)
@@ -210,11 +216,13 @@ class PackedSystem:
         self._serves_load[a] = serves_load(agent)
         return result
 
-    def _numbered(self, steps: list[tuple[Agent, tuple[Any, ...]]]) -> tuple[tuple[int, int], ...]:
-        return tuple((self._agents.number(a), self._channels.number(sent)) for a, sent in steps)
+    def _numbered(self, reads: list[Read]) -> tuple[tuple[Choice, int, int], ...]:
+        agents, channels = self._agents.number, self._channels.number
+        return tuple((breaks, agents(a), channels(sent)) for breaks, a, sent in reads)
 
-    def _read_step(self, m: int, a: int) -> tuple[tuple[int, int], ...]:
-        """The agent reads message `m`: its new number and what it sent, for each choice."""
+    def _read_step(self, m: int, a: int) -> tuple[tuple[Choice, int, int], ...]:
+        """The agent reads message `m`, for each choice: the rules it breaks, its new number and
+        what it sent."""
         steps = agent_reads(self.config, self._agents.values[a], self._messages.values[m])
         numbered = self._read[(m, a)] = self._numbered(steps)
         return numbered
@@ -233,7 +241,7 @@ class PackedSystem:
         )
         return number
 
-    def _reopen_step(self, load: int, a: int) -> tuple[tuple[int, int], ...]:
+    def _reopen_step(self, load: int, a: int) -> tuple[tuple[Choice, int, int], ...]:
         steps = reopened(self.config, self._agents.values[a], self._messages.values[load])
         numbered = self._reopened[(load, a)] = self._numbered(steps)
         return numbered
