@@ -9,16 +9,40 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import ClassVar, Literal, Protocol
 
-from model.messages import MessageError, SuggestionsUpdate, allowed_kinds
+from model.messages import (
+    AgentPromptCaps,
+    ClientSuggestionCaps,
+    MessageError,
+    SuggestionsUpdate,
+    allowed_kinds,
+)
 from model.rules import RuleId
-
-if TYPE_CHECKING:
-    from model.wire.tracecheck import Checker
 
 Verdict = Literal["pass", "violation", "inconclusive"]
 Observer = Literal["client", "agent"]
+
+
+class Wire(Protocol):
+    """What a monitor reads of the connection the checker follows: the side recorded, the
+    protocol version and both capabilities, and three facts about a session."""
+
+    observer: Observer
+    version: int | None
+    client_caps: ClientSuggestionCaps
+    agent_caps: AgentPromptCaps
+
+    def listed(self, sid: str) -> bool:
+        """Whether the list the observer last saw in the session is non-empty."""
+
+    def replay_visible(self, sid: str) -> bool:
+        """Whether what arrives now was sent after the agent read the pending reopen."""
+
+    def in_flight(self, sid: str) -> bool:
+        """Whether a prompt of the session has gone out and its turn not ended."""
+
+
 Find = Callable[[str, Verdict, int, str, str], None]  # rule, verdict, line, session, message
 _BOTH: tuple[Observer, ...] = ("agent", "client")
 # LT-5's pass where no list was current when the prompt went out: the rule had nothing to do.
@@ -39,7 +63,7 @@ class Monitor:
     rules: ClassVar[tuple[RuleId, ...]]
     exact_from: ClassVar[tuple[Observer, ...]] = _BOTH
 
-    def __init__(self, wire: Checker, find: Find) -> None:
+    def __init__(self, wire: Wire, find: Find) -> None:
         self.wire, self.find = wire, find
 
     def suggestions(self, number: int, sid: str, update: SuggestionsUpdate) -> None:
@@ -108,7 +132,7 @@ class Shape(Monitor):
         "legacy": (RuleId.L_1,),
     }
 
-    def __init__(self, wire: Checker, find: Find) -> None:
+    def __init__(self, wire: Wire, find: Find) -> None:
         super().__init__(wire, find)
         self.well_formed: set[tuple[str, str]] = set()  # (session, form) whose shape passed
 
@@ -156,7 +180,7 @@ class Replay(Monitor):
 
     rules = (RuleId.RP_1,)
 
-    def __init__(self, wire: Checker, find: Find) -> None:
+    def __init__(self, wire: Wire, find: Find) -> None:
         super().__init__(wire, find)
         self.replaying: dict[str, bool] = {}  # session: False once a list was judged in replay
 
@@ -197,7 +221,7 @@ class Withdrawal(Monitor):
     rules = (RuleId.LT_5,)
     exact_from = ("agent",)
 
-    def __init__(self, wire: Checker, find: Find) -> None:
+    def __init__(self, wire: Wire, find: Find) -> None:
         super().__init__(wire, find)
         self.turns: dict[tuple[str, int], _Turn] = {}
 
@@ -267,7 +291,7 @@ class Foreground(Monitor):
     rules = (RuleId.LT_6,)
     exact_from = ("agent",)
 
-    def __init__(self, wire: Checker, find: Find) -> None:
+    def __init__(self, wire: Wire, find: Find) -> None:
         super().__init__(wire, find)
         self.work: dict[str, _Work] = {}
 
