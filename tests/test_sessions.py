@@ -9,6 +9,7 @@ from model.check import sessions
 from model.config import baseline
 from model.network import Semantics
 from model.rules import Revision
+from model.search import reach
 from model.system import System
 
 # v2 over the SDK's transport is most of these tests' time: left to --all and CI.
@@ -51,9 +52,7 @@ def test_one_pair_of_each_swap_gives_the_verdicts_of_all_pairs(setting: sessions
     system = System(cfg)
     w0 = system.init_state()
     start = sessions.Pair(((w0.agent, w0.client),) * 2, (), ())
-    pairs, _ = sessions._reach(
-        start, lambda p: sessions.successors(system.successors, cfg.semantics, p)
-    )
+    pairs, _ = reach(start, lambda p: sessions.successors(system.successors, cfg.semantics, p))
     assert len(pairs) == whole.pair_states
     assert reduced.pair_states == len({sessions.canonical(p) for p in pairs})
     assert whole.pair_states / 2 < reduced.pair_states < whole.pair_states

@@ -5,14 +5,14 @@ session reaches. Equal sets mean every per-session property has the one-session 
 from __future__ import annotations
 
 import functools
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple, TypeVar
 
 from model.config import Bounds, Config, baseline
 from model.network import Semantics
 from model.rules import Revision
+from model.search import reach
 from model.state import Agent, Client, ToAgent, ToClient, World
 from model.system import NET, TO_AGENT, TO_CLIENT, Action, System
 
@@ -149,23 +149,6 @@ class Comparison:
         return not any(self.only_in_pair) and not any(self.only_alone)
 
 
-def _reach(
-    start: S, step: Callable[[S], Iterable[S]], most: int | None = None
-) -> tuple[set[S], bool]:
-    """Every state reachable from `start` breadth-first, and whether that is all of them
-    (false once more than `most` were found)."""
-    seen = {start}
-    todo = deque([start])
-    while todo:
-        for nxt in step(todo.popleft()):
-            if nxt not in seen:
-                seen.add(nxt)
-                todo.append(nxt)
-        if most is not None and len(seen) > most:
-            return seen, False
-    return seen, True
-
-
 def compare(cfg: Config, *, symmetric: bool = True, max_states: int | None = None) -> Comparison:
     """Explore two sessions sharing a connection and one session alone, and compare each
     session's views with the lone worlds; with `symmetric`, one pair of each pair and its swap
@@ -176,17 +159,17 @@ def compare(cfg: Config, *, symmetric: bool = True, max_states: int | None = Non
         raise ValueError("two sessions share a connection: reopen on the live connection")
     system = System(cfg)
     steps = functools.cache(system.successors)  # a session's views are few; pairs are many
-    lone, _ = _reach(system.init_state(), lambda w: (after for _, after in steps(w)))
+    lone, _ = reach(system.init_state(), lambda w: (after for _, after in steps(w)))
     w0 = system.init_state()
     start = Pair(((w0.agent, w0.client),) * len(SESSIONS), (), ())
     if symmetric:
-        pairs, complete = _reach(
+        pairs, complete = reach(
             start, lambda p: map(canonical, successors(steps, cfg.semantics, p)), max_states
         )
         both = {alone(p, sid) for p in pairs for sid in SESSIONS}
         views = [both for _ in SESSIONS]
     else:
-        pairs, complete = _reach(start, lambda p: successors(steps, cfg.semantics, p), max_states)
+        pairs, complete = reach(start, lambda p: successors(steps, cfg.semantics, p), max_states)
         views = [{alone(p, sid) for p in pairs} for sid in SESSIONS]
     return Comparison(
         len(pairs),

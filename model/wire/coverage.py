@@ -7,13 +7,15 @@ load) with the agent's session state and list state before it."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from model.config import Bounds, Config, baseline
 from model.messages import ClientSuggestionCaps
 from model.rules import Revision
+from model.search import reach
 from model.state import World
-from model.system import AGENT, NET, TO_AGENT, USER, Act, Action, System
+from model.system import AGENT, NET, TO_AGENT, USER, Act, Step, System
 from model.wire.scenarios import SECOND_SESSION
 
 Transition = tuple[str, str, str]  # (the agent's step, its session state, its list state)
@@ -25,17 +27,16 @@ BOUNDS = Bounds(prompts=4, predictions=4, loads=1, cancels=1, foreground=0, bloc
 SMALL = Bounds(prompts=2, predictions=2, loads=1, cancels=1, foreground=0, blocked=0)
 
 
-def _step_name(w: World, action: Action) -> str:
-    if action.actor == NET and action.name == TO_AGENT:
-        return f"reads {type(w.to_agent[action.arg]).__name__}"
-    return action.name
-
-
-def transition(w: World, action: Action) -> Transition | None:
-    """The agent transition `action` takes in `w`, if it is one."""
-    if action.actor == AGENT or (action.actor == NET and action.name == TO_AGENT):
-        return _step_name(w, action), w.agent.session.value, w.agent.list_state.value
-    return None
+def transition(w: World, step: Step) -> Transition | None:
+    """The agent transition `step` takes in `w`, if it is one."""
+    action = step.action
+    if action.actor == AGENT:
+        name = str(action.name)
+    elif action.actor == NET and action.name == TO_AGENT:
+        name = f"reads {type(step.delivered).__name__}"
+    else:
+        return None
+    return name, w.agent.session.value, w.agent.list_state.value
 
 
 def config(version: int, caps: str, bounds: Bounds = BOUNDS) -> Config:
@@ -53,17 +54,9 @@ def config(version: int, caps: str, bounds: Bounds = BOUNDS) -> Config:
 def reachable(cfg: Config) -> set[Transition]:
     """Every agent transition of the model's state graph for `cfg`."""
     system = System(cfg)
-    seen, todo, found = {system.init_state()}, [system.init_state()], set()
-    while todo:
-        w = todo.pop()
-        for action, after in system.successors(w):
-            t = transition(w, action)
-            if t is not None:
-                found.add(t)
-            if after not in seen:
-                seen.add(after)
-                todo.append(after)
-    return found
+    steps = functools.cache(system.steps)
+    worlds, _ = reach(system.init_state(), lambda w: [s.after for s in steps(w)])
+    return {t for w in worlds for s in steps(w) if (t := transition(w, s)) is not None}
 
 
 # Each scenario action as the user steps it takes (the composer filled by typing) and what
@@ -104,28 +97,32 @@ def run(scenario_actions: Sequence[str], cfg: Config) -> set[Transition]:
     if unknown:
         raise ValueError(f"unknown scenario action {unknown[0]!r}")
     system = System(cfg)
-    start = (system.init_state(), 0)
-    seen, todo, taken = {start}, [start], set[Transition]()
-    usable = [False] * len(scenario_actions)
-    while todo:
-        w, i = todo.pop()
-        nexts = []
-        if i < len(scenario_actions) and _answered(w):
-            name = scenario_actions[i].removesuffix(SECOND_SESSION)
-            after = _user_steps(system, w, _USER_STEPS[name])
-            if after is not None:
-                usable[i] = True
-                nexts.append((after, i + 1))
-        for step, moved in system.successors(w):
-            if step.actor != USER:
-                t = transition(w, step)
-                if t is not None:
-                    taken.add(t)
-                nexts.append((moved, i))
-        for state in nexts:
-            if state not in seen:
-                seen.add(state)
-                todo.append(state)
+    steps = functools.cache(system.steps)
+    last = len(scenario_actions)
+
+    def acts(w: World, i: int) -> World | None:
+        """`w` after the scenario's action `i`, where the probe may take it then."""
+        if i == last or not _answered(w):
+            return None
+        return _user_steps(system, w, _USER_STEPS[scenario_actions[i].removesuffix(SECOND_SESSION)])
+
+    def onward(state: tuple[World, int]) -> list[tuple[World, int]]:
+        w, i = state
+        acted = acts(w, i)
+        nexts = [] if acted is None else [(acted, i + 1)]
+        return nexts + [(s.after, i) for s in steps(w) if s.action.actor != USER]
+
+    seen, _ = reach((system.init_state(), 0), onward)
+    taken = {
+        t
+        for w, _ in seen
+        for s in steps(w)
+        if s.action.actor != USER and (t := transition(w, s)) is not None
+    }
+    usable = [False] * last
+    for w, i in seen:
+        if i < last and not usable[i]:
+            usable[i] = acts(w, i) is not None
     never = [a for a, ok in zip(scenario_actions, usable, strict=True) if not ok]
     if never:
         raise ValueError(f"the model never lets a client take {never[0]!r} there")
