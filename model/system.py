@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Literal, NamedTuple, TypeVar
+from typing import Literal, NamedTuple
 
 from model import actors
 from model import session as sess
@@ -91,9 +91,6 @@ class Action(NamedTuple):
     def __str__(self) -> str:
         text = f"{self.actor}.{self.name}" + (f"[{self.arg}]" if self.arg else "")
         return text + (f" (breaks {', '.join(self.breaks)})" if self.breaks else "")
-
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)

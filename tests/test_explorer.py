@@ -69,6 +69,23 @@ def test_state_count_matches_an_independent_count(version: int, semantics: Seman
     assert result.transitions >= len(result.graph.targets) > 0
 
 
+def _both_systems(cfg: Config) -> dict[World, list[tuple[Action, World]]]:
+    """Every reachable world of `cfg` with the readable system's steps out of it, having
+    checked that the packed system takes the same steps in the same order."""
+    readable, packed = System(cfg), PackedSystem(cfg)
+    start = readable.init_state()
+    found, stack = {start: readable.successors(start)}, [start]
+    while stack:
+        w = stack.pop()
+        steps = found[w]
+        assert steps == [(a, packed.unpack(s)) for a, s in packed.successors(packed.pack(w))]
+        for _, after in steps:
+            if after not in found:
+                found[after] = readable.successors(after)
+                stack.append(after)
+    return found
+
+
 @pytest.mark.parametrize("version", [1, 2])
 @pytest.mark.parametrize("semantics", list(Semantics))
 @pytest.mark.parametrize("live_load", [False, True])
@@ -81,22 +98,11 @@ def test_packed_system_agrees_with_the_readable_one(
     cfg = Config(
         version=version, semantics=semantics, bounds=bounds, load_on_live_connection=live_load
     )
-    readable, packed = System(cfg), PackedSystem(cfg)
-    start = readable.init_state()
-    seen, stack = {start}, [start]
-    names: set[Act] = set()
-    while stack:
-        w = stack.pop()
-        steps = readable.successors(w)
-        assert steps == [(a, packed.unpack(s)) for a, s in packed.successors(packed.pack(w))]
-        for action, after in steps:
-            names.add(action.name)
-            if after not in seen:
-                seen.add(after)
-                stack.append(after)
+    found = _both_systems(cfg)
+    names = {action.name for steps in found.values() for action, _ in steps}
     assert {Act.LOAD, Act.PUBLISH, Act.DELIVER_TO_AGENT, Act.DELIVER_TO_CLIENT} <= names
     assert (Act.CANCEL if version == 1 else Act.NEED_ACTION) in names
-    assert len(seen) == explore(cfg).states
+    assert len(found) == explore(cfg).states
 
 
 @pytest.mark.parametrize("version", [1, 2])
@@ -107,22 +113,14 @@ def test_an_agent_free_to_break_rules_has_one_label_per_step(version: int, live_
     break a rule are taken."""
     free = Cell(version, Semantics.UNORDERED, "nothing-special", SMALL).config(frozenset())
     cfg = free.with_(load_on_live_connection=live_load)
-    readable, packed = System(cfg), PackedSystem(cfg)
-    start = readable.init_state()
-    seen, stack = {start}, [start]
+    readable = System(cfg)
     broke: set[RuleId] = set()
-    while stack:
-        w = stack.pop()
-        steps = readable.successors(w)
-        assert steps == [(a, packed.unpack(s)) for a, s in packed.successors(packed.pack(w))]
+    for w, steps in _both_systems(cfg).items():
         actions = [a for a, _ in steps]
         assert len(actions) == len(set(actions)), w
         for action, after in steps:
             broke.update(action.breaks)
             assert readable.next_state(w, action) == after
-            if after not in seen:
-                seen.add(after)
-                stack.append(after)
     assert broke and broke <= cfg.agent.optional
 
 

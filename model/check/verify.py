@@ -4,18 +4,14 @@ the deep review all ask this one function."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from model.check import leadsto
-from model.check.explorer import Result, explore
+from model.check.explorer import Path, Result, explore
 from model.config import Config
 from model.invariants import INVARIANTS
 from model.liveness import LIVENESS
 from model.state import World
-from model.system import Action
-
-Steps = tuple[tuple[Action, World], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +20,7 @@ class Counterexample:
     walked once)."""
 
     start: World
-    steps: Steps
+    steps: Path
     ending: str = ""  # a leads-to counterexample: how the run goes on (repeats or stops)
     loop: int | None = None  # and the state its repetition starts from
 
@@ -63,11 +59,10 @@ def verify(
     *,
     liveness: bool = True,
     max_states: int = 2_000_000,
-    progress: Callable[[int], None] | None = None,
 ) -> Verdicts:
     """Explore `cfg` breadth-first and, with `liveness` and a search that ends, decide the
     leads-to properties on its graph."""
-    result = explore(cfg, max_states=max_states, keep_graph=liveness, progress=progress)
+    result = explore(cfg, max_states=max_states, keep_graph=liveness)
     graph = result.graph
     decided = result.complete and graph is not None
     lassos = leadsto.check(cfg, graph, result.worlds) if decided and graph is not None else {}
