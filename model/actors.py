@@ -330,7 +330,7 @@ def follows_older(c: Client, u: Update) -> bool:
     already had an update for, or is a list older than the client's latest prompt (which
     the field lets it tell: a prompt a reopen lost never became a message)."""
     older = u.prompts_seen < c.newest
-    return older or (bool(u.suggestions) and u.prompts_seen < c.sent - c.lost)
+    return older or (bool(u.suggestions) and c.predates_latest_prompt(u))
 
 
 def on_update(cfg: Config, c: Client, u: Update) -> Client:

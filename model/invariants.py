@@ -171,7 +171,7 @@ def no_offer_from_before_own_prompt(cfg: Config, w: World) -> bool:
     """The client never offers a suggestion predicted before the most recent prompt it sent
     (a prompt a reopen lost before the agent accepted it never entered the conversation)."""
     c = w.client
-    return not actors.offering(c) or c.held is None or c.held.prompts_seen >= c.sent - c.lost
+    return not actors.offering(c) or c.held is None or not c.predates_latest_prompt(c.held)
 
 
 INVARIANTS: tuple[Property, ...] = (

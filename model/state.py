@@ -146,6 +146,11 @@ class Client(NamedTuple):
     lost: int  # ghost: prompts it sent that a reopen lost before the agent accepted them
     newest: int  # with the FAQ's field: the latest user message an update it had follows
 
+    def predates_latest_prompt(self, u: Update) -> bool:
+        """Whether `u` was predicted before the latest prompt this client sent that entered
+        the conversation (a prompt a reopen lost before the agent accepted it never did)."""
+        return u.prompts_seen < self.sent - self.lost
+
 
 class World(NamedTuple):
     """The global state: both actors and the two directions of the network."""

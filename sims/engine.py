@@ -416,7 +416,7 @@ class Engine:
         """Account for what the client shows from now on."""
         c = self.w.client
         shown = c.held if c.composer is _EMPTY else None
-        stale = shown is not None and shown.prompts_seen < c.sent
+        stale = shown is not None and c.predates_latest_prompt(shown)
         outdated = shown is not None and shown.predicted_epoch < self.w.agent.epoch
         if self.outdated_since is not None and not outdated:
             self.outdated_time += t - self.outdated_since
