@@ -4,11 +4,17 @@ imports only the rooms its docstring allows."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+SOURCES = ("model", "sims", "tests", "benchmarks")
+MOST_LINES = 500  # a module longer than this does more than one job
+# A type checker's silencer, and what must follow it: the error codes, then a reason.
+_SILENCER = re.compile(r"#\s*type:\s*ignore(.*)$")
+_EXPLAINED = re.compile(r"\[[a-z-]+(, [a-z-]+)*\]\s+#\s*\S")
 TOOLS = ("check", "render", "wire", "cli")
 # Which rooms each room may import (a room is the protocol model, a tool package or sims).
 MAY_IMPORT: dict[str, set[str]] = {
@@ -88,3 +94,42 @@ def test_every_package_folder_is_in_the_wheel() -> None:
         for init in (ROOT / room).rglob("__init__.py")
     }
     assert listed == folders
+
+
+def _python(root: Path) -> list[Path]:
+    return sorted(p for folder in SOURCES for p in (root / folder).rglob("*.py"))
+
+
+def long_modules(root: Path) -> list[str]:
+    """The modules over `MOST_LINES` lines, with their length."""
+    lengths = ((p, len(p.read_text(encoding="utf-8").splitlines())) for p in _python(root))
+    return [f"{p.relative_to(root)}: {n} lines" for p, n in lengths if n > MOST_LINES]
+
+
+def unexplained_silencers(root: Path) -> list[str]:
+    """Each type-checker silencer that does not name its error codes and give a reason."""
+    return [
+        f"{p.relative_to(root)}:{n}"
+        for p in _python(root)
+        for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if (found := _SILENCER.search(line)) and not _EXPLAINED.match(found.group(1))
+    ]
+
+
+def test_no_module_does_too_much() -> None:
+    assert long_modules(ROOT) == []
+
+
+def test_every_silenced_type_error_says_which_and_why() -> None:
+    assert unexplained_silencers(ROOT) == []
+
+
+def test_a_long_module_and_a_bare_silencer_are_caught(tmp_path: Path) -> None:
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "long.py").write_text("x = 1\n" * (MOST_LINES + 1))
+    silenced = "# type" + ": ignore"  # spelt apart so this file has none
+    (tmp_path / "model" / "quiet.py").write_text(
+        f"a = 1  {silenced}\nb = 2  {silenced}[misc]\nc = 3  {silenced}[misc]  # on purpose\n"
+    )
+    assert long_modules(tmp_path) == [f"model/long.py: {MOST_LINES + 1} lines"]
+    assert unexplained_silencers(tmp_path) == ["model/quiet.py:1", "model/quiet.py:2"]

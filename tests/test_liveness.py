@@ -25,8 +25,8 @@ def _graph(edges: list[tuple[str, str, str]], nodes: Sequence[str] = ()) -> nx.D
     g = nx.DiGraph()
     g.add_nodes_from(nodes)
     for u, v, cls in edges:
-        name = cls or "idle"  # the classes of a hand-built graph, not the model's actions
-        g.add_edge(u, v, action=Action("net" if cls else "user", name))  # type: ignore[arg-type]
+        action = Action("net" if cls else "user", cls or "idle")  # type: ignore[arg-type]  # a hand-built graph's classes
+        g.add_edge(u, v, action=action)
     return g
 
 
