@@ -25,11 +25,8 @@ from sims.scenario import Point
 
 _TO_AGENT, _TO_CLIENT, _AGENT, _COMPOSE, _SEND = range(5)
 
-_TYPE, _ACCEPT, _DISMISS = (
-    Action(USER, Act.TYPE),
-    Action(USER, Act.ACCEPT),
-    Action(USER, Act.DISMISS),
-)
+_TYPE, _ACCEPT = Action(USER, Act.TYPE), Action(USER, Act.ACCEPT)
+_DISMISS = Action(USER, Act.DISMISS)
 _SEND_ACTION, _AUTO_SEND = Action(USER, Act.SEND), Action(CLIENT, Act.AUTO_SEND)
 _ACCEPT_PROMPT, _END_TURN = Action(AGENT, Act.ACCEPT_PROMPT), Action(AGENT, Act.END_TURN)
 _PUBLISH, _FOREGROUND = Action(AGENT, Act.PUBLISH), Action(AGENT, Act.FOREGROUND_WORK)

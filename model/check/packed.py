@@ -81,6 +81,7 @@ class PackedSystem:
         self._losing: dict[tuple[int, int, int], int] = {}  # client, channel, agent: client
         # Delivery actions by message index, made once each.
         self._to_agent: list[Action] = []
+        self._labelled: dict[tuple[int, Choice], Action] = {}  # the same, naming rules broken
         self._to_client: list[Action] = []
 
     def init_state(self) -> World:
@@ -143,7 +144,7 @@ class PackedSystem:
                     tc2 = (
                         tc if sent == empty else appended.get((tc, sent)) or self._append(tc, sent)
                     )
-                    action = Action(NET, TO_AGENT, i, breaks) if breaks else self._to_agent[i]
+                    action = self._to_agent[i] if not breaks else self._breaking(i, breaks)
                     append((action, (a2, c, rest, tc2)))
         if tc != empty:
             received = self._received
@@ -167,6 +168,13 @@ class PackedSystem:
         raise ValueError(f"{action} is not enabled in {w}")
 
     # --- computing local steps, once each -------------------------------------------------
+
+    def _breaking(self, i: int, breaks: Choice) -> Action:
+        """The delivery of message `i` to an agent that breaks `breaks` in reading it."""
+        action = self._labelled.get((i, breaks))
+        if action is None:
+            action = self._labelled[i, breaks] = Action(NET, TO_AGENT, i, breaks)
+        return action
 
     def _append(self, channel: int, sent: int) -> int:
         key = (channel, sent)

@@ -100,6 +100,7 @@ def run(scenario_actions: Sequence[str], cfg: Config) -> set[Transition]:
     steps = functools.cache(system.steps)
     last = len(scenario_actions)
 
+    @functools.cache
     def acts(w: World, i: int) -> World | None:
         """`w` after the scenario's action `i`, where the probe may take it then."""
         if i == last or not _answered(w):
