@@ -405,28 +405,36 @@ def probe(
 async def _ended_by(
     run: Awaitable[list[Outcome]], ending: Sequence[int], interrupt: Callable[[int], BaseException]
 ) -> list[Outcome]:
-    """`run`, with the `ending` signals handled by the event loop: the first one raises
-    `interrupt(signum)` at a point between callbacks, so the agents, the SDK's tasks and the
-    files are cleaned up as on any error (a handler raising at an arbitrary point could land
-    inside asyncio's or the SDK's own code); later ones are ignored while that goes on.  The
-    handlers the loop replaced are put back after it."""
+    """`run`, with the `ending` signals handled by the event loop: the first one cancels the
+    run, so the agents, the SDK's tasks and the files are cleaned up while the loop still
+    runs, then raises `interrupt(signum)`; later ones are ignored while that goes on.  (An
+    exception raised out of the loop instead would leave the clean-up to `asyncio.run`,
+    which cancels every task at once, an agent's spawn half-way included: Python 3.11 then
+    waits for ever, CPython issue 125502.)  The handlers the loop replaced are put back."""
     loop = asyncio.get_running_loop()
     before = {signum: signal.getsignal(signum) for signum in ending}
+    running = asyncio.ensure_future(run)
     ended: list[int] = []
 
     def end(signum: int) -> None:
         if not ended:
             ended.append(signum)
-            raise interrupt(signum)
+            running.cancel()
 
     for signum in ending:
         loop.add_signal_handler(signum, end, signum)
     try:
-        return await run
+        outcomes = await running
+    except asyncio.CancelledError:
+        if not ended:
+            raise
     finally:
         for signum, handler in before.items():
             loop.remove_signal_handler(signum)
             signal.signal(signum, handler)
+    if ended:  # also when the run had finished as the signal came
+        raise interrupt(ended[0])
+    return outcomes
 
 
 def by_rule(outcomes: Sequence[Outcome]) -> dict[str, dict[str, list[str]]]:
