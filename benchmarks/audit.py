@@ -13,8 +13,8 @@ import statistics
 import time
 from pathlib import Path
 
-from model.check.audit import audit
-from model.rules import Revision
+from acp_suggestions.model.check.audit import audit
+from acp_suggestions.model.rules import Revision
 
 RFD = (
     Path(__file__).resolve().parents[1].parent / "shared/rfd/prompt-suggestions-rfd-2026-11-14.txt"

@@ -21,11 +21,11 @@ import statistics
 import time
 from dataclasses import replace
 
-from model.amendments import PROPOSED_BY_FINDINGS
-from model.check import deep, duties, review, sessions
-from model.check.executor import Executor, local_cluster
-from sims import sweep
-from sims.scenario import DEFAULT_SCENARIO, load
+from acp_suggestions.model.amendments import PROPOSED_BY_FINDINGS
+from acp_suggestions.model.check import deep, duties, review, sessions
+from acp_suggestions.model.check.executor import Executor, local_cluster
+from acp_suggestions.sims import sweep
+from acp_suggestions.sims.scenario import DEFAULT_SCENARIO, load
 
 
 def _deep(executor: Executor, max_states: int) -> float:

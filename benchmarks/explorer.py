@@ -11,14 +11,14 @@ import argparse
 import statistics
 import time
 
-from model.amendments import PROPOSED_BY_FINDINGS
-from model.check import duties, explorer, review, sessions
-from model.check.executor import Executor
-from model.check.packed import Packed, PackedSystem
-from model.config import baseline
-from model.network import Semantics
-from model.rules import Revision
-from model.system import Action
+from acp_suggestions.model.amendments import PROPOSED_BY_FINDINGS
+from acp_suggestions.model.check import duties, explorer, review, sessions
+from acp_suggestions.model.check.executor import Executor
+from acp_suggestions.model.check.packed import Packed, PackedSystem
+from acp_suggestions.model.config import baseline
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import Revision
+from acp_suggestions.model.system import Action
 
 
 class Recomputing(PackedSystem):

@@ -20,11 +20,11 @@ import sys
 
 SEARCH = """
 import json, sys, time
-from model.check import leadsto
-from model.check.explorer import explore
-from model.config import Bounds, baseline
-from model.network import Semantics
-from model.rules import Revision
+from acp_suggestions.model.check import leadsto
+from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.config import Bounds, baseline
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import Revision
 version, semantics, bounds, keep, decide = json.loads(sys.argv[1])
 if version:
     cfg = baseline(Revision.CURRENT, version, semantics=Semantics(semantics),

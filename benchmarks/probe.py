@@ -13,14 +13,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from model.wire.probe import probe
+from acp_suggestions.model.wire.probe import probe
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    agent = [sys.executable, "-m", "model.wire.agent"]
+    agent = [sys.executable, "-m", "acp_suggestions.model.wire.agent"]
     print("full probe of the reference agent (every scenario, a process each):")
     for version in (1, 2):
         times = []

@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "hostile_agent.py"
 AGENTS = {
-    "reference agent (baseline)": [sys.executable, "-m", "model.wire.agent"],
+    "reference agent (baseline)": [sys.executable, "-m", "acp_suggestions.model.wire.agent"],
     "flood": [sys.executable, str(HOSTILE), "flood"],
     "200 MiB line": [sys.executable, str(HOSTILE), "huge-line"],
     "200 MiB of stderr": [sys.executable, str(HOSTILE), "stderr-flood"],
@@ -28,7 +28,7 @@ AGENTS = {
 def peak_mib(agent: list[str]) -> float:
     """The probe's peak RSS in MiB, for one scenario against `agent`."""
     with tempfile.TemporaryDirectory() as out:
-        probe = [sys.executable, "-m", "model.cli", "probe", "--out", f"{out}/o"]
+        probe = [sys.executable, "-m", "acp_suggestions.model.cli", "probe", "--out", f"{out}/o"]
         probe += ["--step-timeout", "5", "--scenario", "prompt-after-suggestion", "--", *agent]
         run = subprocess.Popen(probe, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         _, _, usage = os.wait4(run.pid, 0)

@@ -21,12 +21,12 @@ from typing import Any
 
 import simpy
 
-from model.check.executor import Executor
-from sims import sweep
-from sims.draws import Draws
-from sims.engine import Engine, Run
-from sims.interned import Interned
-from sims.scenario import DEFAULT_SCENARIO, Point, compile_point, load
+from acp_suggestions.model.check.executor import Executor
+from acp_suggestions.sims import sweep
+from acp_suggestions.sims.draws import Draws
+from acp_suggestions.sims.engine import Engine, Run
+from acp_suggestions.sims.interned import Interned
+from acp_suggestions.sims.scenario import DEFAULT_SCENARIO, Point, compile_point, load
 
 
 class SimPyEngine(Engine):

@@ -72,7 +72,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9, help="runs per command (default 9)")
     args = parser.parse_args()
-    command = [sys.executable, "-m", "model.cli"]
+    command = [sys.executable, "-m", "acp_suggestions.model.cli"]
     with tempfile.TemporaryDirectory() as folder:
         trace = Path(folder) / "ten.jsonl"
         trace.write_text(_trace())

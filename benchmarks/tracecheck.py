@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from model.wire.tracecheck import check_lines
+from acp_suggestions.model.wire.tracecheck import check_lines
 
 TEXT = [{"type": "text", "text": "Run the tests and fix what breaks"}]
 

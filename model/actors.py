@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import itertools
 
-from model import lifecycle
-from model import session as sess
-from model.config import Config
-from model.lifecycle import ListState, ListTrigger
-from model.messages import allowed_kinds
-from model.network import Semantics
-from model.rules import Revision, RuleId
-from model.session import V1, V2, SessionTrigger
-from model.state import (
+from acp_suggestions.model import lifecycle
+from acp_suggestions.model import session as sess
+from acp_suggestions.model.config import Config
+from acp_suggestions.model.lifecycle import ListState, ListTrigger
+from acp_suggestions.model.messages import allowed_kinds
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import Revision, RuleId
+from acp_suggestions.model.session import V1, V2, SessionTrigger
+from acp_suggestions.model.state import (
     BLANK,
     UNPARSEABLE,
     Agent,

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from model.config import Config
-from model.network import Semantics
+from acp_suggestions.model.config import Config
+from acp_suggestions.model.network import Semantics
 
 
 @dataclass(frozen=True, slots=True)

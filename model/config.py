@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from model.messages import TEXT, AgentPromptCaps, ClientSuggestionCaps
-from model.network import Semantics
-from model.rules import Revision, RuleId
-from model.state import SuggestionList
+from acp_suggestions.model.messages import TEXT, AgentPromptCaps, ClientSuggestionCaps
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import Revision, RuleId
+from acp_suggestions.model.state import SuggestionList
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from model import actors, lifecycle
-from model.config import Config
-from model.lifecycle import ListState
-from model.messages import allowed_kinds
-from model.rules import Revision, RuleId, in_force
-from model.session import V1, V2
-from model.state import (
+from acp_suggestions.model import actors, lifecycle
+from acp_suggestions.model.config import Config
+from acp_suggestions.model.lifecycle import ListState
+from acp_suggestions.model.messages import allowed_kinds
+from acp_suggestions.model.rules import Revision, RuleId, in_force
+from acp_suggestions.model.session import V1, V2
+from acp_suggestions.model.state import (
     BLANK,
     UNPARSEABLE,
     Composer,

@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from model import actors
-from model.config import Config
-from model.invariants import stale, usable
-from model.lifecycle import ListState
-from model.rules import RuleId, in_force
-from model.state import Composer, World
-from model.system import AGENT, NET, Act, Action
+from acp_suggestions.model import actors
+from acp_suggestions.model.config import Config
+from acp_suggestions.model.invariants import stale, usable
+from acp_suggestions.model.lifecycle import ListState
+from acp_suggestions.model.rules import RuleId, in_force
+from acp_suggestions.model.state import Composer, World
+from acp_suggestions.model.system import AGENT, NET, Act, Action
 
 _OBLIGED = frozenset({Act.END_TURN, Act.REPLAY_DONE, Act.ACCEPT_PROMPT})
 

@@ -19,7 +19,7 @@ import pydantic
 def _prompt_type() -> pydantic.TypeAdapter[list[Any]]:
     """The exact type of session/prompt's `prompt` field, taken from the SDK (rule UPD-4,
     SC-1); loaded on first use, and without the rest of the SDK's schema (`model.sdk`)."""
-    from model.sdk import prompt_type
+    from acp_suggestions.model.sdk import prompt_type
 
     return pydantic.TypeAdapter(prompt_type())
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from model.config import Config
-from model.rules import RULES, Revision, Rule, RuleId, Side
+from acp_suggestions.model.config import Config
+from acp_suggestions.model.rules import RULES, Revision, Rule, RuleId, Side
 
 
 @dataclass(frozen=True, slots=True)

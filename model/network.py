@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from model.state import LoadResponse, PromptResponse
+from acp_suggestions.model.state import LoadResponse, PromptResponse
 
 
 class Semantics(StrEnum):

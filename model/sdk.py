@@ -87,7 +87,7 @@ def _sdk_import(node: ast.stmt) -> bool:
 def _helper(node: ast.ImportFrom) -> dict[str, Any]:
     """The names a statement imports from inside the SDK, its file loaded on its own."""
     name = (node.module or "").removeprefix("acp.")
-    helper = _module(f"model.sdk._acp.{name}", list(_tree(name).body), {})
+    helper = _module(f"{__name__}._acp.{name}", list(_tree(name).body), {})
     return {a.asname or a.name: getattr(helper, a.name) for a in node.names}
 
 
@@ -101,12 +101,12 @@ def prompt_type() -> Any:
         if isinstance(node, ast.ImportFrom) and _sdk_import(node):
             namespace.update(_helper(node))
     kept = [node for node in body if not _sdk_import(node)]
-    schema = _module("model.sdk._acp.schema", kept, namespace)
+    schema = _module(f"{__name__}._acp.schema", kept, namespace)
     return schema.PromptRequest.model_fields["prompt"].annotation
 
 
 @functools.cache
 def methods() -> tuple[dict[str, str], dict[str, str]]:
     """The SDK's tables of the methods an agent and a client handle (`acp.meta`)."""
-    meta = _module("model.sdk._acp.meta", list(_tree("meta").body), {})
+    meta = _module(f"{__name__}._acp.meta", list(_tree("meta").body), {})
     return meta.AGENT_METHODS, meta.CLIENT_METHODS

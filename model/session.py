@@ -11,7 +11,7 @@ from enum import Enum, StrEnum
 
 from transitions import Machine
 
-from model.lifecycle import compile_table
+from acp_suggestions.model.lifecycle import compile_table
 
 
 class V1(Enum):

@@ -11,9 +11,9 @@ import zlib
 from enum import Enum
 from typing import NamedTuple, TypeVar
 
-from model.lifecycle import ListState
-from model.messages import IMAGE, RESOURCE_LINK, TEXT
-from model.session import V1, V2, SessionState
+from acp_suggestions.model.lifecycle import ListState
+from acp_suggestions.model.messages import IMAGE, RESOURCE_LINK, TEXT
+from acp_suggestions.model.session import V1, V2, SessionState
 
 # Content kinds of a suggestion's blocks in the model: the message layer's names, plus two
 # that stand for faults: whitespace-only text, and a block the client cannot parse.

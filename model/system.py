@@ -16,13 +16,13 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Literal, NamedTuple
 
-from model import actors
-from model import session as sess
-from model.config import Config
-from model.network import deliverable
-from model.rules import RuleId
-from model.session import V1, V2, SessionTrigger
-from model.state import (
+from acp_suggestions.model import actors
+from acp_suggestions.model import session as sess
+from acp_suggestions.model.config import Config
+from acp_suggestions.model.network import deliverable
+from acp_suggestions.model.rules import RuleId
+from acp_suggestions.model.session import V1, V2, SessionTrigger
+from acp_suggestions.model.state import (
     Agent,
     Cancel,
     Client,

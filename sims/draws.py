@@ -7,8 +7,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from sims.dists import Stream
-from sims.scenario import Point
+from acp_suggestions.sims.dists import Stream
+from acp_suggestions.sims.scenario import Point
 
 
 class Draws(NamedTuple):

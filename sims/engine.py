@@ -12,16 +12,33 @@ from __future__ import annotations
 import heapq
 from typing import Any, NamedTuple
 
-from model.actors import echoes_user_message
-from model.network import Semantics
-from model.rules import RuleId
-from model.state import Composer, LoadResponse, Prompt, PromptResponse, Update, UserMessage
-from model.system import AGENT, CLIENT, NET, TO_AGENT, TO_CLIENT, USER, Act, Action, Step
-from model.wire import records as wire
-from sims.draws import Draws
-from sims.interned import Interned
-from sims.metrics import Session
-from sims.scenario import Point
+from acp_suggestions.model.actors import echoes_user_message
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import RuleId
+from acp_suggestions.model.state import (
+    Composer,
+    LoadResponse,
+    Prompt,
+    PromptResponse,
+    UserMessage,
+)
+from acp_suggestions.model.system import (
+    AGENT,
+    CLIENT,
+    NET,
+    TO_AGENT,
+    TO_CLIENT,
+    USER,
+    Act,
+    Action,
+    Step,
+)
+from acp_suggestions.model.wire import records as wire
+from acp_suggestions.sims.draws import Draws
+from acp_suggestions.sims.interned import Interned
+from acp_suggestions.sims.metrics import Session
+from acp_suggestions.sims.scenario import Point
+from acp_suggestions.sims.screen import Screen
 
 _TO_AGENT, _TO_CLIENT, _AGENT, _COMPOSE, _SEND = range(5)
 
@@ -62,7 +79,6 @@ class Engine:
         "composes",
         "conn",
         "d",
-        "delays",
         "discarded",
         "done",
         "due_agent",
@@ -70,7 +86,6 @@ class Engine:
         "due_model",
         "fifo",
         "fifo_to_agent",
-        "flicker",
         "flying",
         "handlers",
         "heap",
@@ -79,29 +94,20 @@ class Engine:
         "next_id",
         "observer",
         "offered_at_compose",
-        "outdated_since",
-        "outdated_time",
         "p",
         "predictions",
         "predicts",
         "prompt_ids",
         "prompted",
+        "screen",
         "sdk",
         "send_wait",
         "sent",
         "sent_seq",
         "seq",
-        "shown",
-        "shown_at",
-        "shown_ids",
         "sid",
-        "stale_since",
-        "stale_time",
-        "stale_turn",
-        "stale_turns",
         "steps",
         "trace",
-        "turn_ends",
         "v1",
         "w",
         "wants_send",
@@ -150,18 +156,10 @@ class Engine:
         )
         self.wants_send: float | None = None  # when the user's finished prompt began to wait
         # measures
-        self.sent = self.predictions = self.discarded = self.flicker = 0
-        self.offered_at_compose = self.composes = self.auto_sent = self.stale_turns = 0
-        self.send_wait = self.stale_time = 0.0
-        self.stale_since: float | None = None
-        self.outdated_time = 0.0
-        self.outdated_since: float | None = None
-        self.stale_turn = -1
-        self.shown: Update | None = None
-        self.shown_at = 0.0
-        self.shown_ids: set[int] = set()
-        self.turn_ends: dict[int, float] = {}
-        self.delays: list[float] = []
+        self.sent = self.predictions = self.discarded = 0
+        self.offered_at_compose = self.composes = self.auto_sent = 0
+        self.send_wait = 0.0
+        self.screen = Screen(self.p.flicker_window)
 
     # --- model steps and scheduling --------------------------------------------------------
 
@@ -261,7 +259,7 @@ class Engine:
             if not self.v1:
                 idle = wire.state("idle") if self.trace is not None else None
                 self._to_client(t, None, idle, ends=self.prompted)
-            self.turn_ends[self.w.agent.epoch] = t
+            self.screen.turn_ends[self.w.agent.epoch] = t
             self._predict(t)
             if self.prompted and self.p.foreground and self.d.decide.random() < self.p.foreground:
                 self._push(t + self.d.foreground_start(), _AGENT, _FOREGROUND)
@@ -269,7 +267,7 @@ class Engine:
     def _start_work(self, t: float, duration: float, prompted: bool) -> None:
         """The agent works for `duration`, then ends the turn unless other work took over.
         What the client shows may now be outdated."""
-        self._observe(t, by_update=False)
+        self.screen.observe(t, self.w, False)
         self.work += 1
         self.prompted = prompted
         self._push(t + duration, _AGENT, _END_TURN, self.work)
@@ -316,7 +314,7 @@ class Engine:
         if msg is not None:
             i = self._handled(msg, seq)
             self._step(t, _HEAD_TO_CLIENT if i == 0 else Action(NET, TO_CLIENT, i))
-            self._observe(t, by_update=True)
+            self.screen.observe(t, self.w, True)
         if self.observer == "client":
             self._log(t, record)
         if ends and not self.busy:
@@ -364,7 +362,7 @@ class Engine:
                 self._user(t, _DISMISS)
             self._user(t, _TYPE)
             delay = self.d.typing()
-        self._observe(t, by_update=False)
+        self.screen.observe(t, self.w, False)
         self._push(t + delay, _SEND)
 
     def _reopen(self, t: float) -> None:
@@ -382,7 +380,7 @@ class Engine:
         self._sends(t, self._user(t, _LOAD if replay else _RESUME_PLAIN).to_client)
         if replay:
             self._push(t + self.d.replay_duration(), _AGENT, _REPLAY_DONE)
-        self._observe(t, by_update=False)
+        self.screen.observe(t, self.w, False)
 
     def _try_send(self, t: float, *unused: Any) -> None:
         if self._enabled(_SEND_ACTION):
@@ -407,39 +405,7 @@ class Engine:
         if self.fifo_to_agent:
             due = self.due_agent = max(due, self.due_agent)
         self._push(due, _TO_AGENT, (self.conn, prompt), record)
-        self._observe(t, by_update=False)
-
-    def _observe(self, t: float, by_update: bool) -> None:
-        """Account for what the client shows from now on."""
-        c = self.w.client
-        shown = c.held if c.composer is _EMPTY else None
-        stale = shown is not None and c.predates_latest_prompt(shown)
-        outdated = shown is not None and shown.predicted_epoch < self.w.agent.epoch
-        if self.outdated_since is not None and not outdated:
-            self.outdated_time += t - self.outdated_since
-            self.outdated_since = None
-        elif outdated and self.outdated_since is None:
-            self.outdated_since = t
-        if not stale and shown is self.shown and self.stale_since is None:
-            return  # nothing changed on screen (the common case)
-        if self.stale_since is not None and not stale:
-            self.stale_time += t - self.stale_since
-            self.stale_since = None
-        elif stale and self.stale_since is None:
-            self.stale_since = t
-        if stale and c.sent != self.stale_turn:
-            self.stale_turn = c.sent
-            self.stale_turns += 1
-        if shown == self.shown:
-            return
-        if self.shown is not None and by_update and t - self.shown_at < self.p.flicker_window:
-            self.flicker += 1
-        self.shown, self.shown_at = shown, t
-        if not stale and shown is not None and shown.predicted_epoch not in self.shown_ids:
-            self.shown_ids.add(shown.predicted_epoch)
-            end = self.turn_ends.get(shown.predicted_epoch)
-            if end is not None:
-                self.delays.append(t - end)
+        self.screen.observe(t, self.w, False)
 
     # --- the loop ---------------------------------------------------------------------------
 
@@ -458,22 +424,20 @@ class Engine:
         return self._finish(t, events)
 
     def _finish(self, t: float, events: int) -> Run:
-        if self.stale_since is not None:
-            self.stale_time += t - self.stale_since
-        if self.outdated_since is not None:
-            self.outdated_time += t - self.outdated_since
+        screen = self.screen
+        screen.close(t)
         if self.wants_send is not None:
             self.send_wait += t - self.wants_send
         session = Session(
             turns=self.sent,
-            stale_time=self.stale_time,
-            stale_turns=self.stale_turns,
-            outdated_time=self.outdated_time,
-            shown_delays=tuple(self.delays),
+            stale_time=screen.stale_time,
+            stale_turns=screen.stale_turns,
+            outdated_time=screen.outdated_time,
+            shown_delays=tuple(screen.delays),
             predictions=self.predictions,
             discarded=self.discarded,
-            shown=len(self.shown_ids),
-            flicker=self.flicker,
+            shown=len(screen.shown_ids),
+            flicker=screen.flicker,
             offered_at_compose=self.offered_at_compose,
             composes=self.composes,
             auto_sent=self.auto_sent,

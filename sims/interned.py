@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from model.config import Config
-from model.state import World
-from model.system import Action, Step, System
+from acp_suggestions.model.config import Config
+from acp_suggestions.model.state import World
+from acp_suggestions.model.system import Action, Step, System
 
 
 class Interned:

@@ -4,10 +4,10 @@ table comes from), run on the review's own workers."""
 
 from __future__ import annotations
 
-from model.check.executor import Executor
-from model.check.verdicts import ScreenRow, ScreenTime
-from sims import sweep
-from sims.scenario import DEFAULT_SCENARIO, load
+from acp_suggestions.model.check.executor import Executor
+from acp_suggestions.model.check.verdicts import ScreenRow, ScreenTime
+from acp_suggestions.sims import sweep
+from acp_suggestions.sims.scenario import DEFAULT_SCENARIO, load
 
 SEED = 1
 

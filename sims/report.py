@@ -10,10 +10,10 @@ import math
 from pathlib import Path
 from typing import Any
 
-from model.config import client_policy
-from model.render.atomic import write_atomic
-from sims.metrics import Totals
-from sims.scenario import CHANCES, TIMINGS, Point, Scenario
+from acp_suggestions.model.config import client_policy
+from acp_suggestions.model.render.atomic import write_atomic
+from acp_suggestions.sims.metrics import Totals
+from acp_suggestions.sims.scenario import CHANCES, TIMINGS, Point, Scenario
 
 WORDS = {  # each plotted figure in words, with its unit
     "stale_exposure_p50_s": "stale list offered, median (s per session)",

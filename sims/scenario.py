@@ -16,13 +16,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from model.config import AGENT_POLICIES, Bounds, Config, baseline, client_policy
-from model.messages import ClientSuggestionCaps
-from model.mutations import MUTATIONS_BY_RULE
-from model.network import Semantics
-from model.rules import Revision
-from sims.dists import Draw, ScenarioError, compile_dist, read_text
-from sims.metrics import FIGURES
+from acp_suggestions.model.config import AGENT_POLICIES, Bounds, Config, baseline, client_policy
+from acp_suggestions.model.messages import ClientSuggestionCaps
+from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import Revision
+from acp_suggestions.sims.dists import Draw, ScenarioError, compile_dist, read_text
+from acp_suggestions.sims.metrics import FIGURES
 
 MAX_POINTS = 10_000  # points of one sweep: each is a simulation of its own
 

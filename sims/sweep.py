@@ -8,12 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from model.check.executor import Executor, Setup
-from sims.draws import Draws
-from sims.engine import run_session
-from sims.interned import Interned
-from sims.metrics import Totals
-from sims.scenario import Point, Scenario
+from acp_suggestions.model.check.executor import Executor, Setup
+from acp_suggestions.sims.draws import Draws
+from acp_suggestions.sims.engine import run_session
+from acp_suggestions.sims.interned import Interned
+from acp_suggestions.sims.metrics import Totals
+from acp_suggestions.sims.scenario import Point, Scenario
 
 CHUNK = 1000  # sessions per task
 

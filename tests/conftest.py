@@ -69,9 +69,9 @@ def shared_text() -> Callable[[str], str]:
 def small_review(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A review with every section of the report, written to a folder: every baseline and
     environment, the v1 stdio mutations, one proposal and one two-session setting."""
-    from model.check import review, sessions, verdicts
-    from model.check.executor import Executor
-    from model.render import report
+    from acp_suggestions.model.check import review, sessions, verdicts
+    from acp_suggestions.model.check.executor import Executor
+    from acp_suggestions.model.render import report
 
     todo: list[review.Task] = [
         j
@@ -91,9 +91,9 @@ def small_review(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def full_run() -> tuple[list[Any], list[Any]]:
     """The default review's tasks, run as `acp-suggestions review` runs them (on two local
     workers), with what each gave, in the same order."""
-    from model.amendments import PROPOSED_BY_FINDINGS
-    from model.check import duties, review, sessions
-    from model.check.executor import Executor
+    from acp_suggestions.model.amendments import PROPOSED_BY_FINDINGS
+    from acp_suggestions.model.check import duties, review, sessions
+    from acp_suggestions.model.check.executor import Executor
 
     todo: list[review.Task] = [
         *review.jobs(),
@@ -107,9 +107,9 @@ def full_run() -> tuple[list[Any], list[Any]]:
 @pytest.fixture(scope="session")
 def full_review(full_run: tuple[list[Any], list[Any]]) -> tuple[Any, list[Any]]:
     """The default review's summary and outcomes."""
-    from model.check import review, verdicts
-    from model.check.executor import Executor
-    from sims import onscreen
+    from acp_suggestions.model.check import review, verdicts
+    from acp_suggestions.model.check.executor import Executor
+    from acp_suggestions.sims import onscreen
 
     done = full_run[1]
     outcomes = review.outcomes_of(done)

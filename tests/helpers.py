@@ -6,21 +6,26 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import NamedTuple, NoReturn
 
 import pytest
 
-from model.config import Config
-from model.invariants import INVARIANTS, Property
-from model.network import Semantics
-from model.rules import Revision
+from acp_suggestions.model.config import Config
+from acp_suggestions.model.invariants import INVARIANTS, Property
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import Revision
 
 # Invariants in force that compliant peers still break, by (revision, version, semantics):
 # the review reports each with its counterexample.  Checked exhaustively in test_explorer.
 _V1_OVERTAKEN = frozenset({"withdrawn_after_prompt", "client_holds_latest"})
 _V2_OVERTAKEN = _V1_OVERTAKEN | {"withdrawn_after_foreground_work"}
+# The command line and the reference agent, run as a user would, in a process of their own.
+CLI = [sys.executable, "-m", "acp_suggestions.model.cli"]
+AGENT = [sys.executable, "-m", "acp_suggestions.model.wire.agent"]
+
 _CROSSING = frozenset({"no_offer_from_before_own_prompt"})
 KNOWN_GAPS: dict[tuple[Revision, int, Semantics], frozenset[str]] = {
     (Revision.CURRENT, 1, Semantics.SDK): _V1_OVERTAKEN,

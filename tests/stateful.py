@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from model.config import Config
-from model.invariants import REACHABLE, Property
-from model.system import Act, Action, System
+from acp_suggestions.model.config import Config
+from acp_suggestions.model.invariants import REACHABLE, Property
+from acp_suggestions.model.system import Act, Action, System
 
 SETTINGS = settings(
     max_examples=150,

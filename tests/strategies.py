@@ -6,9 +6,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from model.config import Config, baseline
-from model.network import Semantics
-from model.rules import Revision
+from acp_suggestions.model.config import Config, baseline
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import Revision
 
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
 json_values = st.recursive(

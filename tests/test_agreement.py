@@ -27,17 +27,17 @@ from collections.abc import Iterator
 
 import pytest
 
-from model.config import Bounds, Config, baseline
-from model.invariants import INVARIANTS
-from model.mutations import MUTATIONS
-from model.network import Semantics
-from model.rules import Revision
-from model.state import World
-from model.system import Action, System
-from model.wire.monitors import EXACT_FROM, Observer
-from model.wire.project import project
-from model.wire.records import Record
-from model.wire.tracecheck import Checker
+from acp_suggestions.model.config import Bounds, Config, baseline
+from acp_suggestions.model.invariants import INVARIANTS
+from acp_suggestions.model.mutations import MUTATIONS
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import Revision
+from acp_suggestions.model.state import World
+from acp_suggestions.model.system import Action, System
+from acp_suggestions.model.wire.monitors import EXACT_FROM, Observer
+from acp_suggestions.model.wire.project import project
+from acp_suggestions.model.wire.records import Record
+from acp_suggestions.model.wire.tracecheck import Checker
 
 # Every run of the small configurations through the monitors: minutes.
 pytestmark = pytest.mark.slow

@@ -15,7 +15,7 @@ def test_files_follow_the_umask(tmp_path: Path) -> None:
         target = tmp_path / f"out-{umask:o}" / "report.html"
         code = (
             f"import os; os.umask({umask}); from pathlib import Path; "
-            "from model.render.atomic import write_atomic; "
+            "from acp_suggestions.model.render.atomic import write_atomic; "
             f"write_atomic(Path({str(target)!r}), 'x')"
         )
         subprocess.run([sys.executable, "-c", code], check=True)
@@ -27,7 +27,7 @@ def test_files_follow_the_umask(tmp_path: Path) -> None:
 def test_an_output_folder_holds_only_the_current_run(tmp_path: Path) -> None:
     """A file the previous run wrote and this one does not is removed (with the folder it
     leaves empty); a user's file beside them (with --force) stays."""
-    from model.render.atomic import OutputFolder, write_atomic
+    from acp_suggestions.model.render.atomic import OutputFolder, write_atomic
 
     (tmp_path / "notes.txt").write_text("the user's")
     warnings: list[str] = []

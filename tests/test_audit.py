@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.check.audit import Audit, audit, compare
-from model.cli.main import main
-from model.rules import RULES, SIGNATURES, Revision
+from acp_suggestions.model.check.audit import Audit, audit, compare
+from acp_suggestions.model.cli.main import main
+from acp_suggestions.model.rules import RULES, SIGNATURES, Revision
 
 CURRENT = "rfd/prompt-suggestions-rfd-2026-11-14.txt"
 DRAFT = "rfd/prompt-suggestions-draft-2026-10-15.txt"
@@ -210,7 +210,7 @@ def test_adopting_the_letters_advice_passes_the_audit(
     """The letter's sentence, written into the RFD, is taken as adopting its proposal: the
     recommended CI passes and says which; without `--no-amendments` it would be a sentence
     with no rule, or a level the catalogue does not have."""
-    from model.amendments import ADOPTIONS_BY_NAME
+    from acp_suggestions.model.amendments import ADOPTIONS_BY_NAME
 
     assert new.endswith(ADOPTIONS_BY_NAME[name].sentence)
     text = shared_text(CURRENT)
@@ -226,7 +226,7 @@ def test_adopting_the_letters_advice_passes_the_audit(
 def test_only_the_proposal_itself_is_taken_as_adopted(shared_text: Callable[[str], str]) -> None:
     """The RFD's own sentences adopt nothing (RP-1's SHOULD NOT is not the proposed MUST NOT),
     and a sentence that only resembles a proposal states no rule."""
-    from model.amendments import ADOPTIONS
+    from acp_suggestions.model.amendments import ADOPTIONS
 
     text = shared_text(CURRENT)
     assert not [s for s in audit(text, Revision.CURRENT, ADOPTIONS).sentences if s.adopted]

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from model.check.review import INTERRUPTED, Job, run
-from model.config import Bounds, Config, baseline
-from model.invariants import INVARIANTS, Property
-from model.liveness import LIVENESS, LeadsTo
-from model.mutations import MUTATIONS, Mutation
-from model.network import Semantics
+from acp_suggestions.model.check.review import INTERRUPTED, Job, run
+from acp_suggestions.model.config import Bounds, Config, baseline
+from acp_suggestions.model.invariants import INVARIANTS, Property
+from acp_suggestions.model.liveness import LIVENESS, LeadsTo
+from acp_suggestions.model.mutations import MUTATIONS, Mutation
+from acp_suggestions.model.network import Semantics
 
 
 def _new_breaks(mutation: Mutation, base: Config) -> set[str]:

@@ -5,20 +5,20 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from model.check import review, verdicts
-from model.check.executor import Executor
-from model.cli.explore import standing
-from model.cli.main import main
-from model.config import Config, baseline
-from model.mutations import MUTATIONS_BY_RULE
-from model.network import Semantics
-from model.render import report
-from model.rules import Revision
+from acp_suggestions.model.check import review, verdicts
+from acp_suggestions.model.check.executor import Executor
+from acp_suggestions.model.cli.explore import standing
+from acp_suggestions.model.cli.main import main
+from acp_suggestions.model.config import Config, baseline
+from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.render import report
+from acp_suggestions.model.rules import Revision
+from tests.helpers import CLI
 
 
 def test_rules_json_lists_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
@@ -123,7 +123,7 @@ def test_output_does_not_depend_on_the_hash_seed(argv: list[str], code: int) -> 
     for seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
         run = subprocess.run(
-            [sys.executable, "-m", "model.cli", *argv],
+            [*CLI, *argv],
             env=env,
             capture_output=True,
             text=True,
@@ -173,7 +173,7 @@ def test_client_strategies_combine(capsys: pytest.CaptureFixture[str]) -> None:
 def test_progress_is_plain_lines_in_a_log(tmp_path: Path) -> None:
     """Without a terminal (a CI log) long work reports progress as plain lines, so the log
     does not stay silent for minutes; --quiet silences it."""
-    argv = [sys.executable, "-m", "model.cli", "simulate", "--sessions", "300"]
+    argv = [*CLI, "simulate", "--sessions", "300"]
     run = subprocess.run(
         [*argv, "--out", str(tmp_path / "a")], capture_output=True, text=True, check=True
     )
@@ -187,10 +187,13 @@ def test_progress_is_plain_lines_in_a_log(tmp_path: Path) -> None:
 
 def test_tables_in_a_pipe_keep_every_cell_whole() -> None:
     """Piped to a file or a CI log, a table is not cut to 80 columns."""
-    from model.rules import RULES
+    from acp_suggestions.model.rules import RULES
 
     piped = subprocess.run(
-        [sys.executable, "-m", "model.cli", "rules"], capture_output=True, text=True, check=True
+        [*CLI, "rules"],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     assert "…" not in piped
     longest = max(RULES, key=lambda r: len(r.summary))

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from model.check import deep
-from model.cli.main import main
-from model.config import Bounds
-from model.render import deep as rendered
+from acp_suggestions.model.check import deep
+from acp_suggestions.model.cli.main import main
+from acp_suggestions.model.config import Bounds
+from acp_suggestions.model.render import deep as rendered
 
 
 def _run(out: Path, *options: str) -> int:

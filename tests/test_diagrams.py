@@ -12,13 +12,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model.config import Config
-from model.render import diagrams, lifetime, msc, narrate, scenarios
-from model.render.dotlang import dot_string, mermaid_text
-from model.render.narrate import flights, told
-from model.rules import RULES_BY_ID
-from model.state import World
-from model.system import System
+from acp_suggestions.model.config import Config
+from acp_suggestions.model.render import diagrams, lifetime, msc, narrate, scenarios
+from acp_suggestions.model.render.dotlang import dot_string, mermaid_text
+from acp_suggestions.model.render.narrate import flights, told
+from acp_suggestions.model.rules import RULES_BY_ID
+from acp_suggestions.model.state import World
+from acp_suggestions.model.system import System
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = 'Fix "it" [now] <script>alert(1)</script> & \\ back\nslash --> x; y: z #1'
@@ -100,7 +100,7 @@ def test_the_overtaking_chart_draws_the_withdrawal_crossing_the_list(
 
 def _counterexamples() -> list[tuple[Config, World, narrate.Path]]:
     """Every counterexample of the current revision's v1 review, over stdio and unordered."""
-    from model.check import review
+    from acp_suggestions.model.check import review
 
     found: list[tuple[Config, World, narrate.Path]] = []
     for job in review.jobs():
@@ -146,8 +146,8 @@ def test_the_state_graph_has_a_legend_and_names_each_state(
 def test_each_mutation_caption_names_its_rule_and_who_breaks_it(
     generated: list[diagrams.Diagram],
 ) -> None:
-    from model.mutations import MUTATIONS
-    from model.rules import RULES_BY_ID, Side
+    from acp_suggestions.model.mutations import MUTATIONS
+    from acp_suggestions.model.rules import RULES_BY_ID, Side
 
     captions = {d.name: d.caption for d in generated}
     for m in MUTATIONS:
@@ -161,7 +161,7 @@ def test_each_mutation_caption_names_its_rule_and_who_breaks_it(
 def test_every_breach_chart_ends_saying_what_is_wrong(generated: list[diagrams.Diagram]) -> None:
     """A chart of a finding or a mutation closes with the broken property's words in red; a
     chart of compliant peers has no such note."""
-    from model.invariants import PROPERTIES_BY_NAME
+    from acp_suggestions.model.invariants import PROPERTIES_BY_NAME
 
     for d in generated:
         prop = re.search(r"\((\w+)\)$", d.caption)
@@ -198,8 +198,8 @@ def test_the_lifetime_draws_every_agent_transition_with_its_rule() -> None:
     """Every transition of the lifecycle machine the agent fires is drawn, or changes nothing
     (a self-loop, a withdrawal of an empty list, or the load drawn once from anywhere); each
     edge names its rule; the MUST edges are LT-5's, out of the list a prompt made out of date."""
-    from model import lifecycle
-    from model.lifecycle import ListState, ListTrigger
+    from acp_suggestions.model import lifecycle
+    from acp_suggestions.model.lifecycle import ListState, ListTrigger
 
     drawn = lifetime.agent_edges()
     for src, trigger, dst in lifecycle.machine_edges(lifecycle.build_machine()):
@@ -219,8 +219,8 @@ def test_the_lifetime_draws_every_agent_transition_with_its_rule() -> None:
 
 
 def test_a_scenario_the_model_cannot_reach_is_an_error() -> None:
-    from model.config import baseline
-    from model.rules import Revision
+    from acp_suggestions.model.config import baseline
+    from acp_suggestions.model.rules import Revision
 
     cfg = baseline(Revision.CURRENT, 1)
     with pytest.raises(ValueError, match="'three prompts'"):

@@ -10,14 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.check import duties
-from model.check.explorer import explore
-from model.config import Bounds, baseline, client_policy
-from model.invariants import no_offer_from_before_own_prompt
-from model.mutations import MUTATIONS_BY_RULE
-from model.network import Semantics
-from model.rules import Revision, RuleId
-from model.state import Update, initial_world
+from acp_suggestions.model.check import duties
+from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.config import Bounds, baseline, client_policy
+from acp_suggestions.model.invariants import no_offer_from_before_own_prompt
+from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import Revision, RuleId
+from acp_suggestions.model.state import Update, initial_world
 
 SMALL = Bounds(prompts=1, predictions=1, loads=1, foreground=1)
 

@@ -14,12 +14,12 @@ from typing import Any
 
 import pytest
 
-from model.check import duties, review, sessions
-from model.check.executor import Executor, local_cluster
-from model.cli.main import main
-from sims import sweep
-from sims.scenario import DEFAULT_SCENARIO, load
-from tests.helpers import interrupted
+from acp_suggestions.model.check import duties, review, sessions
+from acp_suggestions.model.check.executor import Executor, local_cluster
+from acp_suggestions.model.cli.main import main
+from acp_suggestions.sims import sweep
+from acp_suggestions.sims.scenario import DEFAULT_SCENARIO, load
+from tests.helpers import CLI, interrupted
 
 # Dask clusters and pools: slow, run by --all and CI.
 pytestmark = pytest.mark.slow
@@ -53,7 +53,7 @@ def test_the_reviews_tasks_give_the_same_on_a_cluster(cluster: Any) -> None:
     """A task of each kind the review runs (a baseline, a mutation, an environment, a
     proposal, a duty cell, a two-session setting), on the cluster and in this process: the
     same results, counterexamples included (the whole review is this per task, in order)."""
-    from model.amendments import PROPOSED_BY_FINDINGS
+    from acp_suggestions.model.amendments import PROPOSED_BY_FINDINGS
 
     jobs = review.jobs()
     todo: list[review.Task] = [
@@ -97,9 +97,7 @@ def test_ctrl_c_cancels_the_cluster_tasks(cluster: Any, tmp_path: Path) -> None:
     from distributed import Client
 
     argv = [
-        sys.executable,
-        "-m",
-        "model.cli",
+        *CLI,
         "simulate",
         "--sessions",
         "40000",
@@ -138,7 +136,7 @@ def test_a_worker_with_other_code_refuses_the_tasks(
 ) -> None:
     """The client's code fingerprint travels with each task; here the client claims another
     version, as a worker with another install would look to it."""
-    from model.check import executor
+    from acp_suggestions.model.check import executor
 
     monkeypatch.setattr(executor, "fingerprint", lambda: "0.0.9 0123456789abcdef")
     where = ["--scheduler", cluster.scheduler_address]
@@ -155,7 +153,7 @@ def test_a_scheduler_with_no_worker_is_an_error(
 ) -> None:
     from distributed import LocalCluster
 
-    from model.check import executor
+    from acp_suggestions.model.check import executor
 
     monkeypatch.setattr(executor, "WORKERS_WAIT", 1.0)
     with LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as empty:
@@ -195,7 +193,7 @@ def test_a_scheduler_lost_mid_run_is_an_error(tmp_path: Path) -> None:
 
         with Client(address, set_as_default=False) as client:  # a loaded machine is slow
             client.wait_for_workers(1, timeout=120)
-        argv = [sys.executable, "-m", "model.cli", "simulate", "--sessions", "100000"]
+        argv = [*CLI, "simulate", "--sessions", "100000"]
         argv += ["--quiet", "--scheduler", address, "--out", str(tmp_path / "o")]
         run = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
         time.sleep(8)

@@ -10,16 +10,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.check.duties import Cell
-from model.check.explorer import Path, explore
-from model.check.packed import EMPTY, Packed, PackedSystem
-from model.config import Bounds, Config, baseline
-from model.invariants import INVARIANTS
-from model.mutations import MUTATIONS, MUTATIONS_BY_RULE
-from model.network import Semantics
-from model.rules import Revision, RuleId
-from model.state import Cancel, LoadResponse, PromptResponse, Update, World, initial_world
-from model.system import REOPENS, Act, Action, System
+from acp_suggestions.model.check.duties import Cell
+from acp_suggestions.model.check.explorer import Path, explore
+from acp_suggestions.model.check.packed import EMPTY, Packed, PackedSystem
+from acp_suggestions.model.config import Bounds, Config, baseline
+from acp_suggestions.model.invariants import INVARIANTS
+from acp_suggestions.model.mutations import MUTATIONS, MUTATIONS_BY_RULE
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import Revision, RuleId
+from acp_suggestions.model.state import (
+    Cancel,
+    LoadResponse,
+    PromptResponse,
+    Update,
+    World,
+    initial_world,
+)
+from acp_suggestions.model.system import REOPENS, Act, Action, System
 from tests.helpers import KNOWN_GAPS
 
 SMALL = Bounds(prompts=1, predictions=1, loads=1, cancels=0, foreground=1, blocked=0)
@@ -262,7 +269,7 @@ def test_a_replayed_list_keeps_what_it_was_predicted_for(version: int) -> None:
     reopened session as the old prediction it is, so a fenced client holding it is caught
     (it used to be relabelled with the replay's conversation point, and passed); either rule
     kept is enough for this client."""
-    from model.config import client_policy
+    from acp_suggestions.model.config import client_policy
 
     fenced = baseline(Revision.CURRENT, version).with_(
         client=client_policy("stop-on-send,fence-prompt")
@@ -285,7 +292,7 @@ def test_a_replayed_list_keeps_what_it_was_predicted_for(version: int) -> None:
 
 def _verdicts(cfg: Config) -> set[str]:
     """Every property that fails in `cfg`, invariants and leads-to alike."""
-    from model.check.duties import violated
+    from acp_suggestions.model.check.duties import violated
 
     return set(violated(cfg, liveness=True))
 
@@ -302,8 +309,8 @@ def test_leaving_out_the_unread_user_message_changes_no_verdict(
 ) -> None:
     """The model sends v2's `user_message` only to a client whose fence ends at it; sent to
     every client, it changes no verdict (it only adds steps nobody observes)."""
-    from model import actors
-    from model.config import client_policy
+    from acp_suggestions.model import actors
+    from acp_suggestions.model.config import client_policy
 
     cfg = baseline(Revision.CURRENT, 2, semantics=semantics, bounds=V2_SMALL)
     cfg = cfg.with_(client=client_policy(client))
@@ -321,8 +328,8 @@ def test_acceptance_orders_the_transport_cannot_tell_apart_change_no_verdict(
     """Over `unordered` any message overtakes any other, and over the SDK the notifications
     between two responses are handled in any order, so the model sends one acceptance order
     of each class; with every order sent, no verdict changes."""
-    from model import actors
-    from model.config import client_policy
+    from acp_suggestions.model import actors
+    from acp_suggestions.model.config import client_policy
 
     cfg = baseline(Revision.CURRENT, 2, semantics=semantics, bounds=V2_SMALL)
     cfg = cfg.with_(client=client_policy(client))
@@ -337,7 +344,7 @@ def test_a_fence_that_ends_at_the_user_message_is_passed_by_an_older_list_over_t
     sent earlier: a client whose fence ends at the first of response and `user_message` then
     offers that list (D-4) and, with the withdrawal sent before the response, is left holding
     it; a fence that ends at the response alone keeps both."""
-    from model.config import client_policy
+    from acp_suggestions.model.config import client_policy
 
     def run(client: str) -> dict[str, tuple[World, Path]]:
         cfg = baseline(Revision.CURRENT, 2, semantics=Semantics.SDK)
@@ -385,8 +392,8 @@ def test_the_state_graph_is_the_one_networkx_would_hold(out: list[list[tuple[int
     added in order (a repeated edge keeps its place and takes the later action): the same
     edges, successors and predecessors in the same order, and the same shortest paths and
     distances, ties broken alike."""
-    from model.check.graph import StateGraph
-    from model.system import Action
+    from acp_suggestions.model.check.graph import StateGraph
+    from acp_suggestions.model.system import Action
 
     actions = [
         Action("user", Act.TYPE),
@@ -412,8 +419,8 @@ def test_the_state_graph_is_the_one_networkx_would_hold(out: list[list[tuple[int
 
 
 def test_the_state_graph_widens_its_action_numbers_past_255() -> None:
-    from model.check.graph import StateGraph
-    from model.system import Action
+    from acp_suggestions.model.check.graph import StateGraph
+    from acp_suggestions.model.system import Action
 
     actions = [Action("net", Act.DELIVER_TO_CLIENT, k) for k in range(300)]
     graph = StateGraph()
@@ -434,8 +441,8 @@ class _StuckNetwork(PackedSystem):
 def test_an_end_state_with_a_message_in_flight_is_a_deadlock(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from model.check import explorer
-    from model.cli.main import main
+    from acp_suggestions.model.check import explorer
+    from acp_suggestions.model.cli.main import main
 
     monkeypatch.setattr(explorer, "PackedSystem", _StuckNetwork)
     result = explore(Config(version=1))
@@ -448,8 +455,8 @@ def test_an_end_state_with_a_message_in_flight_is_a_deadlock(
 def test_a_whitespace_prediction_clears_the_legacy_list_and_sends_nothing_in_the_rfd(
     revision: Revision, sent: list[tuple[object, ...]]
 ) -> None:
-    from model import actors
-    from model.state import BLANK, TEXT, Pending
+    from acp_suggestions.model import actors
+    from acp_suggestions.model.state import BLANK, TEXT, Pending
 
     offered, _ = actors._send(initial_world(1).agent, ((TEXT,),), None, False)
     blank = Pending(((BLANK,),), offered.epoch, offered.accepted)
@@ -466,9 +473,9 @@ def test_the_capability_invariant_and_the_agents_gate_agree(
     """`capability_respected` states CAP-2 (D-8, L-2) from the texts, apart from the agent's
     gate (`actors.gate_open`): the two agree for every client advertisement, so neither can
     drift alone."""
-    from model.actors import gate_open
-    from model.invariants import capability_respected
-    from model.messages import ClientSuggestionCaps
+    from acp_suggestions.model.actors import gate_open
+    from acp_suggestions.model.invariants import capability_respected
+    from acp_suggestions.model.messages import ClientSuggestionCaps
 
     update = Update((("text",),), 0, 0, 0, False)
     w = initial_world(version)._replace(to_client=(update,))

@@ -12,9 +12,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from model.check import review, verdicts
-from model.cli.main import main
-from model.render import findings, report, schema
+from acp_suggestions.model.check import review, verdicts
+from acp_suggestions.model.cli.main import main
+from acp_suggestions.model.render import findings, report, schema
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -100,7 +100,7 @@ def test_finding_8_an_agent_replaying_its_list_leaves_it_unwithdrawn(
 def test_finding_9_the_model_checks_neither_presentation_rule(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from model.rules import RULES_BY_ID, Check
+    from acp_suggestions.model.rules import RULES_BY_ID, Check
 
     assert RULES_BY_ID["CP-2"].check is Check.NOT_OBSERVABLE
     assert main(["rules"]) == 0 and "not observable" in capsys.readouterr().out

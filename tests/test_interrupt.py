@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import interrupted
+from tests.helpers import AGENT, CLI, interrupted
 
 # Reviews, sweeps and probes started and ended by signals: slow.
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
-OURS = tuple(f'File "{ROOT / room}/' for room in ("model", "sims"))
+OURS = tuple(f'File "{ROOT / room}/' for room in ("model", "sims", "acp_suggestions"))
 
 COMMANDS = {
     "review": ["review", "--jobs", "2", "--quiet"],
@@ -45,7 +45,7 @@ def test_a_signal_ends_the_run(command: str, ending: str, tmp_path: Path) -> Non
     folder as the previous run left it (here: nothing but an empty folder)."""
     signum, presses, group = ENDINGS[ending]
     out = tmp_path / "o"
-    argv = [sys.executable, "-m", "model.cli", *COMMANDS[command], "--out", str(out)]
+    argv = [*CLI, *COMMANDS[command], "--out", str(out)]
     run = interrupted(argv, presses, signum=signum, group=group)
     assert run.code == 128 + signum, run.stderr
     assert "Traceback" not in run.stderr
@@ -77,7 +77,7 @@ def test_a_signal_while_starting_up(
     command had already finished (no such file); never a traceback through our code.  A
     signal that lands while the interpreter itself is still starting (importing `site`,
     finding the module) is the interpreter's to report."""
-    argv = [sys.executable, "-m", "model.cli", "trace", "check", str(tmp_path / "none.jsonl")]
+    argv = [*CLI, "trace", "check", str(tmp_path / "none.jsonl")]
     run = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, start_new_session=True)
     time.sleep(interpreter_start + after)
     if run.poll() is None:
@@ -94,8 +94,7 @@ def test_a_signal_ends_a_probe(ending: str, tmp_path: Path) -> None:
     agent process left, and nothing written."""
     signum, presses, group = ENDINGS[ending]
     out = tmp_path / "o"
-    agent = [sys.executable, "-m", "model.wire.agent"]
-    argv = [sys.executable, "-m", "model.cli", "probe", "--out", str(out), "--", *agent]
+    argv = [*CLI, "probe", "--out", str(out), "--", *AGENT]
     run = interrupted(argv, presses, after=2.0, signum=signum, group=group)
     assert run.code == 128 + signum, run.stderr
     assert "Traceback" not in run.stderr and "never retrieved" not in run.stderr
@@ -109,7 +108,7 @@ def test_a_signal_ends_a_probe(ending: str, tmp_path: Path) -> None:
 
 FINALIZED = """
 import os, signal, sys, time
-from model.cli import run
+from acp_suggestions.model.cli import run
 
 class Finalized:
     def __del__(self):
@@ -166,7 +165,7 @@ def test_a_signal_ends_a_trace_check(ending: str, tmp_path: Path) -> None:
     signum, presses, group = ENDINGS[ending]
     trace = tmp_path / "long.jsonl"
     _long_trace(trace, 600_000)
-    argv = [sys.executable, "-m", "model.cli", "trace", "check", str(trace), "--format", "junit"]
+    argv = [*CLI, "trace", "check", str(trace), "--format", "junit"]
     run = interrupted(argv, presses, after=2.0, signum=signum, group=group)
     assert run.code == 128 + signum, run.stderr
     assert "Traceback" not in run.stderr

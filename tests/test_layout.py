@@ -28,8 +28,11 @@ MAY_IMPORT: dict[str, set[str]] = {
 
 
 def room(module: str) -> str | None:
-    """The room of a dotted module name of this project, or None for anything else."""
-    parts = module.split(".")
+    """The room of a dotted module name of this project (`acp_suggestions.model...` or
+    `acp_suggestions.sims...`), or None for anything else."""
+    if not module.startswith("acp_suggestions."):
+        return None
+    parts = module.removeprefix("acp_suggestions.").split(".")
     if parts[0] == "sims":
         return "sims"
     if parts[0] != "model":
@@ -54,7 +57,7 @@ def violations(root: Path) -> list[str]:
     bad = []
     for path in sorted([*root.glob("model/**/*.py"), *root.glob("sims/**/*.py")]):
         dotted = ".".join(path.relative_to(root).with_suffix("").parts)
-        here = room(dotted)
+        here = room(f"acp_suggestions.{dotted}")
         assert here is not None
         for line, name in imports(path):
             there = room(name)
@@ -69,8 +72,34 @@ def test_each_room_imports_only_what_it_may() -> None:
 
 def test_a_model_module_importing_a_tool_is_caught(tmp_path: Path) -> None:
     (tmp_path / "model").mkdir()
-    (tmp_path / "model" / "actors.py").write_text("from model.check.explorer import explore\n")
-    assert violations(tmp_path) == ["model/actors.py:1 imports model.check.explorer.explore"]
+    (tmp_path / "model" / "actors.py").write_text(
+        "from acp_suggestions.model.check.explorer import explore\n"
+    )
+    assert violations(tmp_path) == [
+        "model/actors.py:1 imports acp_suggestions.model.check.explorer.explore"
+    ]
+
+
+def bare_imports(root: Path) -> list[str]:
+    """Imports of `model` or `sims` by their folder's name: installed, the code is
+    `acp_suggestions.model` and `acp_suggestions.sims`, and in the repository a module
+    imported under both names would be two modules with two sets of classes."""
+    return [
+        f"{path.relative_to(root)}:{line} imports {name}"
+        for path in _python(root)
+        for line, name in imports(path)
+        if name.split(".")[0] in ("model", "sims")
+    ]
+
+
+def test_the_code_is_imported_by_its_installed_name() -> None:
+    assert bare_imports(ROOT) == []
+
+
+def test_a_module_imported_by_its_folder_name_is_caught(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text("from model.system import System\n")
+    assert bare_imports(tmp_path) == ["tests/test_x.py:1 imports model.system.System"]
 
 
 @pytest.mark.parametrize("package", ["model", *(f"model/{t}" for t in TOOLS), "sims"])
@@ -88,8 +117,8 @@ def test_every_package_folder_is_in_the_wheel() -> None:
     listed = set(
         tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
     )
-    folders = {
-        ".".join(init.parent.relative_to(ROOT).parts)
+    folders = {"acp_suggestions"} | {
+        ".".join(("acp_suggestions", *init.parent.relative_to(ROOT).parts))
         for room in ("model", "sims")
         for init in (ROOT / room).rglob("__init__.py")
     }

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from model.check import review, verdicts
-from model.render import letter, report
-from model.render.findings import Unsupported
+from acp_suggestions.model.check import review, verdicts
+from acp_suggestions.model.render import letter, report
+from acp_suggestions.model.render.findings import Unsupported
 
 RFD = "rfd/prompt-suggestions-rfd-2026-11-14.txt"
 

@@ -11,14 +11,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.check.explorer import Result, explore
-from model.check.leadsto import Lasso, check, lasso_steps, leads_to
-from model.config import Config, baseline
-from model.liveness import LIVENESS
-from model.mutations import MUTATIONS_BY_RULE
-from model.network import Semantics
-from model.rules import Revision
-from model.system import Action
+from acp_suggestions.model.check.explorer import Result, explore
+from acp_suggestions.model.check.leadsto import Lasso, check, lasso_steps, leads_to
+from acp_suggestions.model.config import Config, baseline
+from acp_suggestions.model.liveness import LIVENESS
+from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import Revision
+from acp_suggestions.model.system import Action
 
 
 def _graph(edges: list[tuple[str, str, str]], nodes: Sequence[str] = ()) -> nx.DiGraph:
@@ -107,8 +107,8 @@ def test_mutations_break_liveness(rule_id: str, prop: str) -> None:
 
 
 def test_a_lasso_keeps_its_loop_in_itf() -> None:
-    from model.render.itf import to_itf
-    from model.state import initial_world
+    from acp_suggestions.model.render.itf import to_itf
+    from acp_suggestions.model.state import initial_world
 
     w = initial_world(1)
     assert to_itf(w, (), "t", loop=0)["loop"] == 0
@@ -215,7 +215,7 @@ def test_a_cycle_passes_where_an_untaken_class_is_not_enabled() -> None:
     ],
 )
 def test_each_leads_to_property_reads_only_what_it_declares(cfg: Config) -> None:
-    from model.check.leadsto import _masks
+    from acp_suggestions.model.check.leadsto import _masks
 
     result = explore(cfg, keep_graph=True)
     for prop, (p, q) in zip(LIVENESS, _masks(cfg, result.worlds, LIVENESS), strict=True):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from model import lifecycle, session
-from model.lifecycle import ListState, ListTrigger
-from model.session import V1, V2, SessionTrigger
+from acp_suggestions.model import lifecycle, session
+from acp_suggestions.model.lifecycle import ListState, ListTrigger
+from acp_suggestions.model.session import V1, V2, SessionTrigger
 
 
 class Holder:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model.messages import (
+from acp_suggestions.model.messages import (
     AgentPromptCaps,
     ClientSuggestionCaps,
     MessageError,

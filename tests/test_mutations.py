@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from model.config import baseline
-from model.mutations import MUTATIONS, Mutation
+from acp_suggestions.model.config import baseline
+from acp_suggestions.model.mutations import MUTATIONS, Mutation
 
 ACTORS = (Path(__file__).resolve().parents[1] / "model" / "actors.py").read_text()
 

@@ -57,8 +57,8 @@ def _copy_with_the_rule(at: Path) -> Path:
     """The project's code and tests under `at`, with the throwaway rule's three edits."""
     project = at / "p"
     skip = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for folder in ("model", "sims", "tests"):
-        shutil.copytree(ROOT / folder, project / folder, ignore=skip)
+    for folder in ("acp_suggestions", "model", "sims", "tests"):
+        shutil.copytree(ROOT / folder, project / folder, ignore=skip, symlinks=True)
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, project / name)
     if SHARED.exists():
@@ -92,19 +92,19 @@ def test_a_rule_added_in_three_files_reaches_catalogue_mutation_and_traceability
     )
     assert changed == sorted(EDITS)
 
-    listed = _run(project, "-m", "model.cli", "rules", "--format", "json")
+    listed = _run(project, "-m", "acp_suggestions.model.cli", "rules", "--format", "json")
     assert listed.returncode == 0, listed.stderr
     assert "CT-9" in {rule["id"] for rule in json.loads(listed.stdout)}
 
     jobs = _run(
         project,
         "-c",
-        "from model.check.review import jobs; "
+        "from acp_suggestions.model.check.review import jobs; "
         "print([j.name for j in jobs() if j.kind == 'mutation'])",
     )
     assert "'CT-9'" in jobs.stdout, jobs.stderr
 
-    caught = _run(project, "-m", "model.cli", "check", "--break", "CT-9", "--json")
+    caught = _run(project, "-m", "acp_suggestions.model.cli", "check", "--break", "CT-9", "--json")
     assert caught.returncode == 1, caught.stderr
     assert "no_blank_suggestion" in json.loads(caught.stdout)["violated"]
 

@@ -12,12 +12,11 @@ from typing import Any
 
 import pytest
 
-from model.cli.main import main
-from model.wire import coverage
-from model.wire.probe import by_rule, probe
-from model.wire.scenarios import LEGACY_SCENARIO, SCENARIOS, Scenario
-
-AGENT = [sys.executable, "-m", "model.wire.agent"]
+from acp_suggestions.model.cli.main import main
+from acp_suggestions.model.wire import coverage
+from acp_suggestions.model.wire.probe import by_rule, probe
+from acp_suggestions.model.wire.scenarios import LEGACY_SCENARIO, SCENARIOS, Scenario
+from tests.helpers import AGENT
 
 
 @pytest.mark.slow
@@ -259,8 +258,8 @@ def test_a_line_is_measured_across_the_chunks_it_spans() -> None:
     it, is still over it; one that ends just under it is not."""
     import asyncio
 
-    from model.wire import spawn
-    from model.wire.decode import MAX_LINE
+    from acp_suggestions.model.wire import spawn
+    from acp_suggestions.model.wire.decode import MAX_LINE
 
     def passes(sizes: list[int]) -> str:
         async def run() -> str:
@@ -282,8 +281,8 @@ def test_a_line_is_measured_across_the_chunks_it_spans() -> None:
 
 SIGNAL_AT_SPAWN = """
 import asyncio, io, signal, sys
-from model.wire.probe import _ended_by
-from model.wire.spawn import Overrun, bounded_agent
+from acp_suggestions.model.wire.probe import _ended_by
+from acp_suggestions.model.wire.spawn import Overrun, bounded_agent
 
 AGENT = [sys.executable, "-c", "import sys; sys.stdin.read()"]
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from model.cli.main import main
-from model.wire.probe import NOTHING_SUGGESTED
+from acp_suggestions.model.cli.main import main
+from acp_suggestions.model.wire.probe import NOTHING_SUGGESTED
 from tests.helpers import npm_install
 
 # The real Claude adapter from npm: slow, run by --all and CI.

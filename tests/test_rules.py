@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from model.invariants import INVARIANTS, REACHABLE, Property
-from model.liveness import LIVENESS, LeadsTo
-from model.mutations import MUTATIONS
-from model.render.report import counts_markdown
-from model.rules import RULES, RULES_BY_ID, Check, Level, Revision
-from model.wire.monitors import MONITORS
+from acp_suggestions.model.invariants import INVARIANTS, REACHABLE, Property
+from acp_suggestions.model.liveness import LIVENESS, LeadsTo
+from acp_suggestions.model.mutations import MUTATIONS
+from acp_suggestions.model.render.report import counts_markdown
+from acp_suggestions.model.rules import RULES, RULES_BY_ID, Check, Level, Revision
+from acp_suggestions.model.wire.monitors import MONITORS
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = {
@@ -108,7 +108,7 @@ def test_each_level_is_shown_as_the_text_writes_it(
 ) -> None:
     """A rule's keyword has the case its sentence gives it: a lower-case "may" or "must never"
     (not normative under RFC 8174) is shown as lower case, never as a capital level."""
-    from model.check.audit import audit
+    from acp_suggestions.model.check.audit import audit
 
     mapped = {s.rule: s for s in audit(shared_text(SOURCES[revision]), revision).sentences}
     for r in RULES:

@@ -8,13 +8,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from model.check import review
-from model.render import schema
+from acp_suggestions.model.check import review
+from acp_suggestions.model.render import schema
 
 
 def test_the_shipped_schema_is_the_one_the_types_give() -> None:
     assert schema.SHIPPED.read_text(encoding="utf-8") == schema.text(), (
-        "run `python -m model.render.schema`"
+        "run `python -m acp_suggestions.model.render.schema`"
     )
 
 

@@ -10,7 +10,7 @@ import pydantic
 from hypothesis import given
 from hypothesis import strategies as st
 
-from model import sdk
+from acp_suggestions.model import sdk
 from tests.strategies import blocks, json_values
 
 KINDS = st.sampled_from(["text", "resource_link", "image", "audio", "resource", "other"])
@@ -54,7 +54,8 @@ def test_the_method_tables_are_the_sdks() -> None:
 
 def test_a_trace_check_does_not_import_the_sdk_package() -> None:
     code = (
-        "import sys; from model.wire import tracecheck; from model import messages;"
+        "import sys; from acp_suggestions.model.wire import tracecheck; "
+        "from acp_suggestions.model import messages; "
         "messages._prompt_type(); print(sorted(m for m in sys.modules if m.split('.')[0] == 'acp'))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from model.network import Semantics, deliverable
-from model.state import LoadResponse, PromptResponse, Update
+from acp_suggestions.model.network import Semantics, deliverable
+from acp_suggestions.model.state import LoadResponse, PromptResponse, Update
 
 SID = "s-1"
 RUNS = 20

@@ -6,15 +6,21 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from model.cli.main import main
-from model.render import atomic
-from model.render.atomic import MANIFEST, STAGING, FolderError, OutputFolder, write_atomic
+from acp_suggestions.model.cli.main import main
+from acp_suggestions.model.render import atomic
+from acp_suggestions.model.render.atomic import (
+    MANIFEST,
+    STAGING,
+    FolderError,
+    OutputFolder,
+    write_atomic,
+)
+from tests.helpers import CLI
 
 DIAGRAMS = ["diagrams", "--sources-only", "--out"]
 
@@ -314,7 +320,7 @@ def test_one_unreadable_trace_does_not_stop_the_others(
 def test_junit_holds_control_characters_as_codes(tmp_path: Path) -> None:
     import xml.etree.ElementTree as ET
 
-    from model.junit import dumps
+    from acp_suggestions.model.junit import dumps
 
     root = ET.Element("testsuites", name="a\x07b")
     ET.SubElement(root, "testcase", name="\x00").text = "bell \x07, escape \x1b"
@@ -327,7 +333,7 @@ def test_junit_holds_control_characters_as_codes(tmp_path: Path) -> None:
 def test_a_long_line_is_refused_before_it_is_read_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     import io
 
-    from model.wire import decode, tracecheck
+    from acp_suggestions.model.wire import decode, tracecheck
 
     monkeypatch.setattr(decode, "MAX_LINE", 100)
     lines = decode.bounded_lines(io.BytesIO(b"x" * 10_000 + b"\n"))
@@ -338,7 +344,7 @@ def test_a_long_line_is_refused_before_it_is_read_whole(monkeypatch: pytest.Monk
 
 def test_a_closed_pipe_ends_quietly() -> None:
     """`acp-suggestions rules | head -1`: no 'Broken pipe' error, the code of SIGPIPE."""
-    argv = [sys.executable, "-m", "model.cli", "rules", "--format", "json"]
+    argv = [*CLI, "rules", "--format", "json"]
     run = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert run.stdout is not None and run.stderr is not None
     run.stdout.close()  # the reader leaves before the command has written anything

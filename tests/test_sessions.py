@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from model.check import sessions
-from model.config import baseline
-from model.network import Semantics
-from model.rules import Revision
-from model.search import reach
-from model.system import System
+from acp_suggestions.model.check import sessions
+from acp_suggestions.model.config import baseline
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import Revision
+from acp_suggestions.model.search import reach
+from acp_suggestions.model.system import System
 
 # v2 over the SDK's transport is most of these tests' time: left to --all and CI.
 SETTINGS = [

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sims.metrics import BANDED, BITS, FIGURES, Spread, poisson_rate, wilson
+from acp_suggestions.sims.metrics import BANDED, BITS, FIGURES, Spread, poisson_rate, wilson
 
 
 def test_percentile_is_nearest_rank() -> None:

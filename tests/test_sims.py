@@ -12,17 +12,17 @@ from typing import Any
 
 import pytest
 
-from model.cli.main import main
-from model.invariants import INVARIANTS, REACHABLE
-from model.mutations import MUTATIONS_BY_RULE
-from model.system import System
-from model.wire import tracecheck
-from model.wire.monitors import Observer
-from sims.dists import ScenarioError
-from sims.draws import Draws
-from sims.engine import Run, run_session
-from sims.interned import Interned
-from sims.scenario import DEFAULT_SCENARIO, compile_point, load, parse
+from acp_suggestions.model.cli.main import main
+from acp_suggestions.model.invariants import INVARIANTS, REACHABLE
+from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
+from acp_suggestions.model.system import System
+from acp_suggestions.model.wire import tracecheck
+from acp_suggestions.model.wire.monitors import Observer
+from acp_suggestions.sims.dists import ScenarioError
+from acp_suggestions.sims.draws import Draws
+from acp_suggestions.sims.engine import Run, run_session
+from acp_suggestions.sims.interned import Interned
+from acp_suggestions.sims.scenario import DEFAULT_SCENARIO, compile_point, load, parse
 from tests.helpers import expected_to_hold
 
 # Every time constant, so each event's time can be worked out by hand.
@@ -396,7 +396,7 @@ def test_an_unwritable_output_folder_is_a_clear_error(
 
 
 def test_plot_axes_and_legends_speak_words_with_units() -> None:
-    from sims.report import _label, _setting
+    from acp_suggestions.sims.report import _label, _setting
 
     assert _label("latency.median") == "one-way latency, median (s)"
     assert _label("prediction.sigma") == "prediction time, lognormal sigma"

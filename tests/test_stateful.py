@@ -13,11 +13,11 @@ import pytest
 from hypothesis import settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from model.config import Bounds, Config, baseline
-from model.invariants import INVARIANTS
-from model.mutations import MUTATIONS, Mutation
-from model.network import Semantics
-from model.rules import Revision
+from acp_suggestions.model.config import Bounds, Config, baseline
+from acp_suggestions.model.invariants import INVARIANTS
+from acp_suggestions.model.mutations import MUTATIONS, Mutation
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import Revision
 from tests.helpers import expected_to_hold
 from tests.stateful import FIND, RULES, SETTINGS, machine_for
 from tests.strategies import describe
@@ -56,7 +56,7 @@ def test_hypothesis_finds_each_mutation(mutation: Mutation, version: int) -> Non
 
 def test_every_action_of_the_model_has_a_rule_of_its_own() -> None:
     """A new action of the model must get a rule (else Hypothesis never takes it)."""
-    from model.check.explorer import explore
+    from acp_suggestions.model.check.explorer import explore
 
     small = Bounds(1, 1, 1, 1, 1, 1)
     configs = [cfg.with_(bounds=small) for cfg in COMPLIANT]

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from model.rules import RuleId
-from model.wire.decode import TraceError
-from model.wire.monitors import EXACT_FROM, MONITORS, Observer
-from model.wire.tracecheck import check_lines, notes, verdict
+from acp_suggestions.model.rules import RuleId
+from acp_suggestions.model.wire.decode import TraceError
+from acp_suggestions.model.wire.monitors import EXACT_FROM, MONITORS, Observer
+from acp_suggestions.model.wire.tracecheck import check_lines, notes, verdict
 from tests.traces import (
     CAPS,
     TEXT,

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from model.cli.main import main
-from model.wire.decode import TraceError
-from model.wire.tracecheck import check_lines, notes
+from acp_suggestions.model.cli.main import main
+from acp_suggestions.model.wire.decode import TraceError
+from acp_suggestions.model.wire.tracecheck import check_lines, notes
 from tests.traces import (
     TEXT,
     VALID,
@@ -141,7 +141,7 @@ def test_the_fast_decoders_decide_every_line_as_json_loads_does(data: st.DataObj
     findings, notes and errors as when every line goes through `json.loads`."""
     import msgspec
 
-    from model.wire import decode
+    from acp_suggestions.model.wire import decode
 
     trace = bytearray(_WITH_CHUNKS)
     for _ in range(data.draw(st.integers(0, 3), label="edits")):

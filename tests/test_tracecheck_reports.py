@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from model.cli.main import main
+from acp_suggestions.model.cli.main import main
 from tests.traces import (
     VALID,
     encoded,

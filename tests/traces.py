@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from model.wire.monitors import Observer
-from model.wire.tracecheck import check_lines
+from acp_suggestions.model.wire.monitors import Observer
+from acp_suggestions.model.wire.tracecheck import check_lines
 
 CAPS: dict[str, object] = {"session": {"promptSuggestions": {}}}
 TEXT = [{"type": "text", "text": "Run the tests"}]

@@ -23,8 +23,8 @@ from typing import Any
 import networkx as nx
 from rapidfuzz import fuzz, process, utils
 
-from model.amendments import Adoption
-from model.rules import RULES, SIGNATURES, Revision
+from acp_suggestions.model.amendments import Adoption
+from acp_suggestions.model.rules import RULES, SIGNATURES, Revision
 
 _UPPER = re.compile(
     r"\b(MUST NOT|MUST|SHALL NOT|SHALL|SHOULD NOT|SHOULD|MAY|REQUIRED|RECOMMENDED|OPTIONAL)\b"

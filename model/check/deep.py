@@ -15,11 +15,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from model.check import sessions
-from model.check.verify import verify
-from model.config import Bounds, Config, baseline
-from model.network import Semantics
-from model.rules import Revision
+from acp_suggestions.model.check import sessions
+from acp_suggestions.model.check.verify import verify
+from acp_suggestions.model.config import Bounds, Config, baseline
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import Revision
 
 DEEP = Bounds(prompts=4, predictions=4, loads=2, cancels=2)
 # Two sessions square a lone session's graph: v2 at two prompts is past any bound here.

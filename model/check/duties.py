@@ -16,12 +16,19 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
-from model.check.verify import verify
-from model.config import RFD_CLIENT, Bounds, ClientPolicy, Config, baseline, client_policy
-from model.invariants import INVARIANTS
-from model.liveness import LIVENESS
-from model.network import Semantics
-from model.rules import Revision, RuleId
+from acp_suggestions.model.check.verify import verify
+from acp_suggestions.model.config import (
+    RFD_CLIENT,
+    Bounds,
+    ClientPolicy,
+    Config,
+    baseline,
+    client_policy,
+)
+from acp_suggestions.model.invariants import INVARIANTS
+from acp_suggestions.model.liveness import LIVENESS
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import Revision, RuleId
 
 # The agent's duties whose breach needs no special environment (a model call returning
 # whitespace or images, a client without the capability): the ones a client strategy could

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import ParamSpec, TypeVar, overload
 
-from model.check.graph import StateGraph
-from model.check.packed import EMPTY, Packed, PackedSystem
-from model.config import Config
-from model.invariants import INVARIANTS, REACHABLE, Property
-from model.session import V1, V2
-from model.state import World
-from model.system import Action
+from acp_suggestions.model.check.graph import StateGraph
+from acp_suggestions.model.check.packed import EMPTY, Packed, PackedSystem
+from acp_suggestions.model.config import Config
+from acp_suggestions.model.invariants import INVARIANTS, REACHABLE, Property
+from acp_suggestions.model.session import V1, V2
+from acp_suggestions.model.state import World
+from acp_suggestions.model.system import Action
 
 Path = tuple[tuple[Action, World], ...]
 P = ParamSpec("P")

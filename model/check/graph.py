@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 
 import networkx as nx
 
-from model.system import Action
+from acp_suggestions.model.system import Action
 
 
 class StateGraph:

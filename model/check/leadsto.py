@@ -25,12 +25,12 @@ from numpy.typing import NDArray
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from model.check.explorer import Worlds, part_key
-from model.check.graph import StateGraph
-from model.config import Config
-from model.liveness import LIVENESS, LeadsTo, fair_system_step
-from model.state import World
-from model.system import Action
+from acp_suggestions.model.check.explorer import Worlds, part_key
+from acp_suggestions.model.check.graph import StateGraph
+from acp_suggestions.model.config import Config
+from acp_suggestions.model.liveness import LIVENESS, LeadsTo, fair_system_step
+from acp_suggestions.model.state import World
+from acp_suggestions.model.system import Action
 
 Node = Hashable
 FairClass = Callable[[Action], str | None]

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any, Generic, TypeVar
 
-from model.config import Config
-from model.network import deliverable
-from model.state import Agent, Client, Load, World, initial_world
-from model.system import (
+from acp_suggestions.model.config import Config
+from acp_suggestions.model.network import deliverable
+from acp_suggestions.model.state import Agent, Client, Load, World, initial_world
+from acp_suggestions.model.system import (
     NET,
     REOPENS,
     TO_AGENT,

@@ -6,18 +6,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from model.amendments import AMENDMENTS_BY_NAME
-from model.check import duties, sessions
-from model.check.executor import Executor
-from model.check.verify import Counterexample, verify
-from model.config import Bounds, Config, baseline
-from model.invariants import INVARIANTS
-from model.liveness import LIVENESS
-from model.messages import AgentPromptCaps, ClientSuggestionCaps
-from model.mutations import MUTATIONS
-from model.network import Semantics
-from model.rules import Revision
-from model.state import PREDICT_TEXT_OR_IMAGE
+from acp_suggestions.model.amendments import AMENDMENTS_BY_NAME
+from acp_suggestions.model.check import duties, sessions
+from acp_suggestions.model.check.executor import Executor
+from acp_suggestions.model.check.verify import Counterexample, verify
+from acp_suggestions.model.config import Bounds, Config, baseline
+from acp_suggestions.model.invariants import INVARIANTS
+from acp_suggestions.model.liveness import LIVENESS
+from acp_suggestions.model.messages import AgentPromptCaps, ClientSuggestionCaps
+from acp_suggestions.model.mutations import MUTATIONS
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import Revision
+from acp_suggestions.model.state import PREDICT_TEXT_OR_IMAGE
 
 VERSIONS = (1, 2)
 # The version of review.json's format (`model/render/review.schema.json`).

@@ -9,12 +9,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple, TypeVar
 
-from model.config import Bounds, Config, baseline
-from model.network import Semantics
-from model.rules import Revision
-from model.search import reach
-from model.state import Agent, Client, ToAgent, ToClient, World
-from model.system import NET, TO_AGENT, TO_CLIENT, Action, System
+from acp_suggestions.model.config import Bounds, Config, baseline
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import Revision
+from acp_suggestions.model.search import reach
+from acp_suggestions.model.state import Agent, Client, ToAgent, ToClient, World
+from acp_suggestions.model.system import NET, TO_AGENT, TO_CLIENT, Action, System
 
 M = TypeVar("M")
 S = TypeVar("S")

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from model.amendments import AMENDMENTS_BY_NAME
-from model.check import duties, sessions
-from model.check.audit import Audit, Change
-from model.check.review import (
+from acp_suggestions.model.amendments import AMENDMENTS_BY_NAME
+from acp_suggestions.model.check import duties, sessions
+from acp_suggestions.model.check.audit import Audit, Change
+from acp_suggestions.model.check.review import (
     ENVIRONMENTS,
     FORMAT_VERSION,
     PROPERTY_ORDER,
@@ -22,9 +22,9 @@ from model.check.review import (
     in_force_properties,
     judged,
 )
-from model.mutations import MUTATIONS, MUTATIONS_BY_RULE
-from model.network import Semantics
-from model.rules import RULES, RULES_BY_ID, Revision
+from acp_suggestions.model.mutations import MUTATIONS, MUTATIONS_BY_RULE
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import RULES, RULES_BY_ID, Revision
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from model.check import leadsto
-from model.check.explorer import Path, Result, explore
-from model.config import Config
-from model.invariants import INVARIANTS
-from model.liveness import LIVENESS
-from model.state import World
+from acp_suggestions.model.check import leadsto
+from acp_suggestions.model.check.explorer import Path, Result, explore
+from acp_suggestions.model.config import Config
+from acp_suggestions.model.invariants import INVARIANTS
+from acp_suggestions.model.liveness import LIVENESS
+from acp_suggestions.model.state import World
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,7 +61,7 @@ def entry() -> int:
     pressed: list[int] = []
     for signum in ENDING:
         signal.signal(signum, lambda signum, frame: pressed.append(signum))
-    from model.cli.main import main
+    from acp_suggestions.model.cli.main import main
 
     return run(main, pressed)
 

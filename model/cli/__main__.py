@@ -1,7 +1,7 @@
-"""`python -m model.cli`: the same as `acp-suggestions`."""
+"""`python -m acp_suggestions.model.cli`: the same as `acp-suggestions`."""
 
 import sys
 
-from model.cli import entry
+from acp_suggestions.model.cli import entry
 
 sys.exit(entry())

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.text import Text
 
-from model.check.executor import Executor
-from model.render.atomic import OutputFolder
+from acp_suggestions.model.check.executor import Executor
+from acp_suggestions.model.render.atomic import OutputFolder
 
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]

@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from model.cli.common import UsageError, err, out_options, output_folder
+from acp_suggestions.model.cli.common import UsageError, err, out_options, output_folder
 
 if TYPE_CHECKING:
-    from model.cli.common import Subparsers
+    from acp_suggestions.model.cli.common import Subparsers
 
 
 def _diagrams(args: argparse.Namespace) -> int:
-    from model.render import diagrams
+    from acp_suggestions.model.render import diagrams
 
     formats = () if args.sources_only else ("svg", "png")
     with output_folder(args, "diagrams") as out:

@@ -10,19 +10,25 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from model.cli.common import UsageError, err, labelled, positive, stdout
-from model.config import AGENT_POLICIES, CLIENT_FLAGS, CLIENT_POLICIES, Bounds, Config
-from model.network import Semantics
-from model.rules import Revision, in_force
+from acp_suggestions.model.cli.common import UsageError, err, labelled, positive, stdout
+from acp_suggestions.model.config import (
+    AGENT_POLICIES,
+    CLIENT_FLAGS,
+    CLIENT_POLICIES,
+    Bounds,
+    Config,
+)
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import Revision, in_force
 
 if TYPE_CHECKING:
-    from model.cli.common import Subparsers
+    from acp_suggestions.model.cli.common import Subparsers
 
 
 def _rules(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from model.render import report
+    from acp_suggestions.model.render import report
 
     rows = report.rule_rows()
     if args.counts:
@@ -40,9 +46,9 @@ def _rules(args: argparse.Namespace) -> int:
 
 
 def _config(args: argparse.Namespace) -> Config:
-    from model.config import baseline, client_policy
-    from model.messages import ClientSuggestionCaps
-    from model.mutations import MUTATIONS_BY_RULE
+    from acp_suggestions.model.config import baseline, client_policy
+    from acp_suggestions.model.messages import ClientSuggestionCaps
+    from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
 
     revision = Revision(args.revision)
     bounds = Bounds(
@@ -98,11 +104,11 @@ _BROKEN = {"in force": ("VIOLATED", "red"), "a goal, not a rule": ("not met", "y
 
 
 def _check(args: argparse.Namespace) -> int:
-    from model.check import leadsto
-    from model.check.verify import verify
-    from model.invariants import INVARIANTS
-    from model.liveness import LIVENESS
-    from model.render.narrate import told
+    from acp_suggestions.model.check import leadsto
+    from acp_suggestions.model.check.verify import verify
+    from acp_suggestions.model.invariants import INVARIANTS
+    from acp_suggestions.model.liveness import LIVENESS
+    from acp_suggestions.model.render.narrate import told
 
     cfg = _config(args)
     started = time.perf_counter()

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import argparse
 
-from model.check.executor import ExecutorError
-from model.cli import diagrams, explore, reader_gone, review, simulate, wire
-from model.cli.common import UsageError, err
-from model.render.atomic import FolderError
+from acp_suggestions.model.check.executor import ExecutorError
+from acp_suggestions.model.cli import diagrams, explore, reader_gone, review, simulate, wire
+from acp_suggestions.model.cli.common import UsageError, err
+from acp_suggestions.model.render.atomic import FolderError
 
 # Each command imports what it needs when it runs, so `--help` and a small `trace check`
 # start fast (the SDK's schema alone takes half a second to import).
@@ -27,7 +27,7 @@ def parser() -> argparse.ArgumentParser:
         "  acp-suggestions check --break LT-5\n"
         "  acp-suggestions trace check recorded.jsonl --observer agent --format junit\n"
         "  acp-suggestions audit rfd.md --against old-rfd.md --format junit\n"
-        "  acp-suggestions probe --version 2 -- python -m model.wire.agent\n"
+        "  acp-suggestions probe --version 2 -- python -m acp_suggestions.model.wire.agent\n"
         "  acp-suggestions diagrams --out diagrams/\n"
         "  acp-suggestions simulate --seed 1 --out sim/",
     )

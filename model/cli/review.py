@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from model.amendments import ADOPTIONS, AMENDMENTS_BY_NAME, PROPOSED_BY_FINDINGS
-from model.check.executor import Executor
-from model.cli.common import (
+from acp_suggestions.model.amendments import ADOPTIONS, AMENDMENTS_BY_NAME, PROPOSED_BY_FINDINGS
+from acp_suggestions.model.check.executor import Executor
+from acp_suggestions.model.cli.common import (
     UsageError,
     err,
     executor_for,
@@ -26,18 +26,18 @@ from model.cli.common import (
     read_rfd,
     stdout,
 )
-from model.rules import Revision
+from acp_suggestions.model.rules import Revision
 
 if TYPE_CHECKING:
-    from model.check.audit import Audit
-    from model.check.verdicts import AuditOfFile
-    from model.cli.common import Subparsers
+    from acp_suggestions.model.check.audit import Audit
+    from acp_suggestions.model.check.verdicts import AuditOfFile
+    from acp_suggestions.model.cli.common import Subparsers
 
 
 def _audited(path: str, revision: str, option: str, adopt: bool = True) -> Audit:
     """The audit of an RFD file, taking the review's proposals as adoptable unless told not
     to; a file with no keyword sentence is refused."""
-    from model.check.audit import audit
+    from acp_suggestions.model.check.audit import audit
 
     found = audit(read_rfd(path, option), Revision(revision), ADOPTIONS if adopt else ())
     if not found.sentences:
@@ -50,8 +50,8 @@ def _audited(path: str, revision: str, option: str, adopt: bool = True) -> Audit
 
 
 def _audit_of_file(args: argparse.Namespace, file: str, option: str) -> AuditOfFile:
-    from model.check.audit import compare
-    from model.check.verdicts import AuditOfFile
+    from acp_suggestions.model.check.audit import compare
+    from acp_suggestions.model.check.verdicts import AuditOfFile
 
     found = _audited(file, args.rfd_revision, option, not args.no_amendments)
     if not args.against:
@@ -82,7 +82,7 @@ def _audit_options(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from model.render import audit as rendered
+    from acp_suggestions.model.render import audit as rendered
 
     of = _audit_of_file(args, args.file, "")
     write = {"text": rendered.text, "json": rendered.as_json, "junit": rendered.junit}
@@ -93,9 +93,9 @@ def _audit(args: argparse.Namespace) -> int:
 def _review(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from model.check import duties, review, sessions, verdicts
-    from model.render import findings, letter, report
-    from sims import onscreen
+    from acp_suggestions.model.check import duties, review, sessions, verdicts
+    from acp_suggestions.model.render import findings, letter, report
+    from acp_suggestions.sims import onscreen
 
     if args.against and not args.rfd:
         raise UsageError("--against compares with the text of --rfd: give --rfd too")
@@ -165,8 +165,8 @@ def _review(args: argparse.Namespace) -> int:
 def _deep_review(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from model.check import deep
-    from model.render import deep as rendered
+    from acp_suggestions.model.check import deep
+    from acp_suggestions.model.render import deep as rendered
 
     if args.rfd or args.propose or args.no_duties:
         raise UsageError("--depth deep takes no --rfd, --propose or --no-duties")
@@ -217,8 +217,8 @@ def _deep_review(args: argparse.Namespace) -> int:
 
 
 def _findings(args: argparse.Namespace) -> int:
-    from model.render import findings
-    from model.render.atomic import write_atomic
+    from acp_suggestions.model.render import findings
+    from acp_suggestions.model.render.atomic import write_atomic
 
     try:
         data = json.loads(Path(args.review).read_text(encoding="utf-8"))

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from model.cli.common import (
+from acp_suggestions.model.cli.common import (
     UsageError,
     err,
     executor_for,
@@ -23,19 +23,19 @@ from model.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from model.cli.common import Subparsers
+    from acp_suggestions.model.cli.common import Subparsers
 
 
 def _simulate(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from model.render.atomic import write_atomic
-    from sims import report as sim_report
-    from sims import scenario as sim_scenario
-    from sims import sweep
-    from sims.dists import ScenarioError
-    from sims.engine import run_session
-    from sims.interned import Interned
+    from acp_suggestions.model.render.atomic import write_atomic
+    from acp_suggestions.sims import report as sim_report
+    from acp_suggestions.sims import scenario as sim_scenario
+    from acp_suggestions.sims import sweep
+    from acp_suggestions.sims.dists import ScenarioError
+    from acp_suggestions.sims.engine import run_session
+    from acp_suggestions.sims.interned import Interned
 
     path = Path(args.scenario) if args.scenario else sim_scenario.DEFAULT_SCENARIO
     if args.scenario in sim_scenario.BUILT_IN and not path.exists():

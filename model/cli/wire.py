@@ -9,8 +9,8 @@ import os
 import shutil
 from typing import TYPE_CHECKING
 
-from model.cli import ENDING, Interrupted
-from model.cli.common import (
+from acp_suggestions.model.cli import ENDING, Interrupted
+from acp_suggestions.model.cli.common import (
     UsageError,
     err,
     observer_option,
@@ -21,14 +21,14 @@ from model.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from model.cli.common import Subparsers
-    from model.wire import tracecheck
+    from acp_suggestions.model.cli.common import Subparsers
+    from acp_suggestions.model.wire import tracecheck
 
 
 def _check_file(path: str, observer: tracecheck.Observer) -> tracecheck.FileReport:
     """Check one trace file; unusable input is the report's error, not an exception, so one
     bad file among many is reported with the others."""
-    from model.wire import decode, tracecheck
+    from acp_suggestions.model.wire import decode, tracecheck
 
     try:
         with open(path, "rb") as f:
@@ -48,7 +48,7 @@ def _check_file(path: str, observer: tracecheck.Observer) -> tracecheck.FileRepo
 
 
 def _trace_check(args: argparse.Namespace) -> int:
-    from model.wire import tracecheck
+    from acp_suggestions.model.wire import tracecheck
 
     reports = [_check_file(path, args.observer) for path in args.files]
     verdict = tracecheck.overall(reports)
@@ -88,7 +88,7 @@ def _trace_check(args: argparse.Namespace) -> int:
 
 
 def _probe(args: argparse.Namespace) -> int:
-    from model.wire import probe, scenarios, tracecheck
+    from acp_suggestions.model.wire import probe, scenarios, tracecheck
 
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:

@@ -8,14 +8,14 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from model import junit as junit_xml
-from model.check.audit import Change
-from model.invariants import PROPERTIES_BY_NAME
-from model.liveness import LIVENESS
-from model.mutations import MUTATIONS
+from acp_suggestions.model import junit as junit_xml
+from acp_suggestions.model.check.audit import Change
+from acp_suggestions.model.invariants import PROPERTIES_BY_NAME
+from acp_suggestions.model.liveness import LIVENESS
+from acp_suggestions.model.mutations import MUTATIONS
 
 if TYPE_CHECKING:
-    from model.check.verdicts import AuditOfFile
+    from acp_suggestions.model.check.verdicts import AuditOfFile
 
 
 def problems(of: AuditOfFile) -> list[str]:

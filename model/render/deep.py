@@ -10,8 +10,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from model.check.deep import DEEP, DEEP_SESSIONS, Measured
-from model.render.atomic import write_atomic
+from acp_suggestions.model.check.deep import DEEP, DEEP_SESSIONS, Measured
+from acp_suggestions.model.render.atomic import write_atomic
 
 
 def _count(n: int, what: str) -> str:

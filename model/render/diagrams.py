@@ -9,21 +9,21 @@ import textwrap
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from model import lifecycle, session
-from model.check.explorer import explore
-from model.config import Bounds, Config, baseline
-from model.invariants import INVARIANTS, PROPERTIES_BY_NAME
-from model.mutations import MUTATIONS
-from model.network import Semantics
-from model.render import scenarios
-from model.render.atomic import write_atomic
-from model.render.dotlang import Diagram, dot_string, ident, mermaid_text
-from model.render.lifetime import lifetime_diagram
-from model.render.msc import AGENT_WORDS, USER_WORDS, message_label, sequence_chart
-from model.render.narrate import describe_world
-from model.rules import RULES_BY_ID, Revision, Side
-from model.state import Composer, Update, World
-from model.system import REOPENS, Act, Action
+from acp_suggestions.model import lifecycle, session
+from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.config import Bounds, Config, baseline
+from acp_suggestions.model.invariants import INVARIANTS, PROPERTIES_BY_NAME
+from acp_suggestions.model.mutations import MUTATIONS
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.render import scenarios
+from acp_suggestions.model.render.atomic import write_atomic
+from acp_suggestions.model.render.dotlang import Diagram, dot_string, ident, mermaid_text
+from acp_suggestions.model.render.lifetime import lifetime_diagram
+from acp_suggestions.model.render.msc import AGENT_WORDS, USER_WORDS, message_label, sequence_chart
+from acp_suggestions.model.render.narrate import describe_world
+from acp_suggestions.model.rules import RULES_BY_ID, Revision, Side
+from acp_suggestions.model.state import Composer, Update, World
+from acp_suggestions.model.system import REOPENS, Act, Action
 
 # --- state machines ----------------------------------------------------------------------
 

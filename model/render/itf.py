@@ -7,8 +7,8 @@ import json
 from enum import Enum
 from typing import Any
 
-from model.render.narrate import Path
-from model.state import (
+from acp_suggestions.model.render.narrate import Path
+from acp_suggestions.model.state import (
     Cancel,
     Load,
     LoadResponse,

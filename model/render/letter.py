@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from model.amendments import ADOPTIONS_BY_NAME
-from model.render.findings import CURRENT, LEGACY, Review, Unsupported
+from acp_suggestions.model.amendments import ADOPTIONS_BY_NAME
+from acp_suggestions.model.render.findings import CURRENT, LEGACY, Review, Unsupported
 
 # The RFD sentences the letter quotes, by section (a test holds each to the RFD's text).
 LIFETIME_CROSSING = (

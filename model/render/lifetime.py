@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from model import lifecycle
-from model.lifecycle import ListState, ListTrigger
-from model.render.dotlang import Diagram, dot_string, ident, mermaid_text
-from model.rules import RULES_BY_ID, Level
+from acp_suggestions.model import lifecycle
+from acp_suggestions.model.lifecycle import ListState, ListTrigger
+from acp_suggestions.model.render.dotlang import Diagram, dot_string, ident, mermaid_text
+from acp_suggestions.model.rules import RULES_BY_ID, Level
 
 _E, _O, _S, _W = ListState.EMPTY, ListState.OFFERED, ListState.STALE, ListState.WITHDRAWN
 _T = ListTrigger

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from model.config import Bounds
+from acp_suggestions.model.config import Bounds
 
 
 def cell(value: object) -> str:

@@ -8,10 +8,10 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
-from model.config import Config
-from model.render.dotlang import Diagram, dot_string, mermaid_text
-from model.render.narrate import UPDATE_NAMES, Flight, Path, flights, sequence
-from model.state import (
+from acp_suggestions.model.config import Config
+from acp_suggestions.model.render.dotlang import Diagram, dot_string, mermaid_text
+from acp_suggestions.model.render.narrate import UPDATE_NAMES, Flight, Path, flights, sequence
+from acp_suggestions.model.state import (
     Cancel,
     Client,
     Composer,
@@ -23,7 +23,7 @@ from model.state import (
     UserMessage,
     World,
 )
-from model.system import Act, Action, Step, System
+from acp_suggestions.model.system import Act, Action, Step, System
 
 LANES = ("user", "client", "agent")
 _X = {"user": 0.0, "client": 3.2, "agent": 9.0}  # lifelines (inches)

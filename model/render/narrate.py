@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from model.config import Config
-from model.rules import Revision
-from model.state import (
+from acp_suggestions.model.config import Config
+from acp_suggestions.model.rules import Revision
+from acp_suggestions.model.state import (
     Cancel,
     Load,
     LoadResponse,
@@ -18,7 +18,7 @@ from model.state import (
     UserMessage,
     World,
 )
-from model.system import NET, TO_AGENT, TO_CLIENT, Act, Action, Step, System
+from acp_suggestions.model.system import NET, TO_AGENT, TO_CLIENT, Act, Action, Step, System
 
 Steps = Sequence[Step]
 Path = Sequence[tuple[Action, World]]

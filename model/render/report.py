@@ -8,20 +8,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from model.check.review import Outcome, counterexamples, judged
-from model.check.verdicts import RuleVerdict, Summary
-from model.check.verify import Counterexample
-from model.config import Bounds
-from model.invariants import PROPERTIES_BY_NAME
-from model.liveness import LIVENESS
-from model.render import findings, letter, page, sections
-from model.render.atomic import write_atomic
-from model.render.itf import dumps as itf_dumps
-from model.render.itf import to_itf
-from model.render.mdtext import bounds, count, markdown_table
-from model.render.msc import sequence_chart
-from model.render.narrate import told
-from model.rules import RULES, RULES_BY_ID, counts_by_section_and_level
+from acp_suggestions.model.check.review import Outcome, counterexamples, judged
+from acp_suggestions.model.check.verdicts import RuleVerdict, Summary
+from acp_suggestions.model.check.verify import Counterexample
+from acp_suggestions.model.config import Bounds
+from acp_suggestions.model.invariants import PROPERTIES_BY_NAME
+from acp_suggestions.model.liveness import LIVENESS
+from acp_suggestions.model.render import findings, letter, page, sections
+from acp_suggestions.model.render.atomic import write_atomic
+from acp_suggestions.model.render.itf import dumps as itf_dumps
+from acp_suggestions.model.render.itf import to_itf
+from acp_suggestions.model.render.mdtext import bounds, count, markdown_table
+from acp_suggestions.model.render.msc import sequence_chart
+from acp_suggestions.model.render.narrate import told
+from acp_suggestions.model.rules import RULES, RULES_BY_ID, counts_by_section_and_level
 
 
 def load_bearing(verdict: RuleVerdict) -> str:

@@ -10,15 +10,15 @@ from typing import NamedTuple
 
 import networkx as nx
 
-from model.check.explorer import explore
-from model.config import Bounds, Config, baseline
-from model.messages import ClientSuggestionCaps
-from model.render.dotlang import Diagram
-from model.render.msc import sequence_chart
-from model.render.narrate import Path
-from model.rules import Revision
-from model.session import V2
-from model.state import Composer, Update, World
+from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.config import Bounds, Config, baseline
+from acp_suggestions.model.messages import ClientSuggestionCaps
+from acp_suggestions.model.render.dotlang import Diagram
+from acp_suggestions.model.render.msc import sequence_chart
+from acp_suggestions.model.render.narrate import Path
+from acp_suggestions.model.rules import Revision
+from acp_suggestions.model.session import V2
+from acp_suggestions.model.state import Composer, Update, World
 
 Milestone = tuple[str, Callable[[World], bool]]
 

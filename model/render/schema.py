@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from model.check.review import FORMAT_VERSION
-from model.check.verdicts import (
+from acp_suggestions.model.check.review import FORMAT_VERSION
+from acp_suggestions.model.check.verdicts import (
     BaselineVerdict,
     DutyTable,
     EnvironmentVerdict,
@@ -17,7 +17,7 @@ from model.check.verdicts import (
     ScreenTime,
     TwoSessionsVerdict,
 )
-from model.render.atomic import write_atomic
+from acp_suggestions.model.render.atomic import write_atomic
 
 SHIPPED = Path(__file__).with_name("review.schema.json")
 _STRINGS = {"type": "array", "items": {"type": "string"}}
@@ -81,5 +81,7 @@ def text() -> str:
     return json.dumps(review_schema(), indent=2, sort_keys=True) + "\n"
 
 
-if __name__ == "__main__":  # python -m model.render.schema: rewrite the shipped file
+if (
+    __name__ == "__main__"
+):  # python -m acp_suggestions.model.render.schema: rewrite the shipped file
     write_atomic(SHIPPED, text())

@@ -5,10 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from model.check.verdicts import AuditOfFile, DutyRow, DutyTable, Proposal, TwoSessionsVerdict
-from model.config import Bounds
-from model.render.audit import reviewed_by
-from model.render.mdtext import bounds, markdown_table
+from acp_suggestions.model.check.verdicts import (
+    AuditOfFile,
+    DutyRow,
+    DutyTable,
+    Proposal,
+    TwoSessionsVerdict,
+)
+from acp_suggestions.model.config import Bounds
+from acp_suggestions.model.render.audit import reviewed_by
+from acp_suggestions.model.render.mdtext import bounds, markdown_table
 
 
 def two_sessions_section(verdicts: Sequence[TwoSessionsVerdict]) -> list[str]:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from model.rules import current, draft, legacy
-from model.rules.card import Breach, Check, Level, Revision, Rule, Side
-from model.rules.current import RuleId
+from acp_suggestions.model.rules import current, draft, legacy
+from acp_suggestions.model.rules.card import Breach, Check, Level, Revision, Rule, Side
+from acp_suggestions.model.rules.current import RuleId
 
 __all__ = [
     "RULES",

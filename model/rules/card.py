@@ -9,7 +9,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from model.rules.current import RuleId
+    from acp_suggestions.model.rules.current import RuleId
 
 
 class Level(StrEnum):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from model.messages import ClientSuggestionCaps
-from model.rules.card import (
+from acp_suggestions.model.messages import ClientSuggestionCaps
+from acp_suggestions.model.rules.card import (
     BOTH,
     INV,
     MAY,
@@ -26,7 +26,7 @@ from model.rules.card import (
     S,
     card,
 )
-from model.state import (
+from acp_suggestions.model.state import (
     PREDICT_ALL_UNUSABLE,
     PREDICT_BLANK,
     PREDICT_IMAGE,

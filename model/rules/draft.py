@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from model.rules.card import (
+from acp_suggestions.model.rules.card import (
     BOTH,
     INV,
     MAY,
@@ -18,7 +18,7 @@ from model.rules.card import (
     S,
     card,
 )
-from model.rules.current import RuleId
+from acp_suggestions.model.rules.current import RuleId
 
 _DRAFT = (Revision.DRAFT,)
 

@@ -3,7 +3,7 @@ RFD."""
 
 from __future__ import annotations
 
-from model.rules.card import (
+from acp_suggestions.model.rules.card import (
     BOTH,
     INV,
     MON,
@@ -16,7 +16,7 @@ from model.rules.card import (
     S,
     card,
 )
-from model.rules.current import RuleId
+from acp_suggestions.model.rules.current import RuleId
 
 _LEGACY = (Revision.LEGACY,)
 _LEGACY_SECTION = "The legacy channel (claude-agent-acp, before the RFD)"

@@ -1,7 +1,7 @@
 """A reference ACP agent (protocol v1 and v2, as the client asks) that implements prompt
 suggestions, on the ACP Python SDK's JSON-RPC connection over stdio, for trying the probe and
-the trace checker on a live process: `python -m model.wire.agent [--break RULE] [--misbehave
-HOW]`.
+the trace checker on a live process:
+`python -m acp_suggestions.model.wire.agent [--break RULE] [--misbehave HOW]`.
 
 It keeps the rules unless told to break one (`--break`: LT-5 keeps its list when a prompt
 comes, CAP-2 ignores the capability, SC-2 suggests whitespace, RP-1 replays its suggestions
@@ -153,7 +153,9 @@ async def _serve(agent: ReferenceAgent) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m model.wire.agent", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m acp_suggestions.model.wire.agent", description=__doc__
+    )
     parser.add_argument("--break", dest="breaks", choices=BREAKABLE, help="break this rule")
     parser.add_argument("--misbehave", choices=MISBEHAVIOURS, help="fail as a broken agent")
     args = parser.parse_args(argv)

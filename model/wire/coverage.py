@@ -10,13 +10,13 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from model.config import Bounds, Config, baseline
-from model.messages import ClientSuggestionCaps
-from model.rules import Revision
-from model.search import reach
-from model.state import World
-from model.system import AGENT, NET, TO_AGENT, USER, Act, Step, System
-from model.wire.scenarios import SECOND_SESSION
+from acp_suggestions.model.config import Bounds, Config, baseline
+from acp_suggestions.model.messages import ClientSuggestionCaps
+from acp_suggestions.model.rules import Revision
+from acp_suggestions.model.search import reach
+from acp_suggestions.model.state import World
+from acp_suggestions.model.system import AGENT, NET, TO_AGENT, USER, Act, Step, System
+from acp_suggestions.model.wire.scenarios import SECOND_SESSION
 
 Transition = tuple[str, str, str]  # (the agent's step, its session state, its list state)
 # Bounds that let every scenario run to its end: a prompt for each send, a prediction after

@@ -11,14 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, Literal, Protocol
 
-from model.messages import (
+from acp_suggestions.model.messages import (
     AgentPromptCaps,
     ClientSuggestionCaps,
     MessageError,
     SuggestionsUpdate,
     allowed_kinds,
 )
-from model.rules import RuleId
+from acp_suggestions.model.rules import RuleId
 
 Verdict = Literal["pass", "violation", "inconclusive"]
 Observer = Literal["client", "agent"]

@@ -24,9 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from model.wire.scenarios import LEGACY_SCENARIO, SCENARIOS, SECOND_SESSION, Scenario
-from model.wire.spawn import Overrun, bounded_agent
-from model.wire.tracecheck import FileReport, check_lines, notes
+from acp_suggestions.model.wire.scenarios import (
+    LEGACY_SCENARIO,
+    SCENARIOS,
+    SECOND_SESSION,
+    Scenario,
+)
+from acp_suggestions.model.wire.spawn import Overrun, bounded_agent
+from acp_suggestions.model.wire.tracecheck import FileReport, check_lines, notes
 
 ADVERTISED: dict[str, Any] = {"session": {"promptSuggestions": {}}}
 # The legacy allowlist marker as the adapter reads it: an object (a bare `true` is not one).
@@ -359,7 +364,7 @@ def _sent_list(line: str) -> list[Any] | None:
 
 
 def _check(outcome: Outcome, lines: list[str]) -> None:
-    from model.wire.decode import TraceError
+    from acp_suggestions.model.wire.decode import TraceError
 
     try:
         checker = check_lines(line.encode() + b"\n" for line in lines)
@@ -441,7 +446,7 @@ def by_rule(outcomes: Sequence[Outcome]) -> dict[str, dict[str, list[str]]]:
     """Each rule a scenario exercises: its verdicts with where they were found (scenario and
     line), or `not exercised`; a withdrawal rule's pass where there was nothing to withdraw
     is counted apart (`pass, nothing to withdraw`), so a real withdrawal shows as `pass`."""
-    from model.wire.monitors import NOTHING_TO_WITHDRAW
+    from acp_suggestions.model.wire.monitors import NOTHING_TO_WITHDRAW
 
     table: dict[str, dict[str, list[str]]] = {}
     for o in outcomes:

@@ -9,13 +9,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from model.actors import echoes_user_message
-from model.config import Config
-from model.network import Semantics
-from model.session import V2
-from model.state import Cancel, Load, Prompt, PromptResponse, ToClient, UserMessage, World
-from model.system import NET, TO_AGENT, TO_CLIENT, Action, System
-from model.wire import records as wire
+from acp_suggestions.model.actors import echoes_user_message
+from acp_suggestions.model.config import Config
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.session import V2
+from acp_suggestions.model.state import (
+    Cancel,
+    Load,
+    Prompt,
+    PromptResponse,
+    ToClient,
+    UserMessage,
+    World,
+)
+from acp_suggestions.model.system import NET, TO_AGENT, TO_CLIENT, Action, System
+from acp_suggestions.model.wire import records as wire
 
 # v2 `state_update` values by session state; the model has no message for them, so the
 # agent's record of one goes out with the step that changes the state.

@@ -8,10 +8,17 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from model.config import Config
-from model.messages import AUDIO, IMAGE, RESOURCE, RESOURCE_LINK, TEXT
-from model.rules import Revision
-from model.state import BLANK, UNPARSEABLE, PromptResponse, Suggestion, Update, UserMessage
+from acp_suggestions.model.config import Config
+from acp_suggestions.model.messages import AUDIO, IMAGE, RESOURCE, RESOURCE_LINK, TEXT
+from acp_suggestions.model.rules import Revision
+from acp_suggestions.model.state import (
+    BLANK,
+    UNPARSEABLE,
+    PromptResponse,
+    Suggestion,
+    Update,
+    UserMessage,
+)
 
 Record = dict[str, Any]
 SESSION = "sim-1"

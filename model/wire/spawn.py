@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-from model.wire.decode import MAX_LINE
+from acp_suggestions.model.wire.decode import MAX_LINE
 
 SCENARIO_BYTES = 32 << 20  # what an agent may write to stdout in one scenario
 STDERR_BYTES = 1 << 20  # what of its stderr is kept, per scenario

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from model import junit as junit_xml
-from model.messages import (
+from acp_suggestions.model import junit as junit_xml
+from acp_suggestions.model.messages import (
     AgentPromptCaps,
     ClientSuggestionCaps,
     MessageError,
@@ -23,10 +23,17 @@ from model.messages import (
     parse_client_caps,
     parse_session_update,
 )
-from model.rules import RULES_BY_ID
-from model.sdk import methods
-from model.wire.decode import OTHER_UPDATES, TraceError, read_records
-from model.wire.monitors import EVENTS, EXACT_FROM, MONITORS, Monitor, Observer, Verdict
+from acp_suggestions.model.rules import RULES_BY_ID
+from acp_suggestions.model.sdk import methods
+from acp_suggestions.model.wire.decode import OTHER_UPDATES, TraceError, read_records
+from acp_suggestions.model.wire.monitors import (
+    EVENTS,
+    EXACT_FROM,
+    MONITORS,
+    Monitor,
+    Observer,
+    Verdict,
+)
 
 # The methods each side serves (the ACP SDK's own lists): a request for anything else, but an
 # extension method (leading underscore), is not ACP traffic.

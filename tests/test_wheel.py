@@ -1,0 +1,87 @@
+"""What `pip install .` installs: one import name, `acp_suggestions`, with every file a
+documented command reads, working from another folder with nothing of the repository on the
+path."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import unavailable
+
+# Building the wheel takes a fresh setuptools from the package index: slow.
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = (
+    "acp_suggestions/sims/default.toml",
+    "acp_suggestions/sims/compaction.toml",
+    "acp_suggestions/model/render/review.schema.json",
+)
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("wheel")
+    pip = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(folder), str(ROOT)]
+    built = subprocess.run(pip, capture_output=True, text=True, timeout=600, check=False)
+    if built.returncode != 0:
+        unavailable(f"pip wheel failed: {built.stderr[-2000:]}")
+    return next(folder.glob("*.whl"))
+
+
+@pytest.fixture(scope="module")
+def installed(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    target = tmp_path_factory.mktemp("site")
+    pip = [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target)]
+    subprocess.run([*pip, str(wheel)], capture_output=True, text=True, timeout=600, check=True)
+    return target
+
+
+def test_the_wheel_takes_one_import_name_and_ships_its_data(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    assert {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")} == {
+        "acp_suggestions"
+    }
+    assert set(DATA) <= set(names)
+    assert "acp_suggestions/model/cli/main.py" in names
+    assert "acp_suggestions/sims/engine.py" in names
+
+
+def test_the_installed_command_works_from_another_folder(installed: Path, tmp_path: Path) -> None:
+    """The command pip installed, run in an empty folder with only the installed copy on the
+    path (the repository's editable finder comes after it): the code and the data it reads
+    are the wheel's."""
+    env = {**os.environ, "PYTHONPATH": str(installed)}
+
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        command = [str(installed / "bin" / "acp-suggestions"), *argv]
+        return subprocess.run(
+            command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+        )
+
+    where = subprocess.run(
+        [sys.executable, "-c", "import acp_suggestions.sims.engine as e; print(e.__file__)"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert where.stdout.startswith(str(installed)), where.stdout
+    rules = run("rules", "--format", "json")
+    assert rules.returncode == 0 and "LT-5" in {r["id"] for r in json.loads(rules.stdout)}
+    checked = run("check", "--version", "1", "--json")
+    assert checked.returncode == 0, checked.stderr
+    simulated = run("simulate", "compaction", "--sessions", "20", "--quiet", "--out", "sim")
+    assert simulated.returncode == 0, simulated.stderr
+    assert (tmp_path / "sim" / "results.csv").exists()
+    agent = [sys.executable, "-m", "acp_suggestions.model.wire.agent"]
+    probed = run("probe", "--out", "probe", "--", *agent)
+    assert probed.returncode == 0, probed.stdout + probed.stderr
