@@ -4,7 +4,8 @@ Importing `acp` builds all ~280 pydantic models of `acp.schema` (half a second),
 check needs two method tables and the content block types of `session/prompt`.  This module
 executes the SDK's own source for just those definitions: `acp/meta.py` whole, and from
 `acp/schema.py` the class `PromptRequest` with every top-level definition it depends on.  The
-code run is the SDK's, unchanged; a test holds the result equal to the full import.
+code run is the SDK's, unchanged; a test holds the result equal to the full import.  A release
+whose files this cannot slice is imported the plain way: slower to start, the same answers.
 """
 
 from __future__ import annotations
@@ -95,6 +96,15 @@ def _helper(node: ast.ImportFrom) -> dict[str, Any]:
 def prompt_type() -> Any:
     """The type of the SDK's `PromptRequest.prompt` (a list of content blocks), from the
     schema's own class definitions."""
+    try:
+        return _sliced_prompt_type()
+    except Exception:  # a release shaped otherwise: the whole schema, as the SDK loads it
+        from acp.schema import PromptRequest
+
+        return PromptRequest.model_fields["prompt"].annotation
+
+
+def _sliced_prompt_type() -> Any:
     body = _closure(_tree("schema"), "PromptRequest")
     namespace: dict[str, Any] = {}
     for node in body:
@@ -108,5 +118,10 @@ def prompt_type() -> Any:
 @functools.cache
 def methods() -> tuple[dict[str, str], dict[str, str]]:
     """The SDK's tables of the methods an agent and a client handle (`acp.meta`)."""
-    meta = _module(f"{__name__}._acp.meta", list(_tree("meta").body), {})
-    return meta.AGENT_METHODS, meta.CLIENT_METHODS
+    try:
+        meta = _module(f"{__name__}._acp.meta", list(_tree("meta").body), {})
+        return meta.AGENT_METHODS, meta.CLIENT_METHODS
+    except Exception:  # a release shaped otherwise: the module, as the SDK loads it
+        from acp.meta import AGENT_METHODS, CLIENT_METHODS
+
+        return AGENT_METHODS, CLIENT_METHODS

@@ -4,6 +4,7 @@ run, and plots; every file written atomically."""
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import json
 import math
@@ -146,12 +147,22 @@ def _setting(key: str, value: object) -> str:
     return f"{_AXES.get(key.partition('.')[0], key)}: {value}"
 
 
+def plotted(scenario: Scenario) -> bool:
+    """Whether a run of `scenario` draws plots: it sweeps a numeric parameter."""
+    return _axis(scenario) is not None
+
+
+def can_plot() -> bool:
+    """Whether matplotlib, an optional dependency (the `plots` extra), is installed."""
+    return importlib.util.find_spec("matplotlib") is not None
+
+
 def plot(out: Path, scenario: Scenario, table: list[dict[str, Any]]) -> list[Path]:
     """Each figure against the first numeric swept parameter, one line per setting of the
     others, its 95% interval shaded: stale exposure, and an overview of the other figures;
-    none without such a sweep."""
+    none without such a sweep or without matplotlib."""
     x = _axis(scenario)
-    if x is None:
+    if x is None or not can_plot():
         return []
     import matplotlib
 

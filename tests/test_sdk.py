@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 import pydantic
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -60,3 +61,22 @@ def test_a_trace_check_does_not_import_the_sdk_package() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_release_it_cannot_slice_is_imported_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A release whose schema or meta file has another shape (here: files with nothing in
+    them): the plain import's answers, not an error."""
+    import ast
+
+    from acp.meta import AGENT_METHODS, CLIENT_METHODS
+    from acp.schema import PromptRequest
+
+    monkeypatch.setattr(sdk, "_tree", lambda name: ast.Module(body=[], type_ignores=[]))
+    sdk.prompt_type.cache_clear()
+    sdk.methods.cache_clear()
+    try:
+        assert sdk.prompt_type() is PromptRequest.model_fields["prompt"].annotation
+        assert sdk.methods() == (AGENT_METHODS, CLIENT_METHODS)
+    finally:
+        sdk.prompt_type.cache_clear()
+        sdk.methods.cache_clear()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -301,6 +302,18 @@ def test_sweeps_are_reproducible_whatever_the_workers(tmp_path: Path) -> None:
     traces = sorted((one / "traces").iterdir())
     assert len(traces) == 4
     assert main(["trace", "check", *map(str, traces)]) == 0
+
+
+def test_without_matplotlib_the_results_come_without_plots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """matplotlib is the `plots` extra: without it a sweep writes its tables and says how to
+    get the plots, rather than failing after the run."""
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if not installed
+    code, out = _run(tmp_path, "out", "--sessions", "20", "--jobs", "1")
+    assert code == 0
+    assert not list(out.glob("*.png")) and (out / "results.csv").exists()
+    assert "pip install 'acp-prompt-suggestions-model[plots]'" in capsys.readouterr().err
 
 
 def test_latency_makes_stale_exposure_grow(tmp_path: Path) -> None:

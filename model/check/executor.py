@@ -81,7 +81,7 @@ def fingerprint() -> str:
     digest = hashlib.sha256()
     # The simulator's code runs on the workers too; its files are read, not imported (this
     # room does not depend on it).
-    for package in ("model", "sims"):
+    for package in ("acp_suggestions.model", "acp_suggestions.sims"):
         spec = importlib.util.find_spec(package)
         if spec is None or spec.origin is None:
             continue

@@ -47,6 +47,11 @@ def _simulate(args: argparse.Namespace) -> int:
         points = scenario.points()
     except ScenarioError as exc:
         raise UsageError(f"scenario {path}: {exc}") from None
+    if sim_report.plotted(scenario) and not sim_report.can_plot():
+        err.print(
+            "acp-suggestions: warning: the results are written without their plots, which "
+            "need matplotlib: pip install 'acp-prompt-suggestions-model[plots]'"
+        )
     todo = sweep.tasks(points)
     executor = executor_for(args, len(todo))
     started = time.perf_counter()
