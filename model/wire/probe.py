@@ -158,11 +158,15 @@ async def _run(
         async def step(what: str, call: Awaitable[Any], timeout: float = step_timeout) -> Any:
             waiting = asyncio.ensure_future(call)
             exited = asyncio.ensure_future(_exit_of(process))
-            done, _ = await asyncio.wait(
-                {waiting, exited}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-            )
-            if waiting in done:
+            try:
+                done, _ = await asyncio.wait(
+                    {waiting, exited}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+                )
+            finally:  # also when the run is cancelled: no task left to fail unseen
                 exited.cancel()
+                if not waiting.done():
+                    waiting.cancel()
+            if waiting in done:
                 try:
                     return waiting.result()
                 except RequestError as error:
@@ -171,10 +175,8 @@ async def _run(
                     raise ProbeError(
                         f"the agent answered {what} with error {error.code} ({error})"
                     ) from None
-            waiting.cancel()
             if exited in done:
                 raise ProbeError(f"the agent exited (code {process.returncode}) during {what}")
-            exited.cancel()
             raise ProbeError(f"no answer to {what} within {timeout:g} s")
 
         info = {"name": "acp-suggestions probe", "version": PROBE_VERSION}
@@ -258,10 +260,15 @@ async def _act(
             await asyncio.sleep(0)  # it goes out before the next part
         else:
             await conn.send_notification(method, params)
-    for method, answer in answers:
-        result = await step(method, answer)
-        if method == "session/new":
-            sessions.append(result)
+    try:
+        for method, answer in answers:
+            result = await step(method, answer)
+            if method == "session/new":
+                sessions.append(result)
+    finally:  # cancelled, or an answer was wrong: the others no longer matter, even failed
+        for _, answer in answers:
+            if not answer.cancel() and not answer.cancelled():
+                answer.exception()
     if action.startswith("user.send") and "+" not in action:
         await asyncio.sleep(rng.uniform(0.0, 0.01))  # a prediction may still be in flight
 
