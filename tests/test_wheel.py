@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -28,8 +29,16 @@ DATA = (
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel, built from a copy of what the package is made of (pip builds in the source
+    folder, and the repository is not the test's to write in)."""
+    source = tmp_path_factory.mktemp("source")
+    for name in ("acp_suggestions", "model", "sims"):
+        skip = shutil.ignore_patterns("__pycache__")
+        shutil.copytree(ROOT / name, source / name, symlinks=True, ignore=skip)
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, source / name)
     folder = tmp_path_factory.mktemp("wheel")
-    pip = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(folder), str(ROOT)]
+    pip = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(folder), str(source)]
     built = subprocess.run(pip, capture_output=True, text=True, timeout=600, check=False)
     if built.returncode != 0:
         unavailable(f"pip wheel failed: {built.stderr[-2000:]}")
