@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
@@ -99,21 +100,28 @@ def verdicts(records: list[Record], observer: Observer) -> dict[str, str]:
     return out
 
 
+def _outcomes_of(named: tuple[str, Config]) -> Counter[Key]:
+    """How often each (side, rule, checker verdict, invariant) occurs in one configuration."""
+    name, cfg = named
+    seen: Counter[Key] = Counter()
+    start = System(cfg).init_state()
+    for steps, broken in _runs(cfg):
+        sides = project(cfg, start, steps)
+        for side in ("agent", "client"):
+            for rule, verdict in verdicts(getattr(sides, side), side).items():
+                if rule in RULES:
+                    held = "broken" if RULES[rule] in broken else "holds"
+                    key = (name, cfg.semantics.value, cfg.version, side, rule, verdict, held)
+                    seen[key] += 1
+    return seen
+
+
 @pytest.fixture(scope="module")
 def outcomes() -> Counter[Key]:
-    """How often each (configuration, side, rule, checker verdict, invariant) occurs."""
-    seen: Counter[Key] = Counter()
-    for name, cfg in _configs():
-        start = System(cfg).init_state()
-        for steps, broken in _runs(cfg):
-            sides = project(cfg, start, steps)
-            for side in ("agent", "client"):
-                for rule, verdict in verdicts(getattr(sides, side), side).items():
-                    if rule in RULES:
-                        held = "broken" if RULES[rule] in broken else "holds"
-                        key = (name, cfg.semantics.value, cfg.version, side, rule, verdict, held)
-                        seen[key] += 1
-    return seen
+    """How often each (configuration, side, rule, checker verdict, invariant) occurs: the
+    configurations are independent, so two processes take them."""
+    with ProcessPoolExecutor(2) as pool:
+        return sum(pool.map(_outcomes_of, _configs()), Counter())
 
 
 def _mismatches(outcomes: Counter[Key], exact: bool) -> list[Key]:

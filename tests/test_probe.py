@@ -319,3 +319,4 @@ def test_a_signal_while_an_agent_starts_ends_the_probe() -> None:
         ended = (hung.stdout or b"").decode().split()
         pytest.fail(f"the probe hung after a signal at turn {len(ended)}")
     assert run.stdout.split() == [str(n) for n in range(turns)], run.stderr
+    assert "Traceback" not in run.stderr and "never retrieved" not in run.stderr
