@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -28,15 +29,20 @@ DATA = (
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel, built from a copy of what the package is made of (pip builds in the source
-    folder, and the repository is not the test's to write in)."""
+def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of what the package is built from (a build writes in its source folder, and
+    the repository is not the test's to write in)."""
     source = tmp_path_factory.mktemp("source")
-    for name in ("acp_suggestions", "model", "sims"):
-        skip = shutil.ignore_patterns("__pycache__")
+    skip = shutil.ignore_patterns("__pycache__")
+    for name in ("acp_suggestions", "model", "sims", "tests"):
         shutil.copytree(ROOT / name, source / name, symlinks=True, ignore=skip)
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
+    for name in ("pyproject.toml", "README.md", "LICENSE", "MANIFEST.in"):
         shutil.copy(ROOT / name, source / name)
+    return source
+
+
+@pytest.fixture(scope="module")
+def wheel(source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("wheel")
     pip = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(folder), str(source)]
     built = subprocess.run(pip, capture_output=True, text=True, timeout=600, check=False)
@@ -61,6 +67,28 @@ def test_the_wheel_takes_one_import_name_and_ships_its_data(wheel: Path) -> None
     assert set(DATA) <= set(names)
     assert "acp_suggestions/model/cli/main.py" in names
     assert "acp_suggestions/sims/engine.py" in names
+
+
+def test_the_source_distribution_is_the_package_without_the_tests(
+    source: Path, tmp_path: Path
+) -> None:
+    """The tests need the repository's layout and the RFD texts beside it, so the sdist
+    leaves them out rather than shipping half of them; the package is in it whole."""
+    code = "import sys, setuptools.build_meta as b; print(b.build_sdist(sys.argv[1]))"
+    built = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)],
+        cwd=source,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    name = built.stdout.split()[-1]
+    with tarfile.open(tmp_path / name) as sdist:
+        files = {m.name.partition("/")[2] for m in sdist.getmembers() if m.isfile()}
+    assert not any(f.startswith("tests/") for f in files)
+    assert set(DATA) <= files and "acp_suggestions/sims/engine.py" in files
+    assert not any("__pycache__" in f for f in files)
 
 
 def test_the_installed_command_works_from_another_folder(installed: Path, tmp_path: Path) -> None:
