@@ -164,8 +164,7 @@ async def _run(
                 )
             finally:  # also when the run is cancelled: no task left to fail unseen
                 exited.cancel()
-                if not waiting.done():
-                    waiting.cancel()
+                waiting.cancel()  # nothing, once it has its answer
             if waiting in done:
                 try:
                     return waiting.result()
