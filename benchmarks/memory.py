@@ -5,8 +5,9 @@ a process that only imports the model, divided by the states found; the median o
 runs, with states per second beside it.
 With --leads-to, also the deep review's largest search that ends (v2 fifo at 4 prompts and
 predictions, 2 loads, 2 cancels: 30.6 million states), its graph kept and leads-to decided on it,
-once (about five minutes and 9 GB).
-Run: .venv/bin/python benchmarks/memory.py [--runs N] [--deep] [--leads-to]
+once (about five minutes and 9 GB).  With --spill DIR, also the deep setting with its states
+moved to files in DIR past 100,000 (`check --spill`), beside the same search in memory.
+Run: .venv/bin/python benchmarks/memory.py [--runs N] [--deep] [--leads-to] [--spill DIR]
 """
 
 from __future__ import annotations
@@ -20,17 +21,20 @@ import sys
 
 SEARCH = """
 import json, sys, time
+from pathlib import Path
 from acp_suggestions.model.check import leadsto
 from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.store import Spill
 from acp_suggestions.model.config import Bounds, baseline
 from acp_suggestions.model.network import Semantics
 from acp_suggestions.model.rules import Revision
-version, semantics, bounds, keep, decide = json.loads(sys.argv[1])
+version, semantics, bounds, keep, decide, folder = json.loads(sys.argv[1])
 if version:
     cfg = baseline(Revision.CURRENT, version, semantics=Semantics(semantics),
                    bounds=Bounds(**bounds))
+    spill = Spill(Path(folder), 100_000) if folder else None
     started = time.perf_counter()
-    r = explore(cfg, keep_graph=keep, max_states=60_000_000)
+    r = explore(cfg, keep_graph=keep, max_states=60_000_000, spill=spill)
     if decide:
         leadsto.check(cfg, r.graph, r.worlds)
     print(json.dumps([r.states, time.perf_counter() - started]))
@@ -49,9 +53,11 @@ SETTINGS: dict[str, Setting] = {
 LEADS_TO: Setting = (2, "fifo", {"prompts": 4, "predictions": 4, "loads": 2, "cancels": 2})
 
 
-def measure(setting: Setting, keep: bool, decide: bool = False) -> tuple[int, int, float]:
+def measure(
+    setting: Setting, keep: bool, decide: bool = False, spill: str | None = None
+) -> tuple[int, int, float]:
     """(states, peak RSS in bytes, seconds) of one search in a process of its own."""
-    argv = [sys.executable, "-c", SEARCH, json.dumps([*setting, keep, decide])]
+    argv = [sys.executable, "-c", SEARCH, json.dumps([*setting, keep, decide, spill])]
     run = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
     assert run.stdout is not None
     out = run.stdout.read()
@@ -68,6 +74,7 @@ def main() -> None:
     parser.add_argument(
         "--leads-to", action="store_true", help="also the deep review's largest search that ends"
     )
+    parser.add_argument("--spill", metavar="DIR", help="also the deep setting spilled to DIR")
     args = parser.parse_args()
     idle = statistics.median(measure((0, "fifo", {}), False)[1] for _ in range(args.runs))
     print(f"explorer memory (peak RSS less an idle process's {idle / 2**20:.0f} MiB):")
@@ -83,6 +90,18 @@ def main() -> None:
             print(
                 f"  {name}, {graph}: {states:,} states, {(peak - idle) / states:,.0f} bytes per "
                 f"state, {rate:,.0f} states/s (median of {args.runs})"
+            )
+    if args.spill:
+        deep = SETTINGS["v2 unordered, 3 prompts and 3 predictions (cut at 2,000,000)"]
+        for folder in (None, args.spill):  # one after the other
+            runs = [measure(deep, True, spill=folder) for _ in range(args.runs)]
+            states, peak = runs[0][0], statistics.median(r[1] for r in runs)
+            rate = statistics.median(r[0] / r[2] for r in runs)
+            where = "spilled past 100,000 states" if folder else "in memory"
+            print(
+                f"  the deep setting, graph kept, {where}: {states:,} states, "
+                f"{(peak - idle) / states:,.0f} bytes per state, {rate:,.0f} states/s "
+                f"(median of {args.runs})"
             )
     if args.leads_to:
         states, peak, seconds = measure(LEADS_TO, True, decide=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from acp_suggestions.model.check import deep
+from acp_suggestions.model.check import deep, store
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.config import Bounds
 from acp_suggestions.model.render import deep as rendered
@@ -33,11 +33,17 @@ def _run(out: Path, *options: str) -> int:
 
 
 @pytest.mark.slow
-def test_capped_searches_are_labelled_and_the_same_on_one_or_two_workers(tmp_path: Path) -> None:
+def test_capped_searches_are_labelled_and_the_same_on_one_or_two_workers_or_spilled(
+    tmp_path: Path,
+) -> None:
     assert _run(tmp_path / "one", "--jobs", "1") == 0
     assert _run(tmp_path / "two", "--jobs", "2") == 0
+    (tmp_path / "spill").mkdir()
+    spilled = ("--jobs", "2", "--spill", str(tmp_path / "spill"), "--memory", "0.0002")
+    assert _run(tmp_path / "spilled", *spilled) == 0  # each past 357 states moved to files
     for name in ("deep.md", "deep.json"):
-        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+        for other in ("two", "spilled"):
+            assert (tmp_path / "one" / name).read_bytes() == (tmp_path / other / name).read_bytes()
     rows = json.loads((tmp_path / "one" / "deep.json").read_text())["explorations"]
     assert len(rows) == len(deep.tasks())
     for row in rows:
@@ -96,7 +102,7 @@ def test_the_memory_budget_sets_how_many_searches_run_at_once() -> None:
     assert deep.workers(60_000_000, 1000, 4, jobs=2) == 1  # never none: a search too big is cut
     assert deep.workers(1_000_000, 1000, 18, jobs=2) == 2
     assert deep.workers(1_000_000, 20_000_000, 18, jobs=2) == 1  # 10.2 GiB of pairs
-    assert 1 < deep.memory_gib() < 10_000
+    assert 1 < store.machine_gib() < 10_000
 
 
 @pytest.mark.slow

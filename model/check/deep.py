@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from acp_suggestions.model.check import sessions
+from acp_suggestions.model.check import sessions, store
 from acp_suggestions.model.check.verify import verify
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.network import Semantics
@@ -31,7 +31,7 @@ MAX_STATES = 40_000_000  # a lone search (v2 fifo, the largest that ends, has 30
 MAX_PAIRS = 4_000_000  # a two-session search's (about 20,000 pairs a second)
 # Peak resident bytes a state costs: a lone search with the graph kept and leads-to's arrays
 # (at most 300 measured), a two-session search's set of pairs (at most 522 measured).
-BYTES_PER_STATE, BYTES_PER_PAIR = 300, 550
+BYTES_PER_STATE, BYTES_PER_PAIR = store.BYTES_PER_STATE, 550
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +42,7 @@ class Deep:
     config: Config
     two_sessions: bool
     max_states: int  # states, or pairs of two sessions' states
+    spill: store.Spill | None = None  # a lone search's states to files past this count
 
     @property
     def name(self) -> str:
@@ -80,7 +81,7 @@ class Measured:
 
 def need_gib(max_states: int, max_pairs: int) -> float:
     """The most memory one search may take at its cap."""
-    return max(max_states * BYTES_PER_STATE, max_pairs * BYTES_PER_PAIR) / 2**30
+    return max(max_states * BYTES_PER_STATE, max_pairs * BYTES_PER_PAIR, 1) / 2**30
 
 
 def workers(max_states: int, max_pairs: int, memory_gib: float, jobs: int) -> int:
@@ -89,19 +90,12 @@ def workers(max_states: int, max_pairs: int, memory_gib: float, jobs: int) -> in
     return max(1, min(jobs, int(memory_gib // need_gib(max_states, max_pairs))))
 
 
-def memory_gib() -> float:
-    """Three quarters of this machine's memory: the deep review's default budget."""
-    try:
-        total = int(re.search(r"MemTotal:\s+(\d+) kB", Path("/proc/meminfo").read_text()).group(1))  # type: ignore[union-attr]  # caught
-    except (OSError, AttributeError):
-        return 8.0
-    return round(total * 0.75 / 2**20, 1)
-
-
-def tasks(max_states: int = MAX_STATES, max_pairs: int = MAX_PAIRS) -> list[Deep]:
+def tasks(
+    max_states: int = MAX_STATES, max_pairs: int = MAX_PAIRS, spill: store.Spill | None = None
+) -> list[Deep]:
     """Every exploration of the deep review, in a fixed order."""
     out = [
-        Deep(baseline(rev, v, semantics=sem, bounds=DEEP), False, max_states)
+        Deep(baseline(rev, v, semantics=sem, bounds=DEEP), False, max_states, spill)
         for rev in Revision
         for v in (1, 2)
         for sem in Semantics
@@ -131,10 +125,12 @@ def cost(task: Deep) -> int:
     return _SECONDS[task.config.version, task.config.semantics][task.two_sessions]
 
 
-def _in_force_broken(cfg: Config, max_states: int) -> tuple[list[str], int, bool, int | None, bool]:
+def _in_force_broken(
+    cfg: Config, max_states: int, spill: store.Spill | None = None
+) -> tuple[list[str], int, bool, int | None, bool]:
     """The in-force properties broken in `cfg` (leads-to only on a whole graph), with the
     exploration's states, completeness, checked depth and whether liveness was decided."""
-    verdicts = verify(cfg, max_states=max_states)
+    verdicts = verify(cfg, max_states=max_states, spill=spill)
     result = verdicts.result
     return verdicts.broken(), result.states, result.complete, result.depth, verdicts.decided
 
@@ -158,7 +154,9 @@ def run(task: Deep) -> Measured:
             [] if small.equal else ["each_session_as_alone"],
         )
     else:
-        broken, states, complete, depth, decided = _in_force_broken(task.config, task.max_states)
+        broken, states, complete, depth, decided = _in_force_broken(
+            task.config, task.max_states, task.spill
+        )
         at_default, *_ = _in_force_broken(task.config.with_(bounds=Bounds()), task.max_states)
         measured = Measured(task, states, complete, depth, broken, at_default, decided)
     measured.seconds = time.perf_counter() - started

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import gc
-from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
@@ -18,6 +17,7 @@ from typing import ParamSpec, TypeVar, overload
 
 from acp_suggestions.model.check.graph import StateGraph
 from acp_suggestions.model.check.packed import EMPTY, Packed, PackedSystem
+from acp_suggestions.model.check.store import Found, Spill, Spilled
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.invariants import INVARIANTS, REACHABLE, Property
 from acp_suggestions.model.session import V1, V2
@@ -109,27 +109,23 @@ def explore(
     max_states: int = 2_000_000,
     keep_graph: bool = False,
     progress: Callable[[int], None] | None = None,
+    spill: Spill | None = None,
 ) -> Result:
     """Explore `config` breadth-first; `keep_graph` also returns the state graph (in arrays:
-    `model.check.graph`)."""
+    `model.check.graph`); `spill` moves the states found to files past a count of them."""
     system = PackedSystem(config)
     init = system.init_state()
-    start = system.pack(init)
-    number: dict[Packed, int] = {start: 0}
-    states: list[Packed] = [start]
-    # Each state's parent (-1: the start) in a flat array, and the action from it.
-    parents: array[int] = array("i", [-1])
-    via: list[Action | None] = [None]
+    store: Found | Spilled = Found(system.pack(init))
     result = Result(config)
     unpack = system.unpack
     graph = StateGraph() if keep_graph else None
 
     def path_to(i: int) -> tuple[World, Path]:
         steps: list[tuple[Action, World]] = []
-        while (up := parents[i]) >= 0:
-            action = via[i]
+        while (up := store.parents[i]) >= 0:
+            action = store.via[i]
             assert action is not None
-            steps.append((action, unpack(states[i])))
+            steps.append((action, unpack(store.packed[i])))
             i = up
         return init, tuple(reversed(steps))
 
@@ -137,52 +133,53 @@ def explore(
     checks = _checks(invariants, result.counterexamples, holding=False) + _checks(
         reachable, result.reached, holding=True
     )
-    successors, numbered = system.successors, number.setdefault
+    successors = system.successors
     i, n, transitions = 0, 1, 0  # states done, states found, transitions
-    settled = False
-    while i < n:
-        s = states[i]
-        w: World | None = None
-        for part_of, decided, props, holding, found in checks:
-            key = part_of(s)
-            shown = decided.get(key)
-            if shown is None:
+    limit = max_states if spill is None else spill.after
+    settled = cut = False
+    while not cut:
+        for s, enabled, targets, n in store.expand(successors, i, limit):
+            w: World | None = None
+            for part_of, decided, props, holding, found in checks:
+                key = part_of(s)
+                shown = decided.get(key)
+                if shown is None:
+                    w = w or unpack(s)
+                    shown = decided[key] = [p for p in props if bool(p.holds(config, w)) is holding]
+                for p in shown:
+                    if p.name not in found:
+                        found[p.name] = path_to(i)
+                        settled = True
+            if settled:  # a group whose properties are all found needs no more checking
+                checks = [c for c in checks if any(p.name not in c[4] for p in c[2])]
+                settled = False
+            if not enabled:
                 w = w or unpack(s)
-                shown = decided[key] = [p for p in props if bool(p.holds(config, w)) is holding]
-            for p in shown:
-                if p.name not in found:
-                    found[p.name] = path_to(i)
-                    settled = True
-        if settled:  # a group whose properties are all found needs no more checking
-            checks = [c for c in checks if any(p.name not in c[4] for p in c[2])]
-            settled = False
-        enabled = successors(s)
-        if not enabled:
-            w = w or unpack(s)
-            result.terminal += 1
-            idle = w.agent.session in (V1.IDLE, V2.IDLE)
-            if w.to_agent or w.to_client or not idle or w.agent.pending is not None:
-                result.deadlocks += 1
-        for action, nxt in enabled:
-            if numbered(nxt, n) == n:  # a new state
-                states.append(nxt)
-                parents.append(i)
-                via.append(action)
-                n += 1
-        if graph is not None:  # the same numbers again, found now
-            graph.add_state([(number[nxt], action) for action, nxt in enabled])
-        transitions += len(enabled)
-        i += 1
-        if n > max_states:
-            result.complete = False
-            result.depth = len(path_to(i)[1]) - 1  # states[i] is the first not checked
+                result.terminal += 1
+                idle = w.agent.session in (V1.IDLE, V2.IDLE)
+                if w.to_agent or w.to_client or not idle or w.agent.pending is not None:
+                    result.deadlocks += 1
+            if graph is not None:
+                edges = zip(targets, enabled, strict=True)
+                graph.add_state([(j, action) for j, (action, _) in edges])
+            transitions += len(enabled)
+            i += 1
+            if n > max_states:
+                result.complete, cut = False, True
+                result.depth = len(path_to(i)[1]) - 1  # state i is the first not checked
+                break
+            if progress is not None and i % 50_000 == 0:
+                progress(i)
+        if cut or i == n:
             break
-        if progress is not None and i % 50_000 == 0:
-            progress(i)
+        assert spill is not None and isinstance(store, Found)  # past the limit: spill
+        store = Spilled(spill.folder, store)
+    store.truncate(n)  # a search cut short found no more than n
     result.states, result.transitions = n, transitions
     if graph is not None:
         graph.close(n)
-        result.graph, result.worlds = graph, Worlds(states, unpack)
+        result.graph = graph
+        result.worlds = Worlds(store.packed, unpack)
     return result
 
 
@@ -190,14 +187,14 @@ class Worlds(Sequence[World]):
     """The explored worlds by state number, unpacked when asked for: a packed world is four
     numbers the explorer holds anyway, a World a tree of objects."""
 
-    def __init__(self, states: list[Packed], unpack: Callable[[Packed], World]) -> None:
+    def __init__(self, states: Sequence[Packed], unpack: Callable[[Packed], World]) -> None:
         self._states, self._unpack = states, unpack
 
     def __len__(self) -> int:
         return len(self._states)
 
     @property
-    def packed(self) -> list[Packed]:
+    def packed(self) -> Sequence[Packed]:
         """The worlds as the explorer holds them, four numbers each (`part_key` reads them)."""
         return self._states
 

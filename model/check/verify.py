@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from acp_suggestions.model.check import leadsto
 from acp_suggestions.model.check.explorer import Path, Result, explore
+from acp_suggestions.model.check.store import Spill
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.liveness import LIVENESS
@@ -59,10 +60,11 @@ def verify(
     *,
     liveness: bool = True,
     max_states: int = 2_000_000,
+    spill: Spill | None = None,
 ) -> Verdicts:
-    """Explore `cfg` breadth-first and, with `liveness` and a search that ends, decide the
-    leads-to properties on its graph."""
-    result = explore(cfg, max_states=max_states, keep_graph=liveness)
+    """Explore `cfg` breadth-first (its states moved to files past `spill`'s count) and, with
+    `liveness` and a search that ends, decide the leads-to properties on its graph."""
+    result = explore(cfg, max_states=max_states, keep_graph=liveness, spill=spill)
     graph = result.graph
     decided = result.complete and graph is not None
     lassos = leadsto.check(cfg, graph, result.worlds) if decided and graph is not None else {}

@@ -111,6 +111,30 @@ def positive(text: str) -> int:
     return value
 
 
+def spill_option(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--spill",
+        metavar="DIR",
+        help=f"past its memory budget (--memory), {what} moves the states it found to "
+        "unnamed files in DIR, an existing folder (they vanish when the search ends, even if it "
+        "is killed), and goes on, slower, instead of running out of memory",
+    )
+
+
+def spill_folder(args: argparse.Namespace) -> Path | None:
+    """The folder given to `--spill`, checked: an existing, writable folder, not a link."""
+    if args.spill is None:
+        return None
+    folder = Path(args.spill)
+    if folder.is_symlink():
+        raise UsageError(f"--spill {args.spill}: a symbolic link; give the folder itself")
+    if not folder.is_dir():
+        raise UsageError(f"--spill {args.spill}: no such folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"--spill {args.spill}: cannot write in this folder")
+    return folder
+
+
 def executor_options(p: argparse.ArgumentParser) -> None:
     where = p.add_mutually_exclusive_group()
     where.add_argument(

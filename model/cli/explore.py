@@ -10,7 +10,16 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from acp_suggestions.model.cli.common import UsageError, err, labelled, positive, stdout
+from acp_suggestions.model.cli.common import (
+    UsageError,
+    err,
+    gib,
+    labelled,
+    positive,
+    spill_folder,
+    spill_option,
+    stdout,
+)
 from acp_suggestions.model.config import (
     AGENT_POLICIES,
     CLIENT_FLAGS,
@@ -105,15 +114,22 @@ _BROKEN = {"in force": ("VIOLATED", "red"), "a goal, not a rule": ("not met", "y
 
 def _check(args: argparse.Namespace) -> int:
     from acp_suggestions.model.check import leadsto
+    from acp_suggestions.model.check.store import Spill, machine_gib
     from acp_suggestions.model.check.verify import verify
     from acp_suggestions.model.invariants import INVARIANTS
     from acp_suggestions.model.liveness import LIVENESS
     from acp_suggestions.model.render.narrate import told
 
     cfg = _config(args)
+    folder = spill_folder(args)
+    if args.memory is not None and folder is None:
+        raise UsageError(
+            "--memory is the budget past which --spill moves states to files: give --spill DIR"
+        )
+    spill = None if folder is None else Spill.within(folder, args.memory or machine_gib())
     started = time.perf_counter()
     # A search cut short has no whole graph: it decides no leads-to property.
-    verdicts = verify(cfg, liveness=not args.safety_only, max_states=args.max_states)
+    verdicts = verify(cfg, liveness=not args.safety_only, max_states=args.max_states, spill=spill)
     result, graph, lassos, decided = (
         verdicts.result,
         verdicts.result.graph,
@@ -261,7 +277,20 @@ def add_parsers(sub: Subparsers) -> None:
             default=getattr(d, name),
             help=f"bound (default {getattr(d, name)})",
         )
-    check.add_argument("--max-states", type=positive, default=2_000_000)
+    check.add_argument(
+        "--max-states",
+        type=positive,
+        default=2_000_000,
+        help="stop past this many states, with a partial, labelled result (default 2,000,000)",
+    )
+    check.add_argument(
+        "--memory",
+        type=gib,
+        metavar="GB",
+        help="with --spill: the memory the states found may take before they move to files "
+        "(default: three quarters of this machine's; about 300 bytes a state)",
+    )
+    spill_option(check, "the search")
     check.add_argument("--json", action="store_true", help="print a JSON summary")
     check.add_argument(
         "--safety-only", action="store_true", help="skip liveness (no state graph is kept)"

@@ -24,6 +24,8 @@ from acp_suggestions.model.cli.common import (
     positive,
     progress,
     read_rfd,
+    spill_folder,
+    spill_option,
     stdout,
 )
 from acp_suggestions.model.rules import Revision
@@ -101,9 +103,10 @@ def _review(args: argparse.Namespace) -> int:
         raise UsageError("--against compares with the text of --rfd: give --rfd too")
     if args.depth == "deep":
         return _deep_review(args)
-    if (args.max_states, args.max_pairs, args.memory) != (None, None, None):
+    if (args.max_states, args.max_pairs, args.memory, args.spill) != (None,) * 4:
         raise UsageError(
-            "--max-states, --max-pairs and --memory are the deep review's: give --depth deep"
+            "--max-states, --max-pairs, --memory and --spill are the deep review's: "
+            "give --depth deep"
         )
     audited = _audit_of_file(args, args.rfd, "--rfd") if args.rfd else None
     proposed = list(dict.fromkeys([*PROPOSED_BY_FINDINGS, *args.propose]))
@@ -165,25 +168,34 @@ def _review(args: argparse.Namespace) -> int:
 def _deep_review(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from acp_suggestions.model.check import deep
+    from acp_suggestions.model.check import deep, store
     from acp_suggestions.model.render import deep as rendered
 
     if args.rfd or args.propose or args.no_duties:
         raise UsageError("--depth deep takes no --rfd, --propose or --no-duties")
+    folder = spill_folder(args)
+    if folder is not None and args.scheduler is not None:
+        raise UsageError("--spill is a local run's: a cluster's workers have disks of their own")
     max_states = deep.MAX_STATES if args.max_states is None else args.max_states
     max_pairs = deep.MAX_PAIRS if args.max_pairs is None else args.max_pairs
-    todo = deep.tasks(max_states, max_pairs)
-    executor = executor_for(args, len(todo))
+    executor = executor_for(args, len(deep.tasks(max_states, max_pairs)))
+    spill = None
     if args.scheduler is None:  # a cluster's workers have memory of their own
-        memory = args.memory or deep.memory_gib()
-        fit = deep.workers(max_states, max_pairs, memory, executor.jobs)
+        memory = args.memory or store.machine_gib()
+        # A lone search that spills needs no room for its cap, only its share of the memory.
+        capped = 0 if folder is not None else max_states
+        fit = deep.workers(capped, max_pairs, memory, executor.jobs)
         if fit < executor.jobs:
             err.print(
                 f"acp-suggestions: {fit} search(es) at a time: at their caps each may take "
-                f"{deep.need_gib(max_states, max_pairs):.1f} GB of the {memory:g} GB "
-                "(--memory; lower --max-states or --max-pairs for more at once)"
+                f"{deep.need_gib(capped, max_pairs):.1f} GB of the {memory:g} GB "
+                "(--memory; lower --max-states or --max-pairs for more at once"
+                + ("" if folder else ", or give --spill DIR")
+                + ")"
             )
         executor = Executor(fit)
+        spill = None if folder is None else store.Spill.within(folder, memory / fit)
+    todo = deep.tasks(max_states, max_pairs, spill)
     started = time.perf_counter()
     found: dict[int, deep.Measured] = {}
     with output_folder(args, "out/deep") as out:
@@ -272,6 +284,7 @@ def add_parsers(sub: Subparsers) -> None:
         help="with --depth deep: the memory its searches may use at once, which sets how many "
         "run side by side (default: three quarters of this machine's)",
     )
+    spill_option(rev, "with --depth deep, each lone session's search")
     executor_options(rev)
     rev.add_argument("--quiet", action="store_true", help="no progress bar")
     rev.add_argument(
