@@ -124,7 +124,7 @@ class Spilled(Sequence[Packed]):
     """The states in files: rows of four 32-bit numbers by state number, and the seen index as
     sorted runs of fingerprints, merged so that there are about log2(states) of them."""
 
-    chunk = 1 << 15
+    chunk = 1 << 15  # states expanded per batch
 
     def __init__(self, folder: Path, found: Found) -> None:
         self._folder = folder
