@@ -137,7 +137,7 @@ def explore(
     i, n, transitions = 0, 1, 0  # states done, states found, transitions
     limit = max_states if spill is None else spill.after
     settled = cut = False
-    while not cut:
+    while True:
         for s, enabled, targets, n in store.expand(successors, i, limit):
             w: World | None = None
             for part_of, decided, props, holding, found in checks:
