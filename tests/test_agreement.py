@@ -22,6 +22,8 @@ What is claimed, and why no more:
 
 from __future__ import annotations
 
+import functools
+import json
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -34,7 +36,7 @@ from acp_suggestions.model.mutations import MUTATIONS
 from acp_suggestions.model.network import Semantics
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.state import World
-from acp_suggestions.model.system import Action, System
+from acp_suggestions.model.system import Step, System
 from acp_suggestions.model.wire.monitors import EXACT_FROM, Observer
 from acp_suggestions.model.wire.project import project
 from acp_suggestions.model.wire.records import Record
@@ -72,24 +74,32 @@ def _configs() -> Iterator[tuple[str, Config]]:
                         yield m.rule, m.apply(cfg)
 
 
-def _runs(cfg: Config) -> Iterator[tuple[tuple[tuple[Action, World], ...], frozenset[str]]]:
+def _runs(cfg: Config) -> Iterator[tuple[tuple[Step, ...], frozenset[str]]]:
     """Every complete run (to a state where nothing is enabled), with the invariants broken
     anywhere along it."""
     system = System(cfg)
-    stack: list[tuple[World, tuple[tuple[Action, World], ...], frozenset[str]]]
+    stack: list[tuple[World, tuple[Step, ...], frozenset[str]]]
     stack = [(system.init_state(), (), frozenset())]
     while stack:
         w, steps, broken = stack.pop()
-        successors = system.successors(w)
+        successors = system.steps(w)
         if not successors:
             yield steps, broken
-        for action, after in successors:
-            now = {p.name for p in _CHECKED if not p.holds(cfg, after)}
-            stack.append((after, (*steps, (action, after)), broken | now))
+        for step in successors:
+            now = {p.name for p in _CHECKED if not p.holds(cfg, step.after)}
+            stack.append((step.after, (*steps, step), broken | now))
 
 
 def verdicts(records: list[Record], observer: Observer) -> dict[str, str]:
     """The checker's verdict on each rule it reported: its worst finding."""
+    return _verdicts(json.dumps(records), observer)
+
+
+@functools.cache
+def _verdicts(trace: str, observer: Observer) -> dict[str, str]:
+    """`verdicts` of a trace given as JSON: many runs show a side the same trace (they differ
+    only in what the wire does not carry), and the checker is a function of the trace."""
+    records: list[Record] = json.loads(trace)
     checker = Checker(observer=observer)
     for number, record in enumerate(records, 1):
         checker.feed(number, record["from"], record["msg"])

@@ -22,7 +22,7 @@ from acp_suggestions.model.state import (
     UserMessage,
     World,
 )
-from acp_suggestions.model.system import NET, TO_AGENT, TO_CLIENT, Action, System
+from acp_suggestions.model.system import NET, TO_AGENT, TO_CLIENT, Step
 from acp_suggestions.model.wire import records as wire
 
 # v2 `state_update` values by session state; the model has no message for them, so the
@@ -98,14 +98,14 @@ class _Wire:
         return record
 
 
-def project(cfg: Config, start: World, steps: Sequence[tuple[Action, World]]) -> Sides:
-    """Both sides' traces of the path from `start` through `steps` (each an action and the
-    world after it).  Wire-only records still in flight at the end are delivered, since the
-    run has ended and they would arrive."""
+def project(cfg: Config, start: World, steps: Sequence[Step]) -> Sides:
+    """Both sides' traces of the path from `start` through `steps` (as Next took them; see
+    `System.walk` for a path given as actions and worlds).  Wire-only records still in
+    flight at the end are delivered, since the run has ended and they would arrive."""
     sides = Sides(agent=wire.header(cfg), client=wire.header(cfg))
     w = _Wire(cfg, sides)
     before = start
-    for step in System(cfg).walk(start, steps):
+    for step in steps:
         action, after = step.action, step.after
         if step.new_connection:
             _reopen(w, step.delivered)
