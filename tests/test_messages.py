@@ -9,7 +9,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from acp_suggestions.model import invariants
+from acp_suggestions.model.config import baseline
 from acp_suggestions.model.messages import (
+    AUDIO,
+    IMAGE,
+    RESOURCE,
+    RESOURCE_LINK,
     AgentPromptCaps,
     ClientSuggestionCaps,
     MessageError,
@@ -18,6 +24,10 @@ from acp_suggestions.model.messages import (
     parse_client_caps,
     parse_session_update,
 )
+from acp_suggestions.model.messages import TEXT as TEXT_KIND
+from acp_suggestions.model.rules import Revision
+from acp_suggestions.model.state import BLANK, UNPARSEABLE, Update, content_types
+from acp_suggestions.model.wire import records
 from tests.strategies import json_values, prompt_suggestions_caps, updates
 
 
@@ -232,3 +242,30 @@ def test_parsing_does_not_change_its_input() -> None:
     before = copy.deepcopy(update)
     parse_session_update(update)
     assert update == before
+
+
+_KINDS = (TEXT_KIND, BLANK, IMAGE, AUDIO, RESOURCE_LINK, RESOURCE, UNPARSEABLE)
+_FORMS = {Revision.CURRENT: "update", Revision.DRAFT: "draft", Revision.LEGACY: "legacy"}
+
+
+@given(
+    st.sampled_from(Revision),
+    st.lists(st.lists(st.sampled_from(_KINDS), min_size=1, max_size=3), max_size=3),
+)
+def test_the_wire_form_of_an_update_reads_back_as_the_model_abstracts_it(
+    revision: Revision, kinds: list[list[str]]
+) -> None:
+    """Encoder (`wire.records`), parser (`messages`) and the model's abstraction of a
+    suggestion agree: what the client reads off the wire is what the model says it holds.
+    The draft and legacy forms carry text alone, so there a suggestion is text or blank."""
+    if revision is not Revision.CURRENT:
+        kinds = [[TEXT_KIND if BLANK not in s else BLANK] for s in kinds]
+    u = Update(tuple(tuple(s) for s in kinds), 0, 0, 0, False)
+    record = records.update(baseline(revision, 1), u)
+    parsed = parse_session_update(record["msg"]["params"]["update"])
+    assert parsed is not None and parsed.form == _FORMS[revision]
+    usable = invariants.usable(u.suggestions)  # SC-4: the model skips a suggestion whole
+    assert len(parsed.skipped) == len(u.suggestions) - len(usable)
+    assert [frozenset(p.kinds) for p in parsed.suggestions] == [content_types(s) for s in usable]
+    assert [p.blank for p in parsed.suggestions] == [set(s) == {BLANK} for s in usable]  # SC-2
+    assert parsed.withdraws == (not usable)
