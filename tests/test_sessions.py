@@ -10,6 +10,7 @@ from acp_suggestions.model.config import baseline
 from acp_suggestions.model.network import Semantics
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.search import reach
+from acp_suggestions.model.state import Prompt
 from acp_suggestions.model.system import System
 
 # v2 over the SDK's transport is most of these tests' time: left to --all and CI.
@@ -63,3 +64,16 @@ def test_a_search_of_pairs_stops_at_its_bound() -> None:
     cut = sessions.compare(cfg, max_states=500)
     assert not cut.complete and 500 < cut.pair_states < 600
     assert sessions.compare(cfg).complete
+
+
+def test_a_lone_session_offers_no_other_symmetry() -> None:
+    """The README's reasons for taking no symmetry beyond the mirror: every compliant agent's
+    model call has one output, and a channel keeps its sender's order even where delivery is
+    unordered (here: the prompts in flight, by number)."""
+    for revision in Revision:
+        for version in (1, 2):
+            assert baseline(revision, version).predictions == ((("text",),),)
+    system = System(baseline(Revision.CURRENT, 2, semantics=Semantics.UNORDERED))
+    worlds, _ = reach(system.init_state(), lambda w: [s.after for s in system.steps(w)])
+    numbers = [[m.number for m in w.to_agent if type(m) is Prompt] for w in worlds]
+    assert any(len(n) > 1 for n in numbers) and all(n == sorted(n) for n in numbers)
