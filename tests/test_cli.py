@@ -185,6 +185,19 @@ def test_progress_is_plain_lines_in_a_log(tmp_path: Path) -> None:
     assert "sessions: " not in quiet.stderr
 
 
+def test_a_long_check_reports_progress() -> None:
+    """`check` counts the states it has expanded against its cap, so a search of hours is
+    not silent; the verdicts on stdout are the same."""
+    argv = [*CLI, "check", "--version", "2", "--semantics", "sdk", "--safety-only"]
+    run = subprocess.run([*argv, "--max-states", "500000"], capture_output=True, text=True)
+    lines = [line for line in run.stderr.splitlines() if line.startswith("states expanded")]
+    assert [line.split(": ")[1].split(" (")[0] for line in lines] == [
+        f"{n:,} of 500,000" for n in range(50_000, 274_997, 50_000)
+    ]
+    small = subprocess.run([*argv, "--max-states", "300000"], capture_output=True, text=True)
+    assert (small.returncode, small.stdout) == (run.returncode, run.stdout)
+
+
 def test_tables_in_a_pipe_keep_every_cell_whole() -> None:
     """Piped to a file or a CI log, a table is not cut to 80 columns."""
     from acp_suggestions.model.rules import RULES

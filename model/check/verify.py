@@ -4,6 +4,7 @@ the deep review all ask this one function."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from acp_suggestions.model.check import leadsto
@@ -61,10 +62,14 @@ def verify(
     liveness: bool = True,
     max_states: int = 2_000_000,
     spill: Spill | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> Verdicts:
-    """Explore `cfg` breadth-first (its states moved to files past `spill`'s count) and, with
-    `liveness` and a search that ends, decide the leads-to properties on its graph."""
-    result = explore(cfg, max_states=max_states, keep_graph=liveness, spill=spill)
+    """Explore `cfg` breadth-first (its states moved to files past `spill`'s count; `progress`
+    told the states expanded now and then) and, with `liveness` and a search that ends,
+    decide the leads-to properties on its graph."""
+    result = explore(
+        cfg, max_states=max_states, keep_graph=liveness, spill=spill, progress=progress
+    )
     graph = result.graph
     decided = result.complete and graph is not None
     lassos = leadsto.check(cfg, graph, result.worlds) if decided and graph is not None else {}

@@ -16,6 +16,7 @@ from acp_suggestions.model.cli.common import (
     gib,
     labelled,
     positive,
+    progress,
     spill_folder,
     spill_option,
     stdout,
@@ -128,8 +129,21 @@ def _check(args: argparse.Namespace) -> int:
         )
     spill = None if folder is None else Spill.within(folder, args.memory or machine_gib())
     started = time.perf_counter()
-    # A search cut short has no whole graph: it decides no leads-to property.
-    verdicts = verify(cfg, liveness=not args.safety_only, max_states=args.max_states, spill=spill)
+    with progress("states expanded, of the --max-states cap", args.max_states, False) as advance:
+        counted = [0]
+
+        def expanded(n: int) -> None:
+            advance(n - counted[0])
+            counted[0] = n
+
+        # A search cut short has no whole graph: it decides no leads-to property.
+        verdicts = verify(
+            cfg,
+            liveness=not args.safety_only,
+            max_states=args.max_states,
+            spill=spill,
+            progress=expanded,
+        )
     result, graph, lassos, decided = (
         verdicts.result,
         verdicts.result.graph,
