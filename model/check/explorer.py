@@ -100,6 +100,9 @@ def _cyclic_gc_paused(search: Callable[P, R]) -> Callable[P, R]:
     return paused
 
 
+_TOLD = 50_000  # states expanded between two calls of `progress`
+
+
 @_cyclic_gc_paused
 def explore(
     config: Config,
@@ -112,7 +115,8 @@ def explore(
     spill: Spill | None = None,
 ) -> Result:
     """Explore `config` breadth-first; `keep_graph` also returns the state graph (in arrays:
-    `model.check.graph`); `spill` moves the states found to files past a count of them."""
+    `model.check.graph`); `spill` moves the states found to files past a count of them;
+    `progress` is told of each further 50,000 states expanded."""
     system = PackedSystem(config)
     init = system.init_state()
     store: Found | Spilled = Found(system.pack(init))
@@ -168,8 +172,8 @@ def explore(
                 result.complete, cut = False, True
                 result.depth = len(path_to(i)[1]) - 1  # state i is the first not checked
                 break
-            if progress is not None and i % 50_000 == 0:
-                progress(i)
+            if progress is not None and i % _TOLD == 0:
+                progress(_TOLD)
         if cut or i == n:
             break
         assert spill is not None and isinstance(store, Found)  # past the limit: spill

@@ -65,7 +65,7 @@ def verify(
     progress: Callable[[int], None] | None = None,
 ) -> Verdicts:
     """Explore `cfg` breadth-first (its states moved to files past `spill`'s count; `progress`
-    told the states expanded now and then) and, with `liveness` and a search that ends,
+    told of each further 50,000 states expanded) and, with `liveness` and a search that ends,
     decide the leads-to properties on its graph."""
     result = explore(
         cfg, max_states=max_states, keep_graph=liveness, spill=spill, progress=progress

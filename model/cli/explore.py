@@ -130,19 +130,13 @@ def _check(args: argparse.Namespace) -> int:
     spill = None if folder is None else Spill.within(folder, args.memory or machine_gib())
     started = time.perf_counter()
     with progress("states expanded, of the --max-states cap", args.max_states, False) as advance:
-        counted = [0]
-
-        def expanded(n: int) -> None:
-            advance(n - counted[0])
-            counted[0] = n
-
         # A search cut short has no whole graph: it decides no leads-to property.
         verdicts = verify(
             cfg,
             liveness=not args.safety_only,
             max_states=args.max_states,
             spill=spill,
-            progress=expanded,
+            progress=advance,
         )
     result, graph, lassos, decided = (
         verdicts.result,
