@@ -7,7 +7,11 @@ With --leads-to, also the deep review's largest search that ends (v2 fifo at 4 p
 predictions, 2 loads, 2 cancels: 30.6 million states), its graph kept and leads-to decided on it,
 once (about five minutes and 9 GB).  With --spill DIR, also the deep setting with its states
 moved to files in DIR past 100,000 (`check --spill`), beside the same search in memory.
+With --pairs, also a two-session search of the deep review (v1 unordered, cut at 2,000,000 pairs),
+bytes and seconds per pair; with --baseline TREE too, the same search by the package in TREE
+(a checkout of another commit), run alternately with this one.
 Run: .venv/bin/python benchmarks/memory.py [--runs N] [--deep] [--leads-to] [--spill DIR]
+     [--pairs [--baseline TREE]]
 """
 
 from __future__ import annotations
@@ -29,7 +33,14 @@ from acp_suggestions.model.config import Bounds, baseline
 from acp_suggestions.model.network import Semantics
 from acp_suggestions.model.rules import Revision
 version, semantics, bounds, keep, decide, folder = json.loads(sys.argv[1])
-if version:
+if keep == "pairs":
+    from acp_suggestions.model.check import deep, sessions
+    cfg = baseline(Revision.CURRENT, version, semantics=Semantics(semantics),
+                   bounds=deep.DEEP_SESSIONS[version])
+    started = time.perf_counter()
+    found = sessions.compare(cfg, max_states=2_000_000).pair_states
+    print(json.dumps([found, time.perf_counter() - started]))
+elif version:
     cfg = baseline(Revision.CURRENT, version, semantics=Semantics(semantics),
                    bounds=Bounds(**bounds))
     spill = Spill(Path(folder), 100_000) if folder else None
@@ -51,14 +62,22 @@ SETTINGS: dict[str, Setting] = {
     ),
 }
 LEADS_TO: Setting = (2, "fifo", {"prompts": 4, "predictions": 4, "loads": 2, "cancels": 2})
+PAIRS: Setting = (1, "unordered", {})
 
 
 def measure(
-    setting: Setting, keep: bool, decide: bool = False, spill: str | None = None
+    setting: Setting,
+    keep: bool | str,
+    decide: bool = False,
+    spill: str | None = None,
+    tree: str | None = None,
 ) -> tuple[int, int, float]:
-    """(states, peak RSS in bytes, seconds) of one search in a process of its own."""
-    argv = [sys.executable, "-c", SEARCH, json.dumps([*setting, keep, decide, spill])]
-    run = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    """(states, peak RSS in bytes, seconds) of one search in a process of its own (`keep`
+    "pairs": a two-session search), the package imported from `tree` when given (-P: not
+    from the working folder)."""
+    argv = [sys.executable, "-P", "-c", SEARCH, json.dumps([*setting, keep, decide, spill])]
+    env = os.environ | ({"PYTHONPATH": tree} if tree else {})
+    run = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=env)
     assert run.stdout is not None
     out = run.stdout.read()
     _, status, usage = os.wait4(run.pid, 0)
@@ -75,6 +94,10 @@ def main() -> None:
         "--leads-to", action="store_true", help="also the deep review's largest search that ends"
     )
     parser.add_argument("--spill", metavar="DIR", help="also the deep setting spilled to DIR")
+    parser.add_argument("--pairs", action="store_true", help="also a two-session deep search")
+    parser.add_argument(
+        "--baseline", metavar="TREE", help="with --pairs: also the package in TREE, alternately"
+    )
     args = parser.parse_args()
     idle = statistics.median(measure((0, "fifo", {}), False)[1] for _ in range(args.runs))
     print(f"explorer memory (peak RSS less an idle process's {idle / 2**20:.0f} MiB):")
@@ -102,6 +125,20 @@ def main() -> None:
                 f"  the deep setting, graph kept, {where}: {states:,} states, "
                 f"{(peak - idle) / states:,.0f} bytes per state, {rate:,.0f} states/s "
                 f"(median of {args.runs})"
+            )
+    if args.pairs:
+        trees: list[str | None] = [None, args.baseline] if args.baseline else [None]
+        by_tree: dict[str | None, list[tuple[int, int, float]]] = {tree: [] for tree in trees}
+        for _ in range(args.runs):
+            for tree in trees:
+                by_tree[tree].append(measure(PAIRS, "pairs", tree=tree))
+        for tree, done in by_tree.items():
+            pairs, peak = done[0][0], statistics.median(r[1] for r in done)
+            seconds = statistics.median(r[2] for r in done)
+            print(
+                f"  two sessions, v1 unordered, deep bounds ({tree or 'this tree'}): {pairs:,} "
+                f"pairs, {(peak - idle) / pairs:,.0f} bytes per pair, {pairs / seconds:,.0f} "
+                f"pairs/s (median of {args.runs})"
             )
     if args.leads_to:
         states, peak, seconds = measure(LEADS_TO, True, decide=True)

@@ -101,7 +101,7 @@ def test_the_memory_budget_sets_how_many_searches_run_at_once() -> None:
     assert deep.workers(60_000_000, 1000, 40, jobs=1) == 1
     assert deep.workers(60_000_000, 1000, 4, jobs=2) == 1  # never none: a search too big is cut
     assert deep.workers(1_000_000, 1000, 18, jobs=2) == 2
-    assert deep.workers(1_000_000, 20_000_000, 18, jobs=2) == 1  # 10.2 GiB of pairs
+    assert deep.workers(1_000_000, 70_000_000, 18, jobs=2) == 1  # 9.8 GiB of pairs
     assert 1 < store.machine_gib() < 10_000
 
 

@@ -28,10 +28,10 @@ DEEP_SESSIONS = {
     2: Bounds(prompts=2, predictions=1, loads=0, foreground=0),
 }
 MAX_STATES = 40_000_000  # a lone search (v2 fifo, the largest that ends, has 30.6 million)
-MAX_PAIRS = 4_000_000  # a two-session search's (about 20,000 pairs a second)
+MAX_PAIRS = 25_000_000  # a two-session search's (v2 over the SDK, the largest, has 22.4 million)
 # Peak resident bytes a state costs: a lone search with the graph kept and leads-to's arrays
-# (at most 300 measured), a two-session search's set of pairs (at most 522 measured).
-BYTES_PER_STATE, BYTES_PER_PAIR = store.BYTES_PER_STATE, 550
+# (at most 300 measured), a two-session search's set of pairs as numbers (at most 150).
+BYTES_PER_STATE, BYTES_PER_PAIR = store.BYTES_PER_STATE, 150
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.network import Semantics
@@ -130,6 +130,49 @@ def canonical(p: Pair) -> Pair:
     return q if key(q) < key(p) else p
 
 
+def _same(p: Pair) -> Pair:
+    return p
+
+
+class _Codes:
+    """Pairs as single integers, each session's actors and each direction's contents numbered
+    as first met: the search keeps one int a pair (a set entry of about 80 bytes) where a pair
+    of nested tuples took over 400."""
+
+    _WIDTH = 32
+
+    def __init__(self) -> None:
+        self._number: dict[object, int] = {}
+        self._values: list[Any] = []
+
+    def _id(self, value: object) -> int:
+        n = self._number.setdefault(value, len(self._values))
+        if n == len(self._values):
+            if n >> self._WIDTH:
+                raise OverflowError("two-session search: too many distinct actors or messages")
+            self._values.append(value)
+        return n
+
+    def pack(self, p: Pair) -> int:
+        first, second = p.actors
+        w = self._WIDTH
+        return (
+            self._id(first)
+            | self._id(second) << w
+            | self._id(p.to_agent) << 2 * w
+            | self._id(p.to_client) << 3 * w
+        )
+
+    def unpack(self, code: int) -> Pair:
+        w, values = self._WIDTH, self._values
+        mask = (1 << w) - 1
+        return Pair(
+            (values[code & mask], values[code >> w & mask]),
+            values[code >> 2 * w & mask],
+            values[code >> 3 * w],
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Comparison:
     """What two sessions on one connection reach, against one session alone: per session,
@@ -162,15 +205,18 @@ def compare(cfg: Config, *, symmetric: bool = True, max_states: int | None = Non
     lone, _ = reach(system.init_state(), lambda w: (after for _, after in steps(w)))
     w0 = system.init_state()
     start = Pair(((w0.agent, w0.client),) * len(SESSIONS), (), ())
+    codes = _Codes()
+    one = canonical if symmetric else _same
+
+    def onward(code: int) -> Iterator[int]:
+        return (codes.pack(one(q)) for q in successors(steps, cfg.semantics, codes.unpack(code)))
+
+    pairs, complete = reach(codes.pack(start), onward, max_states)
     if symmetric:
-        pairs, complete = reach(
-            start, lambda p: map(canonical, successors(steps, cfg.semantics, p)), max_states
-        )
-        both = {alone(p, sid) for p in pairs for sid in SESSIONS}
+        both = {alone(codes.unpack(c), sid) for c in pairs for sid in SESSIONS}
         views = [both for _ in SESSIONS]
     else:
-        pairs, complete = reach(start, lambda p: successors(steps, cfg.semantics, p), max_states)
-        views = [{alone(p, sid) for p in pairs} for sid in SESSIONS]
+        views = [{alone(codes.unpack(c), sid) for c in pairs} for sid in SESSIONS]
     return Comparison(
         len(pairs),
         len(lone),
