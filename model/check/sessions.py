@@ -136,8 +136,8 @@ def _same(p: Pair) -> Pair:
 
 class _Codes:
     """Pairs as single integers, each session's actors and each direction's contents numbered
-    as first met: the search keeps one int a pair (a set entry of about 80 bytes) where a pair
-    of nested tuples took over 400."""
+    as first met: the search keeps one int a pair (about 90 bytes with its set entry, measured
+    by `benchmarks/memory.py --pairs`) where a pair of nested tuples took about 400."""
 
     _WIDTH = 32
 
