@@ -54,7 +54,7 @@ else:
 """
 Setting = tuple[int, str, dict[str, int]]
 SETTINGS: dict[str, Setting] = {
-    "v2 sdk, default bounds": (2, "sdk", {}),
+    "v2 sdk, default bounds": (2, "python-sdk", {}),
     "v2 unordered, 3 prompts and 3 predictions (cut at 2,000,000)": (
         2,
         "unordered",

@@ -91,7 +91,7 @@ def echoes_user_message(cfg: Config) -> bool:
     and leaving it out removes only steps (`tests/test_explorer.py` checks that the verdicts
     agree with it sent to every client)."""
     reads = cfg.client.fence_prompt in ("first", "user_message")
-    return cfg.version == 2 and (reads or cfg.semantics is Semantics.SDK)
+    return cfg.version == 2 and (reads or cfg.semantics.results_wait)
 
 
 def accept_prompt(cfg: Config, a: Agent) -> list[AgentStep]:
@@ -110,13 +110,15 @@ def accept_prompt(cfg: Config, a: Agent) -> list[AgentStep]:
 
 def distinct_orders(cfg: Config, orders: list[tuple[ToClient, ...]]) -> list[tuple[ToClient, ...]]:
     """The first of each class of orders the transport cannot tell apart: over `unordered`
-    all of them, over the SDK those with the same notifications before and after the
-    response (the SDK handles the notifications between two responses in any order)."""
+    all of them (and over the TypeScript SDK 0.17, where only a result keeps its place
+    against another result), over the Python and TypeScript SDKs those with the same
+    notifications before and after the response (each handles the notifications between two
+    responses in any order)."""
     classes: dict[object, tuple[ToClient, ...]] = {}
     for order in orders:
-        if cfg.semantics is Semantics.UNORDERED:
+        if cfg.semantics in (Semantics.UNORDERED, Semantics.TYPESCRIPT_SDK_0):
             key: object = ()
-        elif cfg.semantics is Semantics.SDK:
+        elif cfg.semantics in (Semantics.PYTHON_SDK, Semantics.TYPESCRIPT_SDK):
             i = order.index(PromptResponse())
             key = (frozenset(order[:i]), frozenset(order[i + 1 :]))
         else:
@@ -339,8 +341,8 @@ def on_update(cfg: Config, c: Client, u: Update) -> Client:
         c = c._replace(newest=u.prompts_seen)
     kept = _kept(cfg, u)
     skipped_some = len(kept) < len(u.suggestions)
-    if skipped_some and not cfg.client.keeps(RuleId.SC_4):  # SC-4: keep the rest
-        return c
+    if skipped_some and (cfg.client.rejects_whole_update or not cfg.client.keeps(RuleId.SC_4)):
+        return c  # SC-4: keep the rest; a typed SDK drops the whole update instead
     if u.suggestions and not kept and not cfg.client.keeps(RuleId.SC_6):  # SC-6: still replaces
         return c
     if not u.suggestions and not cfg.client.keeps(RuleId.UPD_3):  # UPD-3, D-2: empty withdraws

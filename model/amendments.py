@@ -21,7 +21,8 @@ class Amendment:
 
 
 def _ordered_updates(cfg: Config) -> Config:
-    return cfg.with_(semantics=Semantics.FIFO) if cfg.semantics is Semantics.SDK else cfg
+    in_order = cfg.semantics in (Semantics.FIFO, Semantics.UNORDERED)
+    return cfg if in_order else cfg.with_(semantics=Semantics.FIFO)
 
 
 def _client(**flags: bool | str) -> Callable[[Config], Config]:
@@ -35,7 +36,8 @@ AMENDMENTS: tuple[Amendment, ...] = (
     Amendment(
         "ordered-updates",
         "A client handles the updates of one session in the order the agent sent them (over "
-        "the SDK's dispatch: notifications of a session are handled one after another).",
+        "an SDK's dispatch: notifications of a session are handled one after another, and a "
+        "result after the notifications read before it).",
         _ordered_updates,
     ),
     Amendment(

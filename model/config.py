@@ -54,6 +54,9 @@ class ClientPolicy:
     fence_prompt: FenceEnd = ""
     fence_load: bool = False  # ignores updates until a load or resume completes
     shows_unknown: bool = True  # v2: shows an update it does not know generically
+    # Its typed SDK rejects an update with a block it cannot parse whole, before any handler
+    # runs, so it keeps its previous list (the Python SDK's pydantic schema; SC-4 cannot be kept).
+    rejects_whole_update: bool = False
     # The FAQ's later field (amendment `list-follows-message`): each update names the user
     # message its list follows, and the client ignores one that follows an older message than
     # an update it already has, or, with suggestions, an older one than its latest prompt.
@@ -89,6 +92,7 @@ CLIENT_FLAGS: dict[str, tuple[str, bool | str]] = {
     "fence-user-message": ("fence_prompt", "user_message"),
     "fence-load": ("fence_load", True),
     "ignore-unknown": ("shows_unknown", False),
+    "rejects-whole-update": ("rejects_whole_update", True),
 }
 
 

@@ -19,7 +19,7 @@ from typing import Literal, NamedTuple
 from acp_suggestions.model import actors
 from acp_suggestions.model import session as sess
 from acp_suggestions.model.config import Config
-from acp_suggestions.model.network import deliverable
+from acp_suggestions.model.network import deliverable, send
 from acp_suggestions.model.rules import RuleId
 from acp_suggestions.model.session import V1, V2, SessionTrigger
 from acp_suggestions.model.state import (
@@ -359,21 +359,21 @@ class System:
                 client = client._replace(lost=client.lost + lost_prompts(w.to_agent, w.agent))
                 lost = w.to_agent + w.to_client
                 for broken, agent, replies in reopened(cfg, w.agent, load):
-                    after = World(agent, client, (), replies)
+                    after = World(agent, client, (), send((), replies, cfg.semantics))
                     labelled = action._replace(breaks=broken)
                     out.append(Step(labelled, after, load, (), replies, True, lost))
             else:
                 after = w._replace(client=client, to_agent=w.to_agent + sent)
                 out.append(Step(action, after, to_agent=sent))
         for action, agent, replies in agent_moves(cfg, w.agent):
-            after = w._replace(agent=agent, to_client=w.to_client + replies)
+            after = w._replace(agent=agent, to_client=send(w.to_client, replies, cfg.semantics))
             out.append(Step(action, after, to_client=replies))
         for i in deliverable(w.to_agent, cfg.semantics.toward_agent):
             msg, rest = w.to_agent[i], w.to_agent[:i] + w.to_agent[i + 1 :]
             if type(msg) is Load and not serves_load(w.agent):
                 continue
             for broken, agent, replies in agent_reads(cfg, w.agent, msg):
-                after = World(agent, w.client, rest, w.to_client + replies)
+                after = World(agent, w.client, rest, send(w.to_client, replies, cfg.semantics))
                 action = Action(NET, TO_AGENT, i, broken)
                 out.append(Step(action, after, msg, to_client=replies))
         for i in deliverable(w.to_client, cfg.semantics):

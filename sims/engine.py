@@ -51,6 +51,7 @@ _REPLAY_DONE = Action(AGENT, Act.REPLAY_DONE)
 _LOAD, _RESUME_PLAIN = Action(USER, Act.LOAD, 1), Action(USER, Act.RESUME_WITHOUT_REPLAY)
 _EMPTY = Composer.EMPTY
 _ACKNOWLEDGE = (PromptResponse, UserMessage)
+_RESPONSES = (PromptResponse, LoadResponse)
 _HEAD_TO_AGENT, _HEAD_TO_CLIENT = Action(NET, TO_AGENT, 0), Action(NET, TO_CLIENT, 0)
 
 
@@ -120,9 +121,9 @@ class Engine:
         self.p, self.model, self.d = point, model, draws
         self.cfg = point.config
         self.v1 = self.cfg.version == 1
-        self.fifo = self.cfg.semantics is Semantics.FIFO  # what the agent sends
+        self.fifo = self.cfg.semantics.in_order  # what the agent sends
         self.fifo_to_agent = self.cfg.semantics.toward_agent is Semantics.FIFO
-        self.sdk = self.cfg.semantics is Semantics.SDK
+        self.sdk = self.cfg.semantics is Semantics.PYTHON_SDK
         self.auto = self.cfg.auto_send_setting or not self.cfg.client.keeps(RuleId.CP_1)
         self.predicts = [Action(AGENT, Act.PREDICT, i) for i in range(len(self.cfg.predictions))]
         self.sid = 0
@@ -130,7 +131,8 @@ class Engine:
         self.heap: list[tuple[float, int, int, Any, Any, bool]] = []
         self.seq = 0
         self.due_agent = self.due_client = 0.0  # last delivery time per direction (fifo)
-        self.barrier = 0.0  # sdk: before this nothing arrives (the last response's arrival)
+        # Over an SDK, before this nothing arrives (the last response's arrival or delivery).
+        self.barrier = 0.0
         self.due_model = 0.0  # the last delivery time of the model's messages to the client
         self.flying: list[int] = []  # the model's messages to the client in flight, by number
         self.sent_seq = 0
@@ -197,13 +199,19 @@ class Engine:
             due = max(due, self.due_client)
         elif self.sdk and type(msg) is PromptResponse:
             # It waits for every earlier message of the model; later updates may pass it
-            # meanwhile, but not before it arrives (`Semantics.SDK`).
+            # meanwhile, but not before it arrives (`Semantics.PYTHON_SDK`).
             arrives = self.barrier = max(due, self.barrier)
             due = max(arrives, self.due_model)
         elif self.sdk:  # a load response waits for nothing and nothing passes it
             due = max(due, self.barrier)
             if type(msg) is LoadResponse:
                 self.barrier = due
+        elif self.cfg.semantics is Semantics.TYPESCRIPT_SDK:  # nothing passes a response
+            due = max(due, self.barrier)
+            if type(msg) in _RESPONSES:
+                self.barrier = due
+        elif self.cfg.semantics is Semantics.TYPESCRIPT_SDK_0 and type(msg) in _RESPONSES:
+            due = self.barrier = max(due, self.barrier)  # no response passes a response
         self.due_client = max(due, self.due_client)
         sent = -1
         if msg is not None:
@@ -329,7 +337,8 @@ class Engine:
 
     def _handled(self, msg: Any, seq: int) -> int:
         """The model's index of the message numbered `seq`: the first equal message before it
-        (over `sdk`, since the last response: equal messages there are one to the model),
+        (over the Python SDK, since the last response: equal messages there are one to the
+        model),
         which then stands for it in the record of what is in flight."""
         flying, channel = self.flying, self.w.to_client
         i = flying.index(seq)

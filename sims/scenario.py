@@ -19,7 +19,7 @@ from typing import Any
 from acp_suggestions.model.config import AGENT_POLICIES, Bounds, Config, baseline, client_policy
 from acp_suggestions.model.messages import ClientSuggestionCaps
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import NAMES, Semantics
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.sims.dists import Draw, ScenarioError, compile_dist, read_text
 from acp_suggestions.sims.metrics import FIGURES
@@ -141,7 +141,7 @@ def _config(raw: Mapping[str, Any], turns: int, foreground: float, reopen: float
     broken rule's mutation."""
     version = _count(raw, "version", 1, 2)
     revision = Revision(_choice(raw, "revision", [r.value for r in Revision]))
-    semantics = Semantics(_choice(raw, "semantics", [s.value for s in Semantics]))
+    semantics = Semantics(_choice(raw, "semantics", NAMES))
     if foreground and version == 1:
         raise ScenarioError("foreground", "work without a prompt is a protocol v2 notion")
     bounds = Bounds(

@@ -27,22 +27,29 @@ CLI = [sys.executable, "-m", "acp_suggestions.model.cli"]
 AGENT = [sys.executable, "-m", "acp_suggestions.model.wire.agent"]
 
 _CROSSING = frozenset({"no_offer_from_before_own_prompt"})
+# Every transport that lets the client handle the agent's messages out of the order sent.
+REORDERING = (
+    Semantics.PYTHON_SDK,
+    Semantics.TYPESCRIPT_SDK,
+    Semantics.TYPESCRIPT_SDK_0,
+    Semantics.UNORDERED,
+)
 KNOWN_GAPS: dict[tuple[Revision, int, Semantics], frozenset[str]] = {
-    (Revision.CURRENT, 1, Semantics.SDK): _V1_OVERTAKEN,
-    (Revision.CURRENT, 1, Semantics.UNORDERED): _V1_OVERTAKEN,
-    (Revision.CURRENT, 2, Semantics.SDK): _V2_OVERTAKEN,
-    (Revision.CURRENT, 2, Semantics.UNORDERED): _V2_OVERTAKEN,
+    **{(Revision.CURRENT, 1, sem): _V1_OVERTAKEN for sem in REORDERING},
+    **{(Revision.CURRENT, 2, sem): _V2_OVERTAKEN for sem in REORDERING},
     **{(Revision.DRAFT, v, Semantics.FIFO): _CROSSING for v in (1, 2)},
+    **{(Revision.DRAFT, v, Semantics.RUST_SDK): _CROSSING for v in (1, 2)},
     # Two lists of the draft's agent, equal in content, handled in the other order.
     **{
         (Revision.DRAFT, v, sem): _CROSSING | {"client_holds_latest"}
         for v in (1, 2)
-        for sem in (Semantics.SDK, Semantics.UNORDERED)
+        for sem in REORDERING
     },
-    (Revision.LEGACY, 1, Semantics.SDK): frozenset({"withdrawn_after_prompt"}),
-    (Revision.LEGACY, 1, Semantics.UNORDERED): frozenset({"withdrawn_after_prompt"}),
-    (Revision.LEGACY, 2, Semantics.SDK): frozenset({"withdrawn_after_prompt"}),
-    (Revision.LEGACY, 2, Semantics.UNORDERED): frozenset({"withdrawn_after_prompt"}),
+    **{
+        (Revision.LEGACY, v, sem): frozenset({"withdrawn_after_prompt"})
+        for v in (1, 2)
+        for sem in REORDERING
+    },
 }
 
 

@@ -26,7 +26,7 @@ def _new_breaks(mutation: Mutation, base: Config) -> set[str]:
 @pytest.mark.parametrize("mutation", MUTATIONS, ids=lambda m: m.rule)
 def test_interruptions_change_no_mutation_verdict(mutation: Mutation) -> None:
     for version in mutation.versions:
-        for semantics in (Semantics.FIFO, Semantics.SDK):
+        for semantics in (Semantics.FIFO, Semantics.PYTHON_SDK):
             base = baseline(mutation.revision, version, semantics=semantics)
             if version == 2:
                 base = base.with_(bounds=Bounds(predictions=1))

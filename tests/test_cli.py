@@ -15,7 +15,7 @@ from acp_suggestions.model.cli.explore import standing
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.config import Config, baseline
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import REVIEWED
 from acp_suggestions.model.render import report
 from acp_suggestions.model.rules import Revision
 from tests.helpers import CLI
@@ -107,7 +107,7 @@ def test_review_jobs_cover_every_mutation_and_setting() -> None:
     assert len(keys) == len(set(keys))
     for rule_id, m in MUTATIONS_BY_RULE.items():
         for version in m.versions:
-            for sem in Semantics:
+            for sem in REVIEWED:
                 assert f"mutation.{rule_id}.v{version}.{sem.value}" in keys
 
 
@@ -188,7 +188,7 @@ def test_progress_is_plain_lines_in_a_log(tmp_path: Path) -> None:
 def test_a_long_check_reports_progress() -> None:
     """`check` counts the states it has expanded against its cap, so a search of hours is
     not silent; the verdicts on stdout are the same."""
-    argv = [*CLI, "check", "--version", "2", "--semantics", "sdk", "--safety-only"]
+    argv = [*CLI, "check", "--version", "2", "--semantics", "python-sdk", "--safety-only"]
     run = subprocess.run([*argv, "--max-states", "500000"], capture_output=True, text=True)
     lines = [line for line in run.stderr.splitlines() if line.startswith("states expanded")]
     assert [line.split(": ")[1].split(" (")[0] for line in lines] == [

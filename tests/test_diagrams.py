@@ -105,7 +105,7 @@ def _counterexamples() -> list[tuple[Config, World, narrate.Path]]:
     found: list[tuple[Config, World, narrate.Path]] = []
     for job in review.jobs():
         c = job.config
-        if (c.version, c.revision.value) != (1, "2026-11-14") or c.semantics.value == "sdk":
+        if (c.version, c.revision.value) != (1, "2026-11-14") or c.semantics.value == "python-sdk":
             continue
         outcome = review.run(job)
         found += [(c, x.start, x.steps) for x in outcome.counterexamples.values()]

@@ -17,7 +17,12 @@ from acp_suggestions.model.invariants import no_offer_from_before_own_prompt
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
 from acp_suggestions.model.network import Semantics
 from acp_suggestions.model.rules import Revision, RuleId
-from acp_suggestions.model.state import Update, initial_world
+from acp_suggestions.model.state import (
+    PREDICT_DISTINCT,
+    PREDICT_SOMETIMES_UNREADABLE,
+    Update,
+    initial_world,
+)
 
 SMALL = Bounds(prompts=1, predictions=1, loads=1, foreground=1)
 
@@ -45,7 +50,7 @@ def _brute_force(cell: duties.Cell) -> dict[str, list[list[str]]]:
     [
         (1, Semantics.FIFO, "nothing-special"),
         (1, Semantics.FIFO, "stop-on-send,fence-prompt"),
-        (1, Semantics.SDK, "fence-prompt,fence-load"),
+        (1, Semantics.PYTHON_SDK, "fence-prompt,fence-load"),
         (2, Semantics.FIFO, "fence-load"),
     ],
 )
@@ -102,8 +107,8 @@ def test_the_drafts_client_rule_is_kept_by_a_fenced_client_over_stdio_and_the_sd
     bounds, as long as the agent discards overtaken predictions (LT-4)."""
     client = client_policy("drop-on-send,fence-prompt")
     wide = Bounds(prompts=3, predictions=3, loads=1, cancels=1)
-    for version, semantics in itertools.product((1, 2), (Semantics.FIFO, Semantics.SDK)):
-        if version == 2 and semantics is Semantics.SDK:
+    for version, semantics in itertools.product((1, 2), (Semantics.FIFO, Semantics.PYTHON_SDK)):
+        if version == 2 and semantics is Semantics.PYTHON_SDK:
             continue  # the same verdict, a quarter of a million states: see the review
         cfg = baseline(Revision.DRAFT, version, semantics=semantics, client=client, bounds=wide)
         assert "no_offer_from_before_own_prompt" not in explore(cfg).violated
@@ -165,3 +170,40 @@ def test_minimal_sets_are_the_minimal_holding_sets(generators: set[frozenset[str
     minimal = {h for h in holding if not any(o < h for o in holding)}
     found = duties.minimal_sets(names, failing)
     assert set(found) == minimal and len(found) == len(minimal)
+
+
+FENCED_V1 = [s for s in duties.strategies(1) if "fence-prompt" in s]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "strategy", ["nothing-special", "fence-prompt", "stop-on-send,fence-prompt,fence-load"]
+)
+def test_a_model_call_with_two_outputs_changes_only_the_fenced_clients_latest_list(
+    strategy: str,
+) -> None:
+    """The review's model call always returns one list, so two predictions at one point are
+    equal and the client cannot be caught holding the older.  Where a call may return a text
+    or a link list, over the Python SDK in v1 the fenced clients' `client_holds_latest` needs
+    more than any set of the agent's duties (its two updates, handled in either order); the
+    other rows stay as the review has them."""
+    cell = duties.Cell(1, Semantics.PYTHON_SDK, strategy, duties.BOUNDS[1])
+    one = duties.place(cell).needs
+    two = duties.place(replace(cell, predictions=PREDICT_DISTINCT)).needs
+    changed = {p for p in duties.PROPERTIES if one[p] != two[p]}
+    if strategy in FENCED_V1:
+        assert one["client_holds_latest"] and two["client_holds_latest"] == []
+        assert changed == {"client_holds_latest"}
+    else:
+        assert changed == set()
+
+
+def test_a_client_whose_sdk_rejects_a_whole_update_keeps_an_older_list() -> None:
+    """A typed SDK drops an update with a block it cannot parse before any handler runs, so
+    the client keeps its previous list where the RFD asks it to skip one suggestion and keep
+    the rest (SC-4): the update no longer replaces the list."""
+    cfg = baseline(Revision.CURRENT, 1, predictions=PREDICT_SOMETIMES_UNREADABLE)
+    typed = cfg.with_(client=client_policy("rejects-whole-update"))
+    lists = {"client_holds_last_update", "client_holds_latest"}
+    assert not lists & set(explore(cfg).violated)
+    assert lists <= set(explore(typed).violated)

@@ -35,10 +35,16 @@ SMALL = Bounds(prompts=1, predictions=1, loads=1, cancels=0, foreground=1, block
 # moves them must be looked at and the numbers updated on purpose.
 PINNED = {
     (1, Semantics.FIFO): 2462,
-    (1, Semantics.SDK): 3719,
+    (1, Semantics.PYTHON_SDK): 4059,
+    (1, Semantics.TYPESCRIPT_SDK): 6058,
+    (1, Semantics.TYPESCRIPT_SDK_0): 6158,
+    (1, Semantics.RUST_SDK): 2462,
     (1, Semantics.UNORDERED): 6158,
     (2, Semantics.FIFO): 30725,
-    (2, Semantics.SDK): 274997,
+    (2, Semantics.PYTHON_SDK): 289535,
+    (2, Semantics.TYPESCRIPT_SDK): 67569,
+    (2, Semantics.TYPESCRIPT_SDK_0): 74803,
+    (2, Semantics.RUST_SDK): 30725,
     (2, Semantics.UNORDERED): 84113,
 }
 
@@ -320,7 +326,7 @@ def test_leaving_out_the_unread_user_message_changes_no_verdict(
     assert _verdicts(cfg) == reduced
 
 
-@pytest.mark.parametrize("semantics", [Semantics.SDK, Semantics.UNORDERED])
+@pytest.mark.parametrize("semantics", [Semantics.PYTHON_SDK, Semantics.UNORDERED])
 @pytest.mark.parametrize("client", ["stop-on-send,fence-prompt", "stop-on-send,fence-response"])
 def test_acceptance_orders_the_transport_cannot_tell_apart_change_no_verdict(
     semantics: Semantics, client: str, monkeypatch: pytest.MonkeyPatch
@@ -347,7 +353,7 @@ def test_a_fence_that_ends_at_the_user_message_is_passed_by_an_older_list_over_t
     from acp_suggestions.model.config import client_policy
 
     def run(client: str) -> dict[str, tuple[World, Path]]:
-        cfg = baseline(Revision.CURRENT, 2, semantics=Semantics.SDK)
+        cfg = baseline(Revision.CURRENT, 2, semantics=Semantics.PYTHON_SDK)
         return explore(cfg.with_(client=client_policy(client))).counterexamples
 
     first = run("drop-on-send,fence-prompt")
@@ -371,7 +377,7 @@ def test_the_latest_list_is_the_latest_prediction_not_an_equal_older_one() -> No
     """Two predictions with the same content are still two lists: over the SDK the draft's
     agent sends one per prompt, the client handles them in the other order and holds the
     older, which `client_holds_latest` catches by what each was predicted for."""
-    cfg = baseline(Revision.DRAFT, 1, semantics=Semantics.SDK)
+    cfg = baseline(Revision.DRAFT, 1, semantics=Semantics.PYTHON_SDK)
     _, steps = explore(cfg).counterexamples["client_holds_latest"]
     end = steps[-1][1]
     held = end.client.held

@@ -58,7 +58,7 @@ def test_the_report_opens_with_the_letter(
 @pytest.mark.parametrize(
     ("where", "says"),
     [
-        (("proposals", "ordered-updates", "baseline.2026-11-14.v1.sdk"), "ordered v1 sdk"),
+        (("proposals", "ordered-updates", "baseline.2026-11-14.v1.python-sdk"), "ordered v1 sdk"),
         (("proposals", "client-fences-load", "environment.load-on-live-connection.v2.fifo"), "v2"),
     ],
 )
@@ -101,7 +101,7 @@ def test_the_faqs_field_is_judged_and_its_limit_named(data: dict[str, Any]) -> N
         if p["name"] == "list-follows-message"
         for s in p["settings"]
     }
-    for semantics in ("sdk", "unordered"):
+    for semantics in ("python-sdk", "unordered"):
         v1 = settings[f"baseline.2026-11-14.v1.{semantics}"]
         assert "withdrawn_after_prompt" in v1["closed"]
         assert [p for p in v1["after"] if p != "fresh_list_eventually_offered"] == []

@@ -210,7 +210,7 @@ def test_a_cycle_passes_where_an_untaken_class_is_not_enabled() -> None:
     "cfg",
     [
         baseline(Revision.CURRENT, 1, semantics=Semantics.UNORDERED),
-        baseline(Revision.DRAFT, 2, semantics=Semantics.SDK),
+        baseline(Revision.DRAFT, 2, semantics=Semantics.PYTHON_SDK),
         MUTATIONS_BY_RULE["LT-5"].apply(baseline(Revision.CURRENT, 1)),
     ],
 )

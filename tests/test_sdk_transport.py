@@ -1,21 +1,34 @@
-"""The `sdk` transport's rules, shown on the real ACP Python SDK: a scripted agent writes
-exact JSON-RPC lines over a socket to the SDK's `ClientSideConnection`, whose client records
-when each update's handler finishes and when each request's result reaches the caller.
+"""The SDK transports' rules, shown on the real SDKs: a scripted agent writes exact JSON-RPC
+lines to the SDK's client side, whose client records when each update's handler finishes and
+when each request's result reaches the caller.  The Python SDK runs in this process over a
+socket; the TypeScript SDK (2.4.0, and 0.17.0, the oldest the Claude adapter pins) runs in
+Node over a pipe (`tests/ts_sdk_client.mjs`).
 
-Each reordering `Semantics.SDK` allows is shown to happen, and each it forbids is shown not
-to, over many runs with handlers that take different times (`model.network.deliverable`)."""
+Each reordering a transport allows is shown to happen, and each it forbids is shown not to,
+over many runs with handlers that take different times (`model.network.deliverable`).  The
+Rust SDK is not run here (no crates registry): its rule, read from its source, is stdio's, and
+the last test holds their verdicts equal."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import socket
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from acp_suggestions.model.network import Semantics, deliverable
+from acp_suggestions.model.check.duties import client_of, strategies
+from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.verify import verify
+from acp_suggestions.model.config import Config, baseline
+from acp_suggestions.model.network import Semantics, deliverable, send
+from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.state import LoadResponse, PromptResponse, Update
+from tests.helpers import npm_install
 
 SID = "s-1"
 RUNS = 20
@@ -94,10 +107,13 @@ def test_updates_of_a_session_are_handled_in_any_order() -> None:
 
 def test_a_prompt_result_waits_for_earlier_updates_and_later_ones_pass_it_meanwhile() -> None:
     script = ["a", "result", "b"]
-    orders = _orders(script, "prompt", [{"a": 0.02}, {}, {"b": 0.02}])
+    orders = _orders(script, "prompt", [{"a": 0.02}, {}, {"b": 0.02}, {"a": 0.02, "b": 0.02}])
     assert all(o.index("a") < o.index("result") for o in orders)
     assert ("b", "a", "result") in orders  # `b` handled while the result waited for `a`
     assert ("a", "result", "b") in orders
+    # `b`, read while the result waited, finishes before the caller sees the result even
+    # though `a` finished first: the result heads the channel, and still `b` passes it.
+    assert ("a", "b", "result") in orders
 
 
 def test_a_load_result_does_not_wait_for_earlier_updates() -> None:
@@ -109,20 +125,21 @@ def test_a_load_result_does_not_wait_for_earlier_updates() -> None:
     assert _model_orders(script, "load") >= orders
 
 
-def _model_orders(script: list[str], request: str) -> set[tuple[str, ...]]:
-    """Every handling order of `script` that `Semantics.SDK` allows."""
+def _model_orders(
+    script: list[str], request: str, semantics: Semantics = Semantics.PYTHON_SDK
+) -> set[tuple[str, ...]]:
+    """Every handling order of `script` that `semantics` allows."""
     response = PromptResponse() if request == "prompt" else LoadResponse()
-    messages = tuple(response if n == "result" else Update(((n,),), 0, 0, 0, False) for n in script)
-    names = {m: n for m, n in zip(messages, script, strict=True)}
+    sent = tuple(response if n == "result" else Update(((n,),), 0, 0, 0, False) for n in script)
     found: set[tuple[str, ...]] = set()
 
-    def walk(left: tuple[Any, ...], done: tuple[str, ...]) -> None:
+    def walk(left: tuple[Any, ...], names: tuple[str, ...], done: tuple[str, ...]) -> None:
         if not left:
             found.add(done)
-        for i in deliverable(left, Semantics.SDK):
-            walk(left[:i] + left[i + 1 :], (*done, names[left[i]]))
+        for i in deliverable(left, semantics):
+            walk(left[:i] + left[i + 1 :], names[:i] + names[i + 1 :], (*done, names[i]))
 
-    walk(messages, ())
+    walk(send((), sent, semantics), tuple(script), ())
     return found
 
 
@@ -131,6 +148,109 @@ def test_the_model_allows_no_order_the_sdk_cannot_produce(request_kind: str) -> 
     """The reorderings the model allows over the SDK are exactly those seen above (no more:
     a verdict found only through an impossible order would be a false alarm)."""
     script = ["a", "result", "b"]
-    delays = [{"a": 0.02}, {"a": 0.02, "b": 0.04}, {}, {"b": 0.02}]
+    delays = [{"a": 0.02}, {"a": 0.02, "b": 0.04}, {}, {"b": 0.02}, {"a": 0.02, "b": 0.02}]
     seen = _orders(script, request_kind, delays)
     assert _model_orders(script, request_kind) == seen
+
+
+# The TypeScript SDK: the release the Claude adapter ships with today, and the oldest it pins.
+TYPESCRIPT = {"2.4.0": Semantics.TYPESCRIPT_SDK, "0.17.0": Semantics.TYPESCRIPT_SDK_0}
+CLIENT = Path(__file__).with_name("ts_sdk_client.mjs")
+# Timers, and handlers that await a few turns of the microtask queue: a result reaches its
+# caller a few turns after it is read, so the orders inside that window need such handlers.
+TS_DELAYS: list[dict[str, Any]] = [
+    {},
+    {"a": 0.02},
+    {"b": 0.02},
+    {"a": 0.02, "b": 0.02},
+    {"a": {"ticks": 2}},
+    {"a": {"ticks": 3}},
+    {"a": 0.02, "b": {"ticks": 8}},
+]
+
+
+@pytest.fixture(scope="module", params=list(TYPESCRIPT))
+def typescript_sdk(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """A folder with one release of the TypeScript SDK and the client of this test."""
+    folder = tmp_path_factory.mktemp(f"ts-sdk-{request.param}")
+    npm_install(f"@agentclientprotocol/sdk@{request.param}", folder)
+    shutil.copy(CLIENT, folder / "client.mjs")
+    return folder, TYPESCRIPT[request.param]
+
+
+def _ts_orders(folder: Path, script: list[str], request: str) -> set[tuple[str, ...]]:
+    """The handling orders the TypeScript SDK's client shows, two runs for each delay: the
+    agent answers each request with `script` in one write."""
+    plan = [{"request": request, "delays": d} for d in TS_DELAYS for _ in range(2)]
+    node = subprocess.Popen(
+        ["node", "client.mjs", json.dumps(plan)],
+        cwd=folder,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert node.stdin and node.stdout and node.stderr
+    seen = set()
+    try:
+        for _ in plan:
+            asked = json.loads(node.stdout.readline())
+            result = {"stopReason": "end_turn"} if request == "prompt" else {}
+            reply = {"jsonrpc": "2.0", "id": asked["id"], "result": result}
+            burst = [reply if n == "result" else _chunk(n) for n in script]
+            node.stdin.write("".join(json.dumps(m) + "\n" for m in burst))
+            node.stdin.flush()
+            seen.add(tuple(json.loads(node.stderr.readline())))
+        node.stdin.close()
+        assert node.wait(timeout=30) == 0, node.stderr.read()
+    finally:
+        node.kill()
+    return seen
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("request_kind", ["prompt", "load"])
+@pytest.mark.parametrize("script", [["a", "result", "b"], ["result", "b"], ["a", "b", "result"]])
+def test_the_typescript_sdk_shows_exactly_the_orders_its_transport_allows(
+    typescript_sdk: tuple[Path, Semantics], request_kind: str, script: list[str]
+) -> None:
+    """2.4.0: a result reaches its caller as it is read (earlier updates may finish after it,
+    later ones never before it); 0.17.0: later updates may finish first too."""
+    folder, semantics = typescript_sdk
+    seen = _ts_orders(folder, script, request_kind)
+    assert _model_orders(script, request_kind, semantics) == seen
+
+
+def _same_verdicts(version: int, client: str, one: Semantics, other: Semantics) -> None:
+    """Both transports break the same properties (goals included) for these peers."""
+    a, b = (
+        verify(baseline(Revision.CURRENT, version, semantics=sem, client=client_of(client)))
+        for sem in (one, other)
+    )
+    assert sorted(a.counterexamples()) == sorted(b.counterexamples())
+
+
+SETTINGS = [
+    *((1, client) for client in strategies(1)),
+    *((2, client) for client in ("nothing-special", "stop-on-send,fence-response,fence-load")),
+]
+
+
+@pytest.mark.parametrize(("version", "client"), SETTINGS)
+def test_the_rust_sdk_has_the_verdicts_of_stdio(version: int, client: str) -> None:
+    """The Rust SDK handles what it reads in order, so its graph and verdicts are stdio's:
+    checked here instead of explored again in the review."""
+    _same_verdicts(version, client, Semantics.FIFO, Semantics.RUST_SDK)
+    fifo, rust = (
+        Config(version=version, semantics=s) for s in (Semantics.FIFO, Semantics.RUST_SDK)
+    )
+    assert explore(fifo).states == explore(rust).states
+
+
+@pytest.mark.parametrize(("version", "client"), SETTINGS)
+def test_the_typescript_sdk_0_17_has_the_verdicts_of_free_reordering(
+    version: int, client: str
+) -> None:
+    """Over 0.17 only a result keeps its place against another result, which no verdict
+    here turns on: its verdicts are free reordering's, so the review explores that alone."""
+    _same_verdicts(version, client, Semantics.UNORDERED, Semantics.TYPESCRIPT_SDK_0)

@@ -14,8 +14,9 @@ from acp_suggestions.model.state import Prompt
 from acp_suggestions.model.system import System
 
 # v2 over the SDK's transport is most of these tests' time: left to --all and CI.
+SLOW = (2, Semantics.PYTHON_SDK)
 SETTINGS = [
-    pytest.param(s, marks=pytest.mark.slow) if (s.version, s.semantics) == (2, Semantics.SDK) else s
+    pytest.param(s, marks=pytest.mark.slow) if (s.version, s.semantics) == SLOW else s
     for s in sessions.settings()
 ]
 

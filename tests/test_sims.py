@@ -140,8 +140,16 @@ REPLAYED = [
         {"version": 2, "semantics": "unordered", "latency": {"dist": "exponential", "mean": 0.5}},
         None,
     ),
-    ({"semantics": "sdk", "latency": {"dist": "exponential", "mean": 0.5}}, None),
-    ({"version": 2, "semantics": "sdk", "latency": {"dist": "exponential", "mean": 0.5}}, None),
+    ({"semantics": "python-sdk", "latency": {"dist": "exponential", "mean": 0.5}}, None),
+    (
+        {"version": 2, "semantics": "python-sdk", "latency": {"dist": "exponential", "mean": 0.5}},
+        None,
+    ),
+    *(
+        ({"version": v, "semantics": sem, "latency": {"dist": "exponential", "mean": 0.5}}, None)
+        for sem in ("typescript-sdk", "typescript-sdk-0.17", "rust-sdk")
+        for v in (1, 2)
+    ),
     ({"client": "drop-on-send", "accept": 0.8}, None),
     ({"client": "fence-prompt,fence-load,stop-on-send", "reopen": 0.5}, None),
     ({"client": "fence-prompt", "version": 2, "foreground": 0.5}, None),
@@ -150,7 +158,7 @@ REPLAYED = [
             {
                 "client": f"stop-on-send,{fence}",
                 "version": 2,
-                "semantics": "sdk",
+                "semantics": "python-sdk",
                 "foreground": 0.5,
                 "reopen": 0.3,
                 "latency": {"dist": "exponential", "mean": 0.5},
@@ -159,7 +167,7 @@ REPLAYED = [
         )
         for fence in ("fence-prompt", "fence-response", "fence-user-message")
     ),
-    ({"revision": "legacy-meta", "version": 2, "semantics": "sdk", "reopen": 0.3}, None),
+    ({"revision": "legacy-meta", "version": 2, "semantics": "python-sdk", "reopen": 0.3}, None),
     ({"revision": "2026-10-15", "think": 0.3, "typing": 0.3}, "D-4"),
     ({"revision": "legacy-meta", "version": 2}, None),
     ({"version": 2, "foreground": 0.7}, None),

@@ -40,7 +40,7 @@ def _found(r: Result) -> tuple[object, ...]:
 
 CONFIGS = {
     "v1": (Config(version=1), 2_000_000),
-    "v2 over the SDK": (Config(version=2, semantics=Semantics.SDK), 2_000_000),
+    "v2 over the SDK": (Config(version=2, semantics=Semantics.PYTHON_SDK), 2_000_000),
     "draft v2 unordered": (baseline(Revision.DRAFT, 2, semantics=Semantics.UNORDERED), 2_000_000),
     "v2 cut short": (Config(version=2), 9_000),
 }

@@ -18,7 +18,7 @@ from pathlib import Path
 from acp_suggestions.model.check import sessions, store
 from acp_suggestions.model.check.verify import verify
 from acp_suggestions.model.config import Bounds, Config, baseline
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import REVIEWED, Semantics
 from acp_suggestions.model.rules import Revision
 
 DEEP = Bounds(prompts=4, predictions=4, loads=2, cancels=2)
@@ -98,12 +98,12 @@ def tasks(
         Deep(baseline(rev, v, semantics=sem, bounds=DEEP), False, max_states, spill)
         for rev in Revision
         for v in (1, 2)
-        for sem in Semantics
+        for sem in REVIEWED
     ]
     out += [
         Deep(baseline(Revision.CURRENT, v, semantics=sem, bounds=DEEP_SESSIONS[v]), True, max_pairs)
         for v in (1, 2)
-        for sem in Semantics
+        for sem in REVIEWED
     ]
     return out
 
@@ -112,11 +112,15 @@ def tasks(
 # (`review --depth deep`, timings.json): the costliest start first, so workers finish together.
 _SECONDS = {  # (version, transport): (a lone session, two sessions)
     (1, Semantics.FIFO): (3, 27),
-    (1, Semantics.SDK): (8, 78),
+    (1, Semantics.PYTHON_SDK): (8, 78),
     (1, Semantics.UNORDERED): (93, 477),
     (2, Semantics.FIFO): (375, 11),
-    (2, Semantics.SDK): (336, 993),
+    (2, Semantics.PYTHON_SDK): (336, 993),
     (2, Semantics.UNORDERED): (433, 49),
+    # Not yet measured at the deep caps: taken as free reordering's, whose graphs are of
+    # their size at the default bounds.
+    (1, Semantics.TYPESCRIPT_SDK): (93, 477),
+    (2, Semantics.TYPESCRIPT_SDK): (433, 49),
 }
 
 

@@ -27,8 +27,9 @@ from acp_suggestions.model.config import (
 )
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.liveness import LIVENESS
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import REVIEWED, Semantics
 from acp_suggestions.model.rules import Revision, RuleId
+from acp_suggestions.model.state import SuggestionList
 
 # The agent's duties whose breach needs no special environment (a model call returning
 # whitespace or images, a client without the capability): the ones a client strategy could
@@ -82,6 +83,8 @@ class Cell:
     semantics: Semantics
     strategy: str
     bounds: Bounds = field(default_factory=Bounds)
+    # What a model call may return (the review's: always one text list).
+    predictions: tuple[SuggestionList, ...] = Config().predictions
 
     def config(self, kept: Kept) -> Config:
         """The current revision's peers with this client, the agent bound by `kept` of the
@@ -93,6 +96,7 @@ class Cell:
             semantics=self.semantics,
             client=client_of(self.strategy),
             bounds=self.bounds,
+            predictions=self.predictions,
         )
         return cfg.with_(agent=replace(cfg.agent, optional=free))
 
@@ -167,6 +171,6 @@ def place(cell: Cell) -> Placement:
     return Placement(cell, needs, dict(sorted(shortest.items())), len(runs))
 
 
-def cells(semantics: Iterable[Semantics] = tuple(Semantics)) -> list[Cell]:
+def cells(semantics: Iterable[Semantics] = REVIEWED) -> list[Cell]:
     """Every cell of the default table."""
     return [Cell(v, sem, s, BOUNDS[v]) for v in (1, 2) for sem in semantics for s in strategies(v)]

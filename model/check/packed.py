@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Generic, TypeVar
 
 from acp_suggestions.model.config import Config
-from acp_suggestions.model.network import deliverable
+from acp_suggestions.model.network import deliverable, send
 from acp_suggestions.model.state import Agent, Client, Load, World, initial_world
 from acp_suggestions.model.system import (
     NET,
@@ -181,7 +181,9 @@ class PackedSystem:
         joined = self._appended.get(key)
         if joined is None:
             values = self._channels.values
-            joined = self._appended[key] = self._channels.number(values[channel] + values[sent])
+            joined = self._appended[key] = self._channels.number(
+                send(values[channel], values[sent], self.config.semantics)
+            )
         return joined
 
     def _deliverable(

@@ -10,14 +10,14 @@ from acp_suggestions.model.amendments import AMENDMENTS_BY_NAME
 from acp_suggestions.model.check import duties, sessions
 from acp_suggestions.model.check.executor import Executor
 from acp_suggestions.model.check.verify import Counterexample, verify
-from acp_suggestions.model.config import Bounds, Config, baseline
+from acp_suggestions.model.config import Bounds, Config, baseline, client_policy
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.liveness import LIVENESS
 from acp_suggestions.model.messages import AgentPromptCaps, ClientSuggestionCaps
 from acp_suggestions.model.mutations import MUTATIONS
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import REVIEWED, Semantics
 from acp_suggestions.model.rules import Revision
-from acp_suggestions.model.state import PREDICT_TEXT_OR_IMAGE
+from acp_suggestions.model.state import PREDICT_SOMETIMES_UNREADABLE, PREDICT_TEXT_OR_IMAGE
 
 VERSIONS = (1, 2)
 # The version of review.json's format (`model/render/review.schema.json`).
@@ -63,13 +63,13 @@ def jobs() -> list[Job]:
         Job("baseline", rev.value, baseline(rev, v, semantics=sem))
         for rev in Revision
         for v in VERSIONS
-        for sem in Semantics
+        for sem in REVIEWED
     ]
     for m in MUTATIONS:
         out += [
             Job("mutation", m.rule, m.apply(baseline(m.revision, v, semantics=sem)))
             for v in m.versions
-            for sem in Semantics
+            for sem in REVIEWED
         ]
     out += [
         Job("environment", name, config)
@@ -92,7 +92,7 @@ def _interrupted() -> list[Config]:
     return [
         baseline(Revision.CURRENT, v, semantics=sem, bounds=INTERRUPTED[v])
         for v in VERSIONS
-        for sem in Semantics
+        for sem in REVIEWED
     ]
 
 
@@ -118,6 +118,19 @@ ENVIRONMENTS: dict[str, tuple[str, Callable[[], list[Config]]]] = {
         "the model may predict an image; the client opts in to images, the agent takes none",
         _images_one_sided(client_caps=ClientSuggestionCaps(advertised=True, image=True)),
     ),
+    "typed-sdk-client": (
+        "the model may predict a list with a block the client cannot parse (a newer block "
+        "type); the client's typed SDK drops such an update whole, so its previous list stays",
+        lambda: [
+            baseline(
+                Revision.CURRENT,
+                v,
+                predictions=PREDICT_SOMETIMES_UNREADABLE,
+                client=client_policy("rejects-whole-update"),
+            )
+            for v in VERSIONS
+        ],
+    ),
     "only-the-agent-takes-images": (
         "the model may predict an image; the agent takes images, the client did not opt in",
         _images_one_sided(agent_caps=AgentPromptCaps(image=True)),
@@ -134,7 +147,7 @@ def compared(v: int) -> list[tuple[str, str, Config]]:
     cur = Revision.CURRENT
     out = [
         (sem.value, f"baseline.{cur.value}.v{v}.{sem.value}", baseline(cur, v, semantics=sem))
-        for sem in Semantics
+        for sem in REVIEWED
     ]
     live = baseline(cur, v, load_on_live_connection=True)
     return [*out, (LIVE_LOAD, f"environment.load-on-live-connection.v{v}.fifo", live)]
@@ -202,7 +215,12 @@ def sharings_of(done: Sequence[Done]) -> list[sessions.Sharing]:
     return [d for d in done if isinstance(d, sessions.Sharing)]
 
 
-_SPREAD = {Semantics.FIFO: 1, Semantics.SDK: 2, Semantics.UNORDERED: 3}
+_SPREAD = {
+    Semantics.FIFO: 1,
+    Semantics.PYTHON_SDK: 2,
+    Semantics.TYPESCRIPT_SDK: 2,
+    Semantics.UNORDERED: 3,
+}
 
 
 def _cost(task: Task) -> int:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
 from acp_suggestions.model.config import Bounds, Config, baseline
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import REVIEWED, Semantics
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.search import reach
 from acp_suggestions.model.state import Agent, Client, ToAgent, ToClient, World
@@ -66,7 +66,7 @@ def _shared(
 def _in_order_head(channel: tuple[tuple[int, object], ...], sid: int, semantics: Semantics) -> bool:
     """Whether the connection lets session `sid` receive its next message: over an ordered
     direction only when that message heads the whole direction."""
-    return semantics is not Semantics.FIFO or (bool(channel) and channel[0][0] == sid)
+    return not semantics.in_order or (bool(channel) and channel[0][0] == sid)
 
 
 def successors(
@@ -252,7 +252,7 @@ class Sharing:
 
 def settings() -> list[Shared]:
     """Every setting of the check: each protocol version over each transport."""
-    return [Shared(v, sem) for v in (1, 2) for sem in Semantics]
+    return [Shared(v, sem) for v in (1, 2) for sem in REVIEWED]
 
 
 def check(setting: Shared) -> Sharing:

@@ -28,7 +28,7 @@ from acp_suggestions.model.config import (
     Bounds,
     Config,
 )
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import NAMES, Semantics
 from acp_suggestions.model.rules import Revision, in_force
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ def _config(args: argparse.Namespace) -> Config:
     from acp_suggestions.model.config import baseline, client_policy
     from acp_suggestions.model.messages import ClientSuggestionCaps
     from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
+    from acp_suggestions.model.state import PREDICT_DISTINCT
 
     revision = Revision(args.revision)
     bounds = Bounds(
@@ -78,6 +79,8 @@ def _config(args: argparse.Namespace) -> Config:
             cfg = cfg.with_(client=client_policy(args.client))
         except ValueError as exc:
             raise UsageError(f"--client {args.client}: {exc}") from None
+    if args.distinct_predictions:
+        cfg = cfg.with_(predictions=PREDICT_DISTINCT)
     if args.no_capability:
         cfg = cfg.with_(client_caps=ClientSuggestionCaps())
     for rule_id in args.breaks:
@@ -247,7 +250,11 @@ def add_parsers(sub: Subparsers) -> None:
         "--revision", choices=[r.value for r in Revision], default=Revision.CURRENT.value
     )
     check.add_argument(
-        "--semantics", choices=[s.value for s in Semantics], default=Semantics.FIFO.value
+        "--semantics",
+        choices=NAMES,
+        default=Semantics.FIFO.value,
+        help="how the client receives what the agent sends: stdio (fifo), an SDK's dispatch, "
+        "or any order (sdk is python-sdk's earlier name; default fifo)",
     )
     check.add_argument(
         "--agent", choices=sorted(AGENT_POLICIES), help="agent policy (default: the revision's own)"
@@ -271,6 +278,13 @@ def add_parsers(sub: Subparsers) -> None:
         "--no-capability",
         action="store_true",
         help="the client does not advertise promptSuggestions",
+    )
+    check.add_argument(
+        "--distinct-predictions",
+        action="store_true",
+        help="a model call may return either of two different lists (text, or a link), so "
+        "two predictions at one point of the conversation may differ (default: it always "
+        "returns one text list)",
     )
     check.add_argument(
         "--live-load",

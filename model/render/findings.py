@@ -11,6 +11,7 @@ BEGIN = "<!-- findings: written by `acp-suggestions findings`; do not edit by ha
 END = "<!-- end of findings -->"
 CURRENT, DRAFT, LEGACY = "2026-11-14", "2026-10-15", "legacy-meta"
 FENCED = "stop-on-send,fence-prompt"
+TYPESCRIPT = "typescript-sdk"
 # The same client with a fence that ends at the v2 `session/prompt` response alone, and with
 # the other v2 ends (the first of response and `user_message`; the `user_message`).
 FENCED_TO_RESPONSE = "stop-on-send,fence-response"
@@ -71,6 +72,12 @@ ABOUT: tuple[tuple[str, str, str] | None, ...] = (
         "Why can a Client not send a suggestion on its own?",
         "A Client can let one action both accept and send a suggestion, as long as the user "
         "could see what it contains first.",
+    ),
+    (
+        CURRENT,
+        "Suggestion content",
+        "A Client skips a suggestion it cannot use and keeps the rest, for example one with a "
+        "block it cannot parse.",
     ),
 )
 
@@ -148,16 +155,18 @@ def _finding_1(data: Review) -> str:
 
 def _v2_fence_ends(data: Review, prop: str, finding: int) -> None:
     """Over the SDK in v2 only the fence that ends at the response keeps `prop`."""
-    _need(_needs(data, prop, 2, "sdk", FENCED_TO_RESPONSE) == OUT_OF_REPLAY, finding, "v2 sdk")
+    _need(
+        _needs(data, prop, 2, "python-sdk", FENCED_TO_RESPONSE) == OUT_OF_REPLAY, finding, "v2 sdk"
+    )
     for strategy in FENCED_TO_ECHO:
-        _need(_needs(data, prop, 2, "sdk", strategy) == [], finding, f"{strategy} v2 sdk")
+        _need(_needs(data, prop, 2, "python-sdk", strategy) == [], finding, f"{strategy} v2 sdk")
 
 
 def _finding_2(data: Review) -> str:
     prop, goal = "no_offer_from_before_own_prompt", "fresh_list_eventually_offered"
     draft = _base(data, DRAFT, 1, "fifo")
     _need(prop in draft["violated_in_force"], 2, "the draft's peers keep D-4")
-    for v, sem in ((1, "fifo"), (1, "sdk"), (2, "fifo")):
+    for v, sem in ((1, "fifo"), (1, "python-sdk"), (2, "fifo")):
         _need(_needs(data, prop, v, sem, FENCED) == OUT_OF_REPLAY, 2, f"fence v{v} {sem}")
     for v in (1, 2):
         _need(_nobody_keeps(data, prop, v, "unordered"), 2, f"a client keeps it v{v} unordered")
@@ -178,7 +187,7 @@ def _finding_2(data: Review) -> str:
         "conversation overtook (LT-4) and keeps an outdated list out of a reopened session, by "
         "withdrawing it when it accepts the prompt (LT-5) or by leaving suggestions out of "
         "replay (RP-1) (`acp-suggestions check --revision 2026-10-15 --client "
-        "drop-on-send,fence-prompt`, with `--version 2`, or `--semantics sdk`: the draft's "
+        "drop-on-send,fence-prompt`, with `--version 2`, or `--semantics python-sdk`: the draft's "
         "agent keeps replay free of them; duty placement, `no_offer_from_before_own_prompt`). "
         "In v2 "
         "over the SDK the fence must end at the `session/prompt` response: v2 acknowledges a "
@@ -186,7 +195,7 @@ def _finding_2(data: Review) -> str:
         "that update, a notification, before a list the agent sent earlier, so a fence that "
         "ends at the first of the two, or at the `user_message`, lets the old list through "
         "whatever the agent does (`acp-suggestions check --revision 2026-10-15 --version 2 "
-        "--semantics sdk --client drop-on-send,fence-prompt`; with `fence-response` in its "
+        "--semantics python-sdk --client drop-on-send,fence-prompt`; with `fence-response` in its "
         "place it holds). Over "
         "`unordered` no client strategy keeps it. The fence has a cost in v1, where the prompt "
         "is answered only at the end of the turn: a list the agent sends before that answer is "
@@ -199,27 +208,32 @@ def _finding_2(data: Review) -> str:
 
 
 def _finding_3(data: Review) -> str:
-    v1, v2 = _base(data, CURRENT, 1, "sdk"), _base(data, CURRENT, 2, "sdk")
+    v1, v2 = _base(data, CURRENT, 1, "python-sdk"), _base(data, CURRENT, 2, "python-sdk")
     lt5, lt6 = "withdrawn_after_prompt", "withdrawn_after_foreground_work"
     latest = "client_holds_latest"
     _need({lt5, "stale_list_eventually_dropped"} <= set(v1["violated_in_force"]), 3, "v1 sdk")
     _need({lt5, lt6} <= set(v2["violated_in_force"]), 3, "v2 sdk")
-    _need(_needs(data, lt5, 1, "sdk", FENCED) == OUT_OF_REPLAY, 3, "fenced v1 sdk")
+    _need(_needs(data, lt5, 1, "python-sdk", FENCED) == OUT_OF_REPLAY, 3, "fenced v1 sdk")
     _v2_fence_ends(data, lt5, 3)
     for prop in (lt6, latest):
-        _need(_nobody_keeps(data, prop, 2, "sdk"), 3, f"a client keeps {prop} v2 sdk")
+        _need(_nobody_keeps(data, prop, 2, "python-sdk"), 3, f"a client keeps {prop} v2 sdk")
     for prop in (lt5, latest, "no_offer_from_before_own_prompt"):
         for v in (1, 2):
             _need(_nobody_keeps(data, prop, v, "unordered"), 3, f"{prop} v{v} unordered")
     ordered = _proposal(data, "ordered-updates")
-    _need(ordered[f"baseline.{CURRENT}.v1.sdk"]["after"] == [], 3, "ordered updates v1")
-    _need(latest in ordered[f"baseline.{CURRENT}.v2.sdk"]["closed"], 3, "ordered updates v2")
+    _need(ordered[f"baseline.{CURRENT}.v1.python-sdk"]["after"] == [], 3, "ordered updates v1")
+    _need(latest in ordered[f"baseline.{CURRENT}.v2.python-sdk"]["closed"], 3, "ordered updates v2")
     _need(ordered[f"baseline.{CURRENT}.v1.unordered"]["closed"] == [], 3, "unordered closed")
+    for v in (1, 2):
+        _need(_nobody_keeps(data, lt5, v, TYPESCRIPT), 3, f"a client keeps {lt5} v{v} ts")
+        closed = ordered[f"baseline.{CURRENT}.v{v}.{TYPESCRIPT}"]["after"]
+        _need(closed == [], 3, f"ordered updates leave {closed} v{v} ts")
     return (
-        "Over the ACP Python SDK's dispatch (`--semantics sdk`: each notification handled as a "
-        "task of its own), compliant current peers break LT-5's property in v1 and v2: the "
-        "withdrawal and the list it withdraws are both updates, handled in either order, and "
-        "the client keeps the stale list for good (`acp-suggestions check --semantics sdk`, "
+        "Over the ACP Python SDK's dispatch (`--semantics python-sdk`: each notification "
+        "handled as a task of its own), compliant current peers break LT-5's property in v1 "
+        "and v2: the withdrawal and the list it withdraws are both updates, handled in either "
+        "order, and the client keeps the stale list for good (`acp-suggestions check "
+        "--semantics python-sdk`, "
         f"{v1['shortest'][lt5]} steps; the leads-to property fails too), and in v2 LT-6's the "
         "same way. A client that stops offering on send and fences on its prompt keeps LT-5's "
         "property there if the agent keeps LT-4 and either LT-5 or RP-1 (a list replayed into "
@@ -231,7 +245,15 @@ def _finding_3(data: Review) -> str:
         "session are handled in the order sent (or carry an ordinal; `review --propose "
         "ordered-updates`, judged in every review: it closes every SDK finding); over "
         "`unordered` every property above fails whatever the client does, and ordered updates "
-        f"close nothing there. {V2_CHOICES}"
+        "close nothing there. Per SDK: over the TypeScript SDK (2.4.0, `--semantics "
+        "typescript-sdk`: a result reaches its caller as it is read, while updates read before "
+        "it may still be running) no client strategy keeps LT-5's property in v1 or v2, the "
+        "fences included, because the response that ends the fence can be handled before the "
+        "old list (duty placement; `acp-suggestions check --semantics typescript-sdk --client "
+        "drop-on-send,fence-prompt`); ordered updates close every finding there too. Release "
+        "0.17.0 has the verdicts of `unordered`, and the Rust SDK (its dispatch loop read at "
+        "2.0.0, not run) handles everything in order and has those of stdio "
+        f"(`tests/test_sdk_transport.py`). {V2_CHOICES}"
     )
 
 
@@ -332,6 +354,27 @@ def _finding_9(data: Review) -> str:
     )
 
 
+def _finding_10(data: Review) -> str:
+    lists = {"client_holds_last_update", "client_holds_latest"}
+    for v in (1, 2):
+        typed = data["environments"][f"environment.typed-sdk-client.v{v}.fifo"]
+        _need(lists <= set(typed["beyond_baseline"]), 10, f"typed SDK client v{v}")
+    return (
+        "A client on a typed SDK cannot do this: the Python SDK rejects the whole "
+        "`session/update` when one block fails its schema, before any handler runs, and the "
+        'TypeScript SDK drops the notification with "Invalid params"; today neither knows '
+        "`prompt_suggestions_update` at all. Such a client keeps its previous list, so with a "
+        "model call that may return a list with a block it cannot parse, it is left holding an "
+        "older list than the agent's latest, over stdio in v1 and v2 (report, environment "
+        "`typed-sdk-client`; the client strategy `rejects-whole-update`). In the model the "
+        "agent withdraws with an empty list when it accepts a prompt; an agent that replaces "
+        "the list instead, with one the client's SDK rejects, would leave the outdated list "
+        "itself, which the review does not explore. Candidate sentence for the SDKs rather "
+        "than the Client: each suggestion is parsed on its own, so that a block a Client "
+        "cannot parse drops that suggestion and not the update."
+    )
+
+
 FINDINGS = (
     _finding_1,
     _finding_2,
@@ -342,6 +385,7 @@ FINDINGS = (
     _finding_7,
     _finding_8,
     _finding_9,
+    _finding_10,
 )
 
 

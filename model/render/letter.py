@@ -84,7 +84,12 @@ def _setting(data: Review, name: str, key: str) -> dict[str, Any]:
     raise Unsupported(f"the review did not judge {name} in {key}")
 
 
-_TRANSPORTS = {"fifo": "stdio", "sdk": "the SDK", "unordered": "free reordering"}
+_TRANSPORTS = {
+    "fifo": "stdio",
+    "python-sdk": "the Python SDK",
+    "typescript-sdk": "the TypeScript SDK",
+    "unordered": "free reordering",
+}
 _ENVIRONMENTS = {"load-on-live-connection": "a session reopened on its live connection"}
 
 
@@ -112,12 +117,14 @@ def _words(props: list[str]) -> str:
 
 
 def _ordered(data: Review) -> Change:
-    v1 = _setting(data, "ordered-updates", f"baseline.{CURRENT}.v1.sdk")
-    v2 = _setting(data, "ordered-updates", f"baseline.{CURRENT}.v2.sdk")
+    v1 = _setting(data, "ordered-updates", f"baseline.{CURRENT}.v1.python-sdk")
+    v2 = _setting(data, "ordered-updates", f"baseline.{CURRENT}.v2.python-sdk")
     loose = _setting(data, "ordered-updates", f"baseline.{CURRENT}.v1.unordered")
     _need("withdrawn_after_prompt" in v1["before"] and v1["after"] == [], "ordered v1 sdk")
     _need(v2["after"] == [], "ordered v2 sdk")
-    shortest = data["baselines"][f"baseline.{CURRENT}.v1.sdk"]["shortest"]["withdrawn_after_prompt"]
+    shortest = data["baselines"][f"baseline.{CURRENT}.v1.python-sdk"]["shortest"][
+        "withdrawn_after_prompt"
+    ]
     return Change(
         "Say that a session's updates are handled in order, or the Client must detect a "
         "crossing after all",
@@ -130,7 +137,7 @@ def _ordered(data: Review) -> Change:
         f"{_words(v2['before'])} in v2, with both peers compliant. With the sentence added, "
         "all of them hold, in v1 and v2. Over a transport that reorders a session's "
         f"messages freely it closes nothing ({_words(loose['after'])} still fail).",
-        "`acp-suggestions check --semantics sdk` (the run); `acp-suggestions review` judges "
+        "`acp-suggestions check --semantics python-sdk` (the run); `acp-suggestions review` judges "
         "`ordered-updates` every time (report: Proposals).",
     )
 
@@ -257,7 +264,7 @@ def _holds_and_fails(data: Review) -> tuple[list[str], list[str]]:
         row["needs"]
         for row in data["duties"]["rows"]
         if (row["property"], row["version"], row["semantics"])
-        == ("withdrawn_after_prompt", 2, "sdk")
+        == ("withdrawn_after_prompt", 2, "python-sdk")
     ]
     _need(
         bool(fenced)
@@ -301,7 +308,7 @@ OPEN_QUESTIONS = (
 
 
 _SETTINGS = (
-    ("the SDK", "baseline.{rev}.v{v}.sdk"),
+    ("the Python SDK", "baseline.{rev}.v{v}.python-sdk"),
     ("free reordering", "baseline.{rev}.v{v}.unordered"),
     ("the live load", "environment.load-on-live-connection.v{v}.fifo"),
 )

@@ -59,10 +59,12 @@ _GLOSSARY = (
     ("goal", "a property of the feature's purpose with no rule behind it; never counted"),
     (
         "transport",
-        "fifo: every message in the order sent (stdio); sdk: the ACP Python SDK's dispatch, "
-        "where updates may overtake each other, a prompt result waits for the updates before "
-        "it (later ones may pass it meanwhile) and a load or resume result waits for nothing; "
-        "unordered: any order",
+        "fifo: every message in the order sent (stdio, and the ACP Rust SDK's dispatch); "
+        "python-sdk: the ACP Python SDK's dispatch, where updates may overtake each other, a "
+        "prompt result waits for the updates before it (later ones may pass it meanwhile) and "
+        "a load or resume result waits for nothing; typescript-sdk: the ACP TypeScript SDK's, "
+        "where a result reaches its caller as it is read and earlier updates may finish after "
+        "it; unordered: any order",
     ),
     (
         "client strategy",

@@ -123,9 +123,9 @@ def project(cfg: Config, start: World, steps: Sequence[Step]) -> Sides:
         else:
             assert action.name == TO_CLIENT
             # The client records what arrives on the wire: in the order sent, except on an
-            # unordered transport; the SDK reorders only its handling (`Semantics.SDK`).
+            # unordered transport; an SDK reorders only its handling.
             handled = w.to_client.pop(action.arg)
-            arrive = w.to_client[: action.arg] if cfg.semantics is Semantics.SDK else []
+            arrive = w.to_client[: action.arg] if cfg.semantics is not Semantics.UNORDERED else []
             for message in [*arrive, handled]:
                 if not message.arrived:
                     sides.client.extend(message.records)
