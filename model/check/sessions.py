@@ -65,7 +65,9 @@ def _shared(
 
 def _in_order_head(channel: tuple[tuple[int, object], ...], sid: int, semantics: Semantics) -> bool:
     """Whether the connection lets session `sid` receive its next message: over an ordered
-    direction only when that message heads the whole direction."""
+    direction only when that message heads the whole direction.  Elsewhere each session's
+    own rule decides; over the TypeScript SDK, whose results hold back what every session
+    reads after them, that allows more orders than the SDK makes (a wider check)."""
     return not semantics.in_order or (bool(channel) and channel[0][0] == sid)
 
 

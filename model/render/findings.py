@@ -18,12 +18,13 @@ FENCED_TO_RESPONSE = "stop-on-send,fence-response"
 FENCED_TO_ECHO = ("stop-on-send,fence-prompt", "stop-on-send,fence-user-message")
 # The modelling choices the v2 findings rest on, named in each of them.
 V2_CHOICES = (
-    "Depends on two readings: in v2 the agent sends the `session/prompt` response, the "
+    "Depends on three readings: in v2 the agent sends the `session/prompt` response, the "
     "`user_message` and LT-5's withdrawal in any order (the RFD fixes none; the legacy adapter "
-    "sends its clear first), and the SDK's dispatch is the Python SDK's (agent-client-protocol "
-    "0.12.1, shown on it by `tests/test_sdk_transport.py`): a prompt result waits for the "
-    "updates before it and later updates may pass it meanwhile; a load or resume result "
-    "waits for nothing."
+    "sends its clear first); a client's update handler may await before it applies the "
+    "update; and each SDK dispatches as measured on it (`tests/test_sdk_transport.py`): the "
+    "Python SDK (agent-client-protocol 0.12.1) holds a prompt result until the updates read "
+    "before it are handled, lets later updates pass it meanwhile, and holds a load or resume "
+    "result for nothing; the TypeScript SDK (2.4.0) holds no result back."
 )
 # What the fenced client needs of the agent: LT-4, and an outdated list kept out of a
 # reopened session, withdrawn at acceptance (LT-5) or never replayed (RP-1).
