@@ -122,6 +122,10 @@ def _ordered(data: Review) -> Change:
     loose = _setting(data, "ordered-updates", f"baseline.{CURRENT}.v1.unordered")
     _need("withdrawn_after_prompt" in v1["before"] and v1["after"] == [], "ordered v1 sdk")
     _need(v2["after"] == [], "ordered v2 sdk")
+    ts = [
+        _setting(data, "ordered-updates", f"baseline.{CURRENT}.v{v}.typescript-sdk") for v in (1, 2)
+    ]
+    _need(all(t["before"] and t["after"] == [] for t in ts), "ordered typescript-sdk")
     shortest = data["baselines"][f"baseline.{CURRENT}.v1.python-sdk"]["shortest"][
         "withdrawn_after_prompt"
     ]
@@ -135,7 +139,10 @@ def _ordered(data: Review) -> Change:
         "be handled before the list it withdraws, and the client keeps the outdated list for "
         f"good: {_words(v1['before'])} fail in v1 ({shortest} steps) and "
         f"{_words(v2['before'])} in v2, with both peers compliant. With the sentence added, "
-        "all of them hold, in v1 and v2. Over a transport that reorders a session's "
+        "all of them hold, in v1 and v2. The same goes for the TypeScript SDK (2.4.0), "
+        "which does not even hold a prompt's response back for the updates before it, so no "
+        "client strategy helps there; the Rust SDK handles a session's messages in order and "
+        "needs nothing. Over a transport that reorders a session's "
         f"messages freely it closes nothing ({_words(loose['after'])} still fail).",
         "`acp-suggestions check --semantics python-sdk` (the run); `acp-suggestions review` judges "
         "`ordered-updates` every time (report: Proposals).",
@@ -272,11 +279,24 @@ def _holds_and_fails(data: Review) -> tuple[list[str], list[str]]:
         and not fenced[0]["stop-on-send,fence-prompt"],
         "only the response fence keeps LT-5's property in v2 over the SDK",
     )
+    ts_fenced = [
+        row["needs"]
+        for row in data["duties"]["rows"]
+        if row["property"] == "withdrawn_after_prompt" and row["semantics"] == "typescript-sdk"
+    ]
+    _need(
+        len(ts_fenced) == 2 and not any(any(n.values()) for n in ts_fenced),
+        "no client strategy keeps LT-5's property over the TypeScript SDK",
+    )
     fails = [
         "Over the Python SDK's dispatch: LT-5's and, in v2, LT-6's properties (change 1). A "
         "client's own fence on its prompt keeps LT-5's there in v2 only if it ends at the "
         "`session/prompt` response: the `user_message` is a notification the SDK may handle "
         "before an older list (findings 2 and 3).",
+        "Over the TypeScript SDK's dispatch: the same, and no fence helps in v1 or v2, as a "
+        "response reaches its caller while the updates before it may still be handled "
+        "(finding 3; `acp-suggestions check --semantics typescript-sdk --client "
+        "drop-on-send,fence-prompt`).",
         f"Over a transport that reorders freely: {_words(loose)} in v2, whatever the client "
         "does; ordered updates do not help there, a list that names the message it follows "
         "closes LT-5's (next section).",
