@@ -288,7 +288,18 @@ def _holds_and_fails(data: Review) -> tuple[list[str], list[str]]:
         len(ts_fenced) == 2 and not any(any(n.values()) for n in ts_fenced),
         "no client strategy keeps LT-5's property over the TypeScript SDK",
     )
+    typed = [
+        data["environments"][f"environment.typed-sdk-client.v{v}.fifo"]["beyond_baseline"]
+        for v in (1, 2)
+    ]
+    _need(all("client_holds_latest" in t for t in typed), "a typed SDK's client holds the latest")
     fails = [
+        "Suggestion content's skipping, on a typed SDK: the Python and TypeScript SDKs drop a "
+        "whole update with a block they cannot parse before the client's code sees it, so the "
+        "client keeps its previous list, older than the agent's latest, even over stdio "
+        "(finding 10). The sentence that would fix it belongs to the SDKs, not this RFD: "
+        '"Each suggestion is parsed on its own, so that a block a Client cannot parse drops '
+        'that suggestion and not the update."',
         "Over the Python SDK's dispatch: LT-5's and, in v2, LT-6's properties (change 1). A "
         "client's own fence on its prompt keeps LT-5's there in v2 only if it ends at the "
         "`session/prompt` response: the `user_message` is a notification the SDK may handle "
