@@ -6,8 +6,10 @@ Node over a pipe (`tests/ts_sdk_client.mjs`).
 
 Each reordering a transport allows is shown to happen, and each it forbids is shown not to,
 over many runs with handlers that take different times (`model.network.deliverable`).  The
-Rust SDK is not run here (no crates registry): its rule, read from its source, is stdio's, and
-the last test holds their verdicts equal."""
+Rust SDK is not run here (no crates registry): its rule, read from its source, is stdio's.  The
+last tests hold the verdicts of the two transports the review leaves out equal to those of the
+one it explores in their place (the state counts of `rust-sdk` and `fifo` are pinned equal in
+`tests/test_explorer.py`)."""
 
 from __future__ import annotations
 
@@ -22,9 +24,8 @@ from typing import Any
 import pytest
 
 from acp_suggestions.model.check.duties import client_of, strategies
-from acp_suggestions.model.check.explorer import explore
 from acp_suggestions.model.check.verify import verify
-from acp_suggestions.model.config import Config, baseline
+from acp_suggestions.model.config import baseline
 from acp_suggestions.model.network import Semantics, deliverable, send
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.state import LoadResponse, PromptResponse, Update
@@ -238,13 +239,9 @@ SETTINGS = [
 
 @pytest.mark.parametrize(("version", "client"), SETTINGS)
 def test_the_rust_sdk_has_the_verdicts_of_stdio(version: int, client: str) -> None:
-    """The Rust SDK handles what it reads in order, so its graph and verdicts are stdio's:
-    checked here instead of explored again in the review."""
+    """The Rust SDK handles what it reads in order, so its verdicts are stdio's: checked
+    here instead of explored again in the review."""
     _same_verdicts(version, client, Semantics.FIFO, Semantics.RUST_SDK)
-    fifo, rust = (
-        Config(version=version, semantics=s) for s in (Semantics.FIFO, Semantics.RUST_SDK)
-    )
-    assert explore(fifo).states == explore(rust).states
 
 
 @pytest.mark.parametrize(("version", "client"), SETTINGS)
