@@ -176,9 +176,7 @@ FENCED_V1 = [s for s in duties.strategies(1) if "fence-prompt" in s]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "strategy", ["nothing-special", "fence-prompt", "stop-on-send,fence-prompt,fence-load"]
-)
+@pytest.mark.parametrize("strategy", ["nothing-special", "fence-prompt"])
 def test_a_model_call_with_two_outputs_changes_only_the_fenced_clients_latest_list(
     strategy: str,
 ) -> None:
