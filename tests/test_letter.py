@@ -108,7 +108,7 @@ def test_the_faqs_field_is_judged_and_its_limit_named(data: dict[str, Any]) -> N
         v2 = settings[f"baseline.2026-11-14.v2.{semantics}"]
         assert "withdrawn_after_prompt" in v2["closed"]
         assert "withdrawn_after_foreground_work" in v2["after"]
-    assert "leaves `withdrawn_after_foreground_work` (the SDK, free reordering" in text
+    assert "leaves `withdrawn_after_foreground_work` (the Python SDK, free reordering" in text
     broken = copy.deepcopy(data)
     for p in broken["proposals"]:
         if p["name"] == "list-follows-message":
