@@ -80,8 +80,12 @@ def _accept(cfg: Config, a: Agent) -> AgentStep:
         accepted=a.accepted + 1,
         queued=a.queued - 1 if cfg.version == 2 else a.queued,
     )
-    obliged = cfg.agent.withdraws_on_accept and cfg.agent.keeps(RuleId.LT_5)  # LT-5 (L-6)
-    return _withdraw_if_stale(a, obliged)
+    late = cfg.version == 1 and cfg.agent.withdraws_by_turn_end  # reading `v1-acceptance`
+    return _withdraw_if_stale(a, _obliged_on_accept(cfg) and not late)
+
+
+def _obliged_on_accept(cfg: Config) -> bool:
+    return cfg.agent.withdraws_on_accept and cfg.agent.keeps(RuleId.LT_5)  # LT-5 (L-6)
 
 
 def echoes_user_message(cfg: Config) -> bool:
@@ -150,17 +154,21 @@ def on_load(cfg: Config, a: Agent, msg: Load) -> AgentStep:
     """Read `session/load` (v1) or `session/resume` (v2): the list starts empty (RP-2); with
     replay the history is sent before the response, without it the response goes at once."""
     trigger = SessionTrigger.LOAD if cfg.version == 1 else SessionTrigger.RESUME
-    history = a.last_sent
+    history, (predicted, seen) = a.last_sent, a.last_labels
+    sent: tuple[ToClient, ...] = _NOTHING
+    if cfg.agent.withdraws_on_load and lifecycle.is_non_empty(a.list_state):
+        a, sent = _send(a, (), None, False)
     if cfg.agent.keeps(RuleId.RP_2):  # RP-2, LT-1, L-7: a loaded or resumed session starts empty
         a = a._replace(list_state=lifecycle.step(a.list_state, ListTrigger.LOAD_OR_RESUME))
     if not msg.replay:
-        return a, (LoadResponse(),)
+        return a, (*sent, LoadResponse())
     a = a._replace(session=sess.step(cfg.version, a.session, trigger))
     if history and not cfg.agent.keeps(RuleId.RP_1):  # RP-1, D-6: replay carries no suggestions
         # The replayed list is the same prediction: it keeps what it was predicted for.
-        predicted, seen = a.last_labels
-        return a, (Update(history, predicted, a.epoch, seen, True),)
-    return a, _NOTHING
+        if cfg.agent.replayed_list_current:  # reading `reopened-list`: the replay is current
+            a = a._replace(list_state=lifecycle.step(a.list_state, ListTrigger.NON_EMPTY_UPDATE))
+        return a, (*sent, Update(history, predicted, a.epoch, seen, True))
+    return a, sent
 
 
 def reconnect(cfg: Config, a: Agent) -> Agent:
@@ -177,10 +185,16 @@ def replay_done(cfg: Config, a: Agent) -> AgentStep:
 
 
 def end_turn(cfg: Config, a: Agent) -> AgentStep:
-    """End the turn: v1 answers the prompt, v2 goes idle (its state_update is not modelled,
-    since no client decision here depends on it)."""
+    """End the turn: v1 answers the prompt, v2 goes idle (its state_update is not modelled).
+    Under the readings `conversation-changes=also-the-reply` and `v1-acceptance=by-turn-end`,
+    a running prediction is discarded (LT-4) and an outdated list withdrawn (LT-5) here."""
     a = a._replace(session=sess.step(cfg.version, a.session, SessionTrigger.END_TURN))
-    return a, ((PromptResponse(),) if cfg.version == 1 else _NOTHING)
+    if cfg.agent.reply_changes_conversation and cfg.agent.keeps(RuleId.LT_4):  # LT-4
+        a = a._replace(pending=None)
+    if cfg.version == 2:
+        return a, _NOTHING
+    a, sent = _withdraw_if_stale(a, cfg.agent.withdraws_by_turn_end and _obliged_on_accept(cfg))
+    return a, (*sent, PromptResponse())
 
 
 def foreground_work(cfg: Config, a: Agent) -> AgentStep:
@@ -388,8 +402,14 @@ def on_user_message(cfg: Config, c: Client, msg: UserMessage) -> Client:
 
 
 def on_load_response(cfg: Config, c: Client, msg: LoadResponse) -> Client:
-    """Load or resume is complete."""
-    return c._replace(loading=False)
+    """Load or resume is complete; a client that reads RP-2 as "empty once loaded" empties
+    its list again (reading `reopened-empty-from`)."""
+    c = c._replace(loading=False)
+    if cfg.client.empties_on_load_completion and cfg.client.keeps(RuleId.RP_2):  # RP-2
+        c = c._replace(
+            list_state=lifecycle.step(c.list_state, ListTrigger.LOAD_OR_RESUME), held=None
+        )
+    return c
 
 
 def _send_prompt(cfg: Config, c: Client, by_user: bool) -> ClientStep:

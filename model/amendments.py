@@ -25,6 +25,13 @@ def _ordered_updates(cfg: Config) -> Config:
     return cfg if in_order else cfg.with_(semantics=Semantics.FIFO)
 
 
+def _agent(**flags: bool) -> Callable[[Config], Config]:
+    def apply(cfg: Config) -> Config:
+        return cfg.with_(agent=replace(cfg.agent, **flags))  # type: ignore[arg-type]  # the agent's flags by name
+
+    return apply
+
+
 def _client(**flags: bool | str) -> Callable[[Config], Config]:
     def apply(cfg: Config) -> Config:
         return cfg.with_(client=replace(cfg.client, **flags))  # type: ignore[arg-type]  # the client's flags by name
@@ -47,9 +54,15 @@ AMENDMENTS: tuple[Amendment, ...] = (
     ),
     Amendment(
         "client-fences-load",
-        "A client ignores updates for a session until its session/load or session/resume "
-        "completes, and starts with an empty list.",
+        "A client ignores prompt_suggestions_update for a session until its session/load or "
+        "session/resume completes, and starts with an empty list.",
         _client(fence_load=True),
+    ),
+    Amendment(
+        "agent-withdraws-on-load",
+        "An agent that reads session/load or session/resume while its list is not empty "
+        "withdraws the list before it answers.",
+        _agent(withdraws_on_load=True),
     ),
     Amendment(
         "list-follows-message",
@@ -71,6 +84,7 @@ AMENDMENTS_BY_NAME = {a.name: a for a in AMENDMENTS}
 PROPOSED_BY_FINDINGS = (
     "ordered-updates",
     "client-fences-load",
+    "agent-withdraws-on-load",
     "list-follows-message",
     "client-stops-on-send",
 )
@@ -94,8 +108,13 @@ ADOPTIONS: tuple[Adoption, ...] = (
     Adoption("replay-ignored", "A Client ignores suggestions in replay."),
     Adoption(
         "client-fences-load",
-        "A Client ignores updates for a session until its session/load or session/resume "
-        "completes, and starts with an empty list.",
+        "A Client ignores prompt_suggestions_update for a session until its session/load or "
+        "session/resume completes, and starts with an empty list.",
+    ),
+    Adoption(
+        "agent-withdraws-on-load",
+        "An Agent that reads session/load or session/resume while its list is not empty MUST "
+        "withdraw it before it responds.",
     ),
     Adoption(
         "client-stops-on-send", "A Client SHOULD stop offering the list when it sends a prompt."

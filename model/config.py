@@ -30,6 +30,18 @@ class AgentPolicy:
     # (the legacy adapter's clear is its first message after it reads a prompt); otherwise
     # the agent may send the three in any order, as the RFD fixes none.
     withdraws_first: bool = False
+    # Reading `reopened-list`: a list the agent replays into a reopened session (breaking
+    # RP-1's SHOULD NOT) is its current list, not the empty one RP-2 starts the session with.
+    replayed_list_current: bool = False
+    # Reading `v1-acceptance=by-turn-end`: in v1 the agent accepts a prompt only as its turn
+    # ends, so LT-5's withdrawal goes with the response, not when it reads the prompt.
+    withdraws_by_turn_end: bool = False
+    # Reading `conversation-changes=also-the-reply`: the agent's reply changes the
+    # conversation too, so LT-4 discards a prediction still running when the turn ends.
+    reply_changes_conversation: bool = False
+    # Amendment `agent-withdraws-on-load`: reading a load or resume while its list is not
+    # empty, the agent withdraws the list before it answers.
+    withdraws_on_load: bool = False
 
     def keeps(self, rule_id: RuleId) -> bool:
         """Whether the policy obeys `rule_id` (it obeys every rule it does not break)."""
@@ -53,6 +65,9 @@ class ClientPolicy:
     # or the `user_message` ("" for no prompt fence).
     fence_prompt: FenceEnd = ""
     fence_load: bool = False  # ignores updates until a load or resume completes
+    # Reading `reopened-empty-from`: its list is emptied again when a load or resume
+    # completes, so a list read during it goes too (RP-2 read as "empty once loaded").
+    empties_on_load_completion: bool = False
     shows_unknown: bool = True  # v2: shows an update it does not know generically
     # Its typed SDK rejects an update with a block it cannot parse whole, before any handler
     # runs, so it keeps its previous list (the Python SDK's pydantic schema; SC-4 cannot be kept).

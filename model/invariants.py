@@ -142,7 +142,10 @@ def list_starts_empty(cfg: Config, w: World) -> bool:
     """A loaded or resumed session starts with an empty list: the agent's is empty while it
     replays history, and the client holds no list it received before the load."""
     replaying = w.agent.session in (V1.LOADING, V2.RESUMING)
-    agent_empty = not replaying or w.agent.list_state is ListState.EMPTY
+    # Under the reading `reopened-list=replayed` a list replayed (breaking RP-1) is current.
+    agent_empty = (
+        not replaying or w.agent.list_state is ListState.EMPTY or cfg.agent.replayed_list_current
+    )
     return agent_empty and (w.client.held is None or w.client.last is not None)
 
 

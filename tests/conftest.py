@@ -30,7 +30,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 # The fixtures that run a review: a test that reads one is slow.
-REVIEWS = frozenset({"small_review", "full_run", "full_review"})
+REVIEWS = frozenset({"full_run", "full_review", "review_folder"})
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -66,28 +66,6 @@ def shared_text() -> Callable[[str], str]:
 
 
 @pytest.fixture(scope="session")
-def small_review(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A review with every section of the report, written to a folder: every baseline and
-    environment, the v1 stdio mutations, one proposal and one two-session setting."""
-    from acp_suggestions.model.check import review, sessions, verdicts
-    from acp_suggestions.model.check.executor import Executor
-    from acp_suggestions.model.render import report
-
-    todo: list[review.Task] = [
-        j
-        for j in review.jobs()
-        if j.kind != "mutation" or (j.config.version, j.config.semantics.value) == (1, "fifo")
-    ]
-    todo += [*review.proposal_jobs(["ordered-updates"]), sessions.settings()[0]]
-    done = review.run_all(todo, Executor(2))
-    outcomes = review.outcomes_of(done)
-    summary = verdicts.summarize(outcomes, (), review.sharings_of(done))
-    out = tmp_path_factory.mktemp("review")
-    report.write(out, summary, outcomes)
-    return out
-
-
-@pytest.fixture(scope="session")
 def full_run() -> tuple[list[Any], list[Any]]:
     """The default review's tasks, run as `acp-suggestions review` runs them (on two local
     workers), with what each gave, in the same order."""
@@ -95,9 +73,10 @@ def full_run() -> tuple[list[Any], list[Any]]:
     from acp_suggestions.model.check import duties, review, sessions
     from acp_suggestions.model.check.executor import Executor
 
+    jobs = review.jobs() + review.proposal_jobs(PROPOSED_BY_FINDINGS)
     todo: list[review.Task] = [
-        *review.jobs(),
-        *review.proposal_jobs(PROPOSED_BY_FINDINGS),
+        *jobs,
+        *review.reading_jobs(jobs),
         *duties.cells(),
         *sessions.settings(),
     ]
@@ -109,10 +88,24 @@ def full_review(full_run: tuple[list[Any], list[Any]]) -> tuple[Any, list[Any]]:
     """The default review's summary and outcomes."""
     from acp_suggestions.model.check import review, verdicts
     from acp_suggestions.model.check.executor import Executor
+    from acp_suggestions.model.wire import examples
     from acp_suggestions.sims import onscreen
 
     done = full_run[1]
     outcomes = review.outcomes_of(done)
     summary = verdicts.summarize(outcomes, review.placements_of(done), review.sharings_of(done))
     summary.on_screen = onscreen.measure(Executor(2))  # as `acp-suggestions review` adds it
+    summary.examples = examples.examples()
     return summary, outcomes
+
+
+@pytest.fixture(scope="session")
+def review_folder(
+    full_review: tuple[Any, list[Any]], tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """The default review's report files, written to a folder as the command writes them."""
+    from acp_suggestions.model.render import report
+
+    out = tmp_path_factory.mktemp("review")
+    report.write(out, *full_review)
+    return out

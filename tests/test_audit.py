@@ -238,3 +238,39 @@ def test_only_the_proposal_itself_is_taken_as_adopted(shared_text: Callable[[str
     assert [s.text for s in found.unmapped] == [
         "A Client SHOULD stop offering the list when the user opens a menu."
     ]
+
+
+def test_the_audit_finds_the_lead_ins_whose_examples_the_text_lost(
+    shared_text: Callable[[str], str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The current revision's five sentences that end in a colon with nothing after them
+    (where its JSON examples were, and Timing's examples) are listed; the draft, whose colon
+    is followed by its example, has none."""
+    from acp_suggestions.model.check.audit import lead_ins
+
+    found = lead_ins(shared_text(CURRENT), Revision.CURRENT)
+    assert [x.line for x in found] == [6, 44, 59, 60, 89]
+    assert found[2].text == "In v1, add it to ClientSessionCapabilities:"
+    assert found[1].text == "Typical examples of when an Agent sends one:"
+    assert lead_ins(shared_text(DRAFT), Revision.DRAFT) == []
+    rfd = tmp_path / "rfd.txt"
+    rfd.write_text(shared_text(CURRENT), encoding="utf-8")
+    assert main(["audit", str(rfd)]) == 0
+    assert "line 59: ends in a colon with nothing after it" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        ("Intro\nThe fields are:\n  • image: an image.\n", []),  # a list follows
+        ('Intro\nThe update:\n{\n  "a": 1\n}\n', []),  # its example follows
+        ("Intro\nThe update is: the list.\n", []),  # the colon goes on in lower case
+        ("Intro\n  • A field: It explains.\n", []),  # a list item's term and explanation
+        ("Intro\nThe update is this:\nNext heading\nMore.\n", [2]),  # a heading follows
+        ("Intro\nExamples of it: It also works.\n", [2]),  # a new sentence follows
+    ],
+)
+def test_a_lead_in_is_one_with_nothing_after_it(text: str, lines: list[int]) -> None:
+    from acp_suggestions.model.check.audit import lead_ins
+
+    assert [x.line for x in lead_ins(text, Revision.CURRENT)] == lines

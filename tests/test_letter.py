@@ -1,5 +1,5 @@
-"""The letter to the RFD's author: every sentence it quotes is the RFD's own, every change is
-read from the review's data, and the report opens with it."""
+"""The letter to the RFD's author: every sentence it quotes is the RFD's own, every edit is
+read from the review's data, it fits in three minutes, and the report opens with it."""
 
 from __future__ import annotations
 
@@ -10,9 +10,14 @@ from typing import Any
 
 import pytest
 
+from acp_suggestions.model.amendments import ADOPTIONS, ADOPTIONS_BY_NAME
 from acp_suggestions.model.check import review, verdicts
+from acp_suggestions.model.check.audit import audit
+from acp_suggestions.model.invariants import PROPERTIES_BY_NAME
+from acp_suggestions.model.liveness import LIVENESS
 from acp_suggestions.model.render import letter, report
 from acp_suggestions.model.render.findings import Unsupported
+from acp_suggestions.model.rules import Revision
 
 RFD = "rfd/prompt-suggestions-rfd-2026-11-14.txt"
 
@@ -37,29 +42,51 @@ def test_each_quote_is_the_rfds_own_sentence_in_its_section(
     assert not later, f"{sentence!r} is under {later[-1]!r}, not {section!r}"
 
 
-def test_the_report_opens_with_the_letter(
+def _letter_words(lines: list[str]) -> int:
+    return len(" ".join(lines).split())
+
+
+def test_the_report_opens_with_the_letter_whose_first_line_is_the_verdict(
     data: dict[str, Any], full_review: tuple[verdicts.Summary, list[review.Outcome]]
 ) -> None:
+    """The letter opens with the verdict, fits in 700 words, names no property (plain words;
+    the names are the appendix's) and pastes as is: each edit quotes its sentence, gives the
+    adopted text and the command that shows it."""
+    lines = letter.markdown(data)
+    assert lines[0] == "## To the RFD's author"
+    assert lines[2].startswith("**Safe over stdio in v1 and v2 as written; 3 edits to this RFD")
+    assert _letter_words(lines) <= 700, _letter_words(lines)
+    text = "\n".join(lines)
+    names = [*PROPERTIES_BY_NAME, *(lt.name for lt in LIVENESS)]
+    assert [n for n in names if n in text] == []
     changes = letter.changes(data)
     assert [c.quote for c in changes] == [
-        letter.LIFETIME_CROSSING,
         letter.REPLAY_LEVEL,
         letter.REPLAY_AFTER,
         letter.LIFETIME_MAY_STOP,
+        letter.LIFETIME_CROSSING,
+        letter.SKIP,
     ]
-    text = report.markdown(*full_review)
-    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    for c in changes:
+        assert c.quote[1] in text and c.paste in text and c.proof in text
+    for name in ("replay-must-not", "agent-withdraws-on-load", "client-fences-load"):
+        assert ADOPTIONS_BY_NAME[name].sentence in text
+    assert "prompt_suggestions_update" in ADOPTIONS_BY_NAME["client-fences-load"].sentence
+    report_text = report.markdown(*full_review)
+    headings = [line for line in report_text.splitlines() if line.startswith("## ")]
     assert headings[0] == "## To the RFD's author"
-    assert "### Change first" in text and text.index("### Change first") < text.index("## Findings")
-    for change in changes:
-        assert change.quote[1] in text and change.proof in text
+    assert report_text.index("### Edits to this RFD") < report_text.index("## Findings")
 
 
 @pytest.mark.parametrize(
     ("where", "says"),
     [
-        (("proposals", "ordered-updates", "baseline.2026-11-14.v1.python-sdk"), "ordered v1 sdk"),
+        (("proposals", "ordered-updates", "baseline.2026-11-14.v1.python-sdk"), "ordered"),
         (("proposals", "client-fences-load", "environment.load-on-live-connection.v2.fifo"), "v2"),
+        (
+            ("proposals", "agent-withdraws-on-load", "environment.load-on-live-connection.v1.fifo"),
+            "agent-withdraws-on-load closes",
+        ),
     ],
 )
 def test_a_change_the_data_stops_supporting_is_an_error(
@@ -76,55 +103,38 @@ def test_a_change_the_data_stops_supporting_is_an_error(
         letter.changes(changed)
 
 
-def test_the_replay_change_stands_on_the_duty_placement(data: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    ("reading", "key", "says"),
+    [
+        ("reopened-list", "mutation.RP-1.v2.fifo", "the replayed reading holds"),
+        ("reopened-empty-from", "environment.load-on-live-connection.v1.fifo", "completion"),
+    ],
+)
+def test_an_edit_stands_on_its_reading(
+    data: dict[str, Any], reading: str, key: str, says: str
+) -> None:
+    """The replay edit rests on the contradiction (read the other way, nothing fails), and
+    the reopen edit on the client that empties its list at completion being safe."""
     changed = copy.deepcopy(data)
-    for row in changed["duties"]["rows"]:
-        if (row["property"], row["version"], row["semantics"]) == (
-            "withdrawn_after_prompt",
-            1,
-            "fifo",
-        ):
-            row["needs"]["nothing-special"] = [["LT-4", "LT-5"]]
-    with pytest.raises(Unsupported, match="withdrawn_after_prompt needs"):
+    for r in changed["readings"]:
+        if r["name"] == reading:
+            for other in r["others"]:
+                for s in other["settings"]:
+                    if s["key"] == key:
+                        s["closed"] = []
+    with pytest.raises(Unsupported, match=says):
         letter.changes(changed)
 
 
-def test_the_faqs_field_is_judged_and_its_limit_named(data: dict[str, Any]) -> None:
-    """The FAQ's later field closes the SDK's and free reordering's failures in v1 (every
-    change of a v1 conversation is a prompt, so the field orders every list) and leaves v2's
-    LT-6 (work without a prompt adds no user message); the letter says both."""
-    text = "\n".join(letter.markdown(data))
-    assert letter.FAQ_FIELD[1] in text
-    settings = {
-        s["key"]: s
-        for p in data["proposals"]
-        if p["name"] == "list-follows-message"
-        for s in p["settings"]
-    }
-    for semantics in ("python-sdk", "unordered"):
-        v1 = settings[f"baseline.2026-11-14.v1.{semantics}"]
-        assert "withdrawn_after_prompt" in v1["closed"]
-        assert [p for p in v1["after"] if p != "fresh_list_eventually_offered"] == []
-        v2 = settings[f"baseline.2026-11-14.v2.{semantics}"]
-        assert "withdrawn_after_prompt" in v2["closed"]
-        assert "withdrawn_after_foreground_work" in v2["after"]
-    assert "leaves `withdrawn_after_foreground_work` (the Python SDK, free reordering" in text
-    broken = copy.deepcopy(data)
-    for p in broken["proposals"]:
-        if p["name"] == "list-follows-message":
-            for s in p["settings"]:
-                s["opened"] = ["client_holds_last_update"]
-    with pytest.raises(Unsupported, match="the field opens"):
-        letter.markdown(broken)
-
-
 def test_the_send_change_stands_on_the_simulators_figures(data: dict[str, Any]) -> None:
-    """The change asking clients to drop their list on send quotes the simulator's default
-    sweep (the README's table), and is an error once dropping no longer shows far less."""
-    change = letter.changes(data)[3]
+    """The edit asking clients to drop their list on send quotes the simulator's default
+    sweep (the README's table) at 5 ms and 1 s one-way, and is an error once dropping no
+    longer shows far less."""
+    change = letter.changes(data)[2]
     rows = {(r["latency_s"], r["client"]): r for r in data["on_screen"]["rows"]}
-    kept = rows[1.0, "rfd-minimal"]
-    assert f"{kept['stale_turns_fraction']:.1%} of turns" in change.fixes
+    for latency in (0.005, 1.0):
+        kept = rows[latency, "rfd-minimal"]
+        assert f"{kept['stale_turns_fraction']:.1%} of turns" in change.fixes
     assert change.proof.startswith("`acp-suggestions simulate --seed 1`")
     changed = copy.deepcopy(data)
     for r in changed["on_screen"]["rows"]:
@@ -141,15 +151,49 @@ def test_the_send_change_stands_on_the_simulators_figures(data: dict[str, Any]) 
             p["settings"][0]["opened"] = ["client_never_waits"]
     with pytest.raises(Unsupported, match="opens"):
         letter.changes(opened)
-    assert "a session reopened on its live connection" in change.fixes
+
+
+def test_the_questions_are_the_readings_that_change_a_verdict(data: dict[str, Any]) -> None:
+    """A reading an edit makes moot is not asked; one that changes nothing is not asked; the
+    open points no switch settles are."""
+    questions = letter._questions(data)
+    assert questions[-len(letter.OPEN_QUESTIONS) :] == list(letter.OPEN_QUESTIONS)
+    changed = copy.deepcopy(data)
+    order = next(r for r in changed["readings"] if r["name"] == "acceptance-order")
+    order["others"][0]["settings"][0]["opened"] = ["client_never_waits"]
+    asked = letter._questions(changed)
+    assert len(asked) == len(questions) + 1 and order["question"] in asked[0]
 
 
 def test_the_reports_body_fits_before_its_appendix(
     full_review: tuple[verdicts.Summary, list[review.Outcome]],
 ) -> None:
-    """What the author reads (the letter, findings and tables) is under 400 lines; every run,
-    the properties and the rules without a mutation follow in the appendix."""
+    """What the author reads (the letter, the examples, the migration, the findings and the
+    rule tables) is at most 250 lines; the tables behind them, every run, the properties and
+    the rules without a mutation follow in the appendix."""
     text = report.markdown(*full_review)
     body, appendix = text.split(f"\n{report.APPENDIX}\n")
-    assert len(body.splitlines()) < 400
+    assert len(body.splitlines()) <= 250, len(body.splitlines())
     assert "## Counterexamples" in appendix and "## Counterexamples" not in body
+    assert "## Readings" in appendix and "(duty placement)" in appendix
+
+
+def test_each_edit_pasted_into_the_rfd_passes_the_audit(
+    data: dict[str, Any], shared_text: Callable[[str], str]
+) -> None:
+    """Each edit to this RFD, its replacement pasted over the sentence it quotes, keeps the
+    audit clean and is taken as adopting the review's proposal; without the review's
+    proposals the pasted MUST sentences would state no rule."""
+    text = shared_text(RFD)
+    here = letter.changes(data)[: len(letter.IN_THIS_RFD)]
+    for change in here:
+        assert change.replacement and text.count(change.quote[1]) == 1
+        text = text.replace(change.quote[1], change.replacement)
+    found = audit(text, Revision.CURRENT, ADOPTIONS)
+    assert found.clean, (found.unmapped, found.level_changes, found.rules_without_sentence)
+    assert {s.adopted for s in found.sentences if s.adopted} == {
+        "replay-must-not",
+        "agent-withdraws-on-load",
+        "client-stops-on-send",
+    }
+    assert not audit(text, Revision.CURRENT).clean

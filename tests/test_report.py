@@ -23,16 +23,16 @@ def test_every_property_says_what_is_wrong_when_broken() -> None:
     assert all(p.broken for p in INVARIANTS) and all(lt.broken for lt in LIVENESS)
 
 
-def test_the_glossary_defines_the_reports_terms(small_review: Path) -> None:
-    text = (small_review / "report.md").read_text(encoding="utf-8")
+def test_the_glossary_defines_the_reports_terms(review_folder: Path) -> None:
+    text = (review_folder / "report.md").read_text(encoding="utf-8")
     glossary = text.split("## Glossary", 1)[1].split("\n## ", 1)[0]
     for term in ("in force", "leads-to", "compliant peers", "load-bearing", "transport"):
         assert f"- **{term}**:" in glossary
     assert "prompt 0" in glossary and "predicted after prompt 0" in text
 
 
-def test_each_rule_row_says_what_the_rule_and_its_mutation_do(small_review: Path) -> None:
-    text = (small_review / "report.md").read_text(encoding="utf-8")
+def test_each_rule_row_says_what_the_rule_and_its_mutation_do(review_folder: Path) -> None:
+    text = (review_folder / "report.md").read_text(encoding="utf-8")
     rows = {line.split(" | ")[0][2:]: line for line in text.splitlines() if line.startswith("| ")}
     reviewed = [m for m in MUTATIONS if m.rule in rows]
     assert len(reviewed) >= 10
@@ -40,8 +40,8 @@ def test_each_rule_row_says_what_the_rule_and_its_mutation_do(small_review: Path
         assert RULES_BY_ID[m.rule].summary in rows[m.rule] and m.summary in rows[m.rule]
 
 
-def test_each_run_is_shown_once_and_ends_with_what_is_wrong(small_review: Path) -> None:
-    runs = _runs((small_review / "report.md").read_text(encoding="utf-8"))
+def test_each_run_is_shown_once_and_ends_with_what_is_wrong(review_folder: Path) -> None:
+    runs = _runs((review_folder / "report.md").read_text(encoding="utf-8"))
     assert runs
     seen = set()
     for run in runs:
@@ -56,14 +56,14 @@ def test_each_run_is_shown_once_and_ends_with_what_is_wrong(small_review: Path) 
         assert [w.split("`")[1] for w in wrong] == names.group(1).split(", ")
 
 
-def test_a_mutations_breaks_are_each_in_a_run(small_review: Path) -> None:
+def test_a_mutations_breaks_are_each_in_a_run(review_folder: Path) -> None:
     """Every setting and property the rule table counts appears in a run's 'Breaks' line."""
     import json
 
-    data = json.loads((small_review / "review.json").read_text(encoding="utf-8"))
+    data = json.loads((review_folder / "review.json").read_text(encoding="utf-8"))
     breaks_lines = [
         line
-        for run in _runs((small_review / "report.md").read_text())
+        for run in _runs((review_folder / "report.md").read_text())
         for line in run.splitlines()
         if line.startswith("Breaks ")
     ]
@@ -102,11 +102,11 @@ def test_the_audit_section_lists_the_changes_since_an_older_text() -> None:
     assert "| level changed | 3 | 3 | TM-1 | " in section
 
 
-def test_each_rule_row_names_what_else_stands_on_the_rule(small_review: Path) -> None:
+def test_each_rule_row_names_what_else_stands_on_the_rule(review_folder: Path) -> None:
     """The column after the broken properties keeps those that are other rules' own: RP-1
     broken also breaks LT-5's property (the letter's second change stands on it), while SC-2
     broken breaks only its own."""
-    text = (small_review / "report.md").read_text(encoding="utf-8")
+    text = (review_folder / "report.md").read_text(encoding="utf-8")
     cells = {
         line.split(" | ")[0][2:]: line.strip("| ").split(" | ")
         for line in text.splitlines()

@@ -13,10 +13,9 @@ import pytest
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 # Run in the page once it is laid out: how far the page is wider than the window.
-PROBE = (
-    "<script>document.body.dataset.overflow = String("
-    "document.documentElement.scrollWidth - document.documentElement.clientWidth)</script>"
-)
+OVERFLOW = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+# Where the letter's heading starts, in pixels from the top of the page.
+LETTER_TOP = "document.getElementById('to-the-rfds-author').getBoundingClientRect().top"
 
 
 def _browser() -> str:
@@ -30,10 +29,12 @@ def _browser() -> str:
     pytest.skip(message)
 
 
-def _overflow(page: str, width: int, tmp_path: Path) -> int:
-    """How many pixels `page` overflows a window `width` pixels wide, in headless Chromium."""
+def _measure(page: str, width: int, tmp_path: Path, expression: str = OVERFLOW) -> int:
+    """The value of a JavaScript `expression` in `page` laid out in a window `width` pixels
+    wide (by default how many pixels the page overflows it), in headless Chromium."""
     probe = tmp_path / f"probe-{width}.html"
-    probe.write_text(page.replace("</body>", PROBE + "</body>"), encoding="utf-8")
+    script = f"<script>document.body.dataset.measured = String(Math.round({expression}))</script>"
+    probe.write_text(page.replace("</body>", script + "</body>"), encoding="utf-8")
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"]
     dom = subprocess.run(
         [_browser(), *flags, f"--window-size={width},900", probe.as_uri()],
@@ -42,23 +43,35 @@ def _overflow(page: str, width: int, tmp_path: Path) -> int:
         timeout=120,
         check=True,
     ).stdout
-    found = re.search(r'data-overflow="(-?\d+)"', dom)
+    found = re.search(r'data-measured="(-?\d+)"', dom)
     assert found, dom[-500:]
     return int(found.group(1))
 
 
 @pytest.mark.parametrize("width", [1400, 390])
-def test_the_page_never_scrolls_sideways(small_review: Path, tmp_path: Path, width: int) -> None:
-    page = (small_review / "report.html").read_text(encoding="utf-8")
-    assert _overflow(page, width, tmp_path) == 0
+def test_the_page_never_scrolls_sideways(review_folder: Path, tmp_path: Path, width: int) -> None:
+    page = (review_folder / "report.html").read_text(encoding="utf-8")
+    assert _measure(page, width, tmp_path) == 0
     # The probe sees overflow when there is some: a wide block planted in the page.
     wide = page.replace("<body>\n", "<body>\n<pre>" + "x" * 400 + "</pre>", 1)
-    assert _overflow(wide, width, tmp_path) > 0
+    assert _measure(wide, width, tmp_path) > 0
 
 
-def test_contents_and_links_land_on_headings(small_review: Path) -> None:
-    page = (small_review / "report.html").read_text(encoding="utf-8")
-    assert '<meta name="viewport"' in page and "<nav><h2>Contents</h2><ol>" in page
+@pytest.mark.parametrize(("width", "height"), [(1400, 900), (390, 844)])
+def test_the_page_opens_on_the_letter(
+    review_folder: Path, tmp_path: Path, width: int, height: int
+) -> None:
+    """The letter's heading is on the first screen at a desktop's and a phone's size (the
+    contents list is folded)."""
+    page = (review_folder / "report.html").read_text(encoding="utf-8")
+    assert 0 < _measure(page, width, tmp_path, LETTER_TOP) < height / 2
+
+
+def test_contents_and_links_land_on_headings(review_folder: Path) -> None:
+    page = (review_folder / "report.html").read_text(encoding="utf-8")
+    assert (
+        '<meta name="viewport"' in page and "<nav><details><summary>Contents</summary><ol>" in page
+    )
     ids = set(re.findall(r' id="([^"]+)"', page))
     links = re.findall(r'href="#([^"]+)"', page)
     assert links and not [link for link in links if link not in ids]
@@ -69,8 +82,8 @@ def test_contents_and_links_land_on_headings(small_review: Path) -> None:
     assert '<div class="wide"><table>' in page and "<ol>\n<li>user " in page
 
 
-def test_the_current_revision_comes_first(small_review: Path) -> None:
-    text = (small_review / "report.md").read_text(encoding="utf-8")
+def test_the_current_revision_comes_first(review_folder: Path) -> None:
+    text = (review_folder / "report.md").read_text(encoding="utf-8")
     counterexamples = text.split("## Counterexamples", 1)[1]
     current = counterexamples.find("`baseline.2026-11-14")
     assert 0 <= current < counterexamples.find("`baseline.2026-10-15")

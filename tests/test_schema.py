@@ -18,8 +18,8 @@ def test_the_shipped_schema_is_the_one_the_types_give() -> None:
     )
 
 
-def test_review_json_conforms_to_the_schema(small_review: Path) -> None:
-    data = json.loads((small_review / "review.json").read_text())
+def test_review_json_conforms_to_the_schema(review_folder: Path) -> None:
+    data = json.loads((review_folder / "review.json").read_text())
     shipped = json.loads(schema.SHIPPED.read_text())
     jsonschema.Draft202012Validator.check_schema(shipped)
     jsonschema.validate(data, shipped, cls=jsonschema.Draft202012Validator)

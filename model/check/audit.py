@@ -17,7 +17,7 @@ import functools
 import heapq
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import networkx as nx
@@ -76,12 +76,23 @@ class Sentence:
         return f"{self.rule}: {self.catalogue_level} in the catalogue, {self.keyword} in the text"
 
 
+@dataclass(frozen=True, slots=True)
+class LeadIn:
+    """A sentence that ends in a colon with nothing after it: what it introduced (an example,
+    a schema, a list) is missing from the text."""
+
+    line: int
+    section: str
+    text: str
+
+
 @dataclass
 class Audit:
     """The audit of one text."""
 
     sentences: list[Sentence] = field(default_factory=list)
     rules_without_sentence: list[str] = field(default_factory=list)
+    lead_ins: list[LeadIn] = field(default_factory=list)
 
     @property
     def level_changes(self) -> list[Sentence]:
@@ -120,6 +131,7 @@ class Audit:
             "rules_without_sentence": self.rules_without_sentence,
             "level_changes": [s.level_note() for s in self.level_changes],
             "lower_case_keywords": [s.line for s in self.sentences if s.lower_case],
+            "empty_lead_ins": [asdict(x) for x in self.lead_ins],
         }
 
 
@@ -142,6 +154,40 @@ def _sentences(text: str, sections: set[str]) -> list[tuple[int, str, str]]:
             continue
         out += [(number, section, s) for s in _SENTENCE_END.split(line) if s]
     return out
+
+
+_LIST_ITEM = re.compile(r"^(?:[•*\-]|\d+[.)])\s")
+_CONTINUES = ("•", "*", "-", "{", "[", "`", "|")
+_LEAD_IN_INSIDE = re.compile(r"(?<=[a-z0-9)]):\s+(?=[A-Z])")
+
+
+def lead_ins(text: str, revision: Revision) -> list[LeadIn]:
+    """Sentences that end in a colon with nothing after them: at the end of a paragraph line
+    whose next line is not a list item, an example or a table; or inside a paragraph line,
+    followed by a new sentence.  A list item's "term: explanation" is not one."""
+    sections = {r.section for r in RULES if revision in r.revisions}
+    lines = [raw.strip() for raw in text.splitlines()]
+    found: list[LeadIn] = []
+    section = ""
+    for i, line in enumerate(lines):
+        if not line:
+            continue
+        if _is_heading(line, sections):
+            section = line
+            continue
+        if _LIST_ITEM.match(line) or line.startswith(_CONTINUES):
+            continue
+        following = next((x for x in lines[i + 1 :] if x), "")
+        ends_bare = line.endswith(":") and not following.startswith(_CONTINUES)
+        ends_bare = ends_bare and not _LIST_ITEM.match(following)
+        for piece in _SENTENCE_END.split(line):
+            inside = _LEAD_IN_INSIDE.search(piece)
+            if inside is not None:
+                found.append(LeadIn(i + 1, section, piece[: inside.start() + 1]))
+        if ends_bare:
+            last = _SENTENCE_END.split(line)[-1]
+            found.append(LeadIn(i + 1, section, last))
+    return found
 
 
 def _around(sentence: str, start: int, end: int, at: int) -> str:
@@ -277,6 +323,7 @@ def audit(text: str, revision: Revision, adoptions: Sequence[Adoption] = ()) -> 
     result.sentences = [_adopting(s, adoptions) for s in result.sentences]
     mapped = {s.rule for s in result.sentences}
     result.rules_without_sentence = [r.id for r in rules if r.id not in mapped]
+    result.lead_ins = lead_ins(text, revision)
     return result
 
 

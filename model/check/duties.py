@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
+from acp_suggestions.model import readings
 from acp_suggestions.model.check.verify import verify
 from acp_suggestions.model.config import (
     RFD_CLIENT,
@@ -85,6 +86,7 @@ class Cell:
     bounds: Bounds = field(default_factory=Bounds)
     # What a model call may return (the review's: always one text list).
     predictions: tuple[SuggestionList, ...] = Config().predictions
+    readings: tuple[tuple[str, str], ...] = ()  # options other than the defaults (`readings`)
 
     def config(self, kept: Kept) -> Config:
         """The current revision's peers with this client, the agent bound by `kept` of the
@@ -98,6 +100,7 @@ class Cell:
             bounds=self.bounds,
             predictions=self.predictions,
         )
+        cfg = readings.apply(cfg, dict(self.readings))
         return cfg.with_(agent=replace(cfg.agent, optional=free))
 
 
@@ -171,6 +174,13 @@ def place(cell: Cell) -> Placement:
     return Placement(cell, needs, dict(sorted(shortest.items())), len(runs))
 
 
-def cells(semantics: Iterable[Semantics] = REVIEWED) -> list[Cell]:
-    """Every cell of the default table."""
-    return [Cell(v, sem, s, BOUNDS[v]) for v in (1, 2) for sem in semantics for s in strategies(v)]
+def cells(
+    semantics: Iterable[Semantics] = REVIEWED, chosen: tuple[tuple[str, str], ...] = ()
+) -> list[Cell]:
+    """Every cell of the default table (under the `chosen` readings' options)."""
+    return [
+        Cell(v, sem, s, BOUNDS[v], readings=chosen)
+        for v in (1, 2)
+        for sem in semantics
+        for s in strategies(v)
+    ]

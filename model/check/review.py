@@ -3,9 +3,11 @@ in both protocol versions and every network semantics, and say what each rule ca
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from acp_suggestions.model import readings
 from acp_suggestions.model.amendments import AMENDMENTS_BY_NAME
 from acp_suggestions.model.check import duties, sessions
 from acp_suggestions.model.check.executor import Executor
@@ -32,10 +34,14 @@ _LIVENESS_RULES = frozenset(r for p in LIVENESS for r in p.rules)
 class Job:
     """One exploration of the review."""
 
-    kind: str  # "baseline", "mutation", "environment" or "proposal"
-    name: str  # the revision, the broken rule, the environment change or the amendment
+    kind: str  # "baseline", "mutation", "environment", "proposal" or "reading"
+    # The revision, the broken rule, the environment change, the amendment, or a reading's
+    # NAME=OPTION.
+    name: str
     config: Config
-    setting: str = ""  # a proposal's: the setting of `compared` it is judged in
+    # A proposal's: the setting of `compared` it is judged in; a reading's: the key of the
+    # job it is judged against.
+    setting: str = ""
 
     @property
     def key(self) -> str:
@@ -163,6 +169,26 @@ def proposal_jobs(names: Sequence[str]) -> list[Job]:
             for setting, _, cfg in compared(v):
                 out.append(Job("proposal", name, amendment.apply(cfg), setting))
     return out
+
+
+def reading_jobs(base: Sequence[Job], chosen: dict[str, str] | None = None) -> list[Job]:
+    """The explorations that judge each reading's other options (other than the default,
+    or than the option `chosen`): each of the review's explorations the reading names, under
+    that option."""
+    chosen = chosen or {}
+    return [
+        Job("reading", f"{r.name}={option}", r.apply(job.config, option), job.key)
+        for r in readings.READINGS
+        for option in r.names
+        if option != chosen.get(r.name, r.default)
+        for job in base
+        if any(fnmatch.fnmatchcase(job.key, pattern) for pattern in r.judged_in)
+    ]
+
+
+def under(chosen: dict[str, str], todo: Sequence[Job]) -> list[Job]:
+    """The explorations with the `chosen` readings' options in force."""
+    return [replace(job, config=readings.apply(job.config, chosen)) for job in todo]
 
 
 def run(job: Job) -> Outcome:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
+from acp_suggestions.model import readings
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.network import REVIEWED, Semantics
 from acp_suggestions.model.rules import Revision
@@ -235,13 +236,15 @@ class Shared:
 
     version: int
     semantics: Semantics
+    readings: tuple[tuple[str, str], ...] = ()  # options other than the defaults (`readings`)
 
     @property
     def config(self) -> Config:
         """The configuration both sessions run."""
-        return baseline(
+        cfg = baseline(
             Revision.CURRENT, self.version, semantics=self.semantics, bounds=BOUNDS[self.version]
         )
+        return readings.apply(cfg, dict(self.readings))
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,9 +255,10 @@ class Sharing:
     comparison: Comparison
 
 
-def settings() -> list[Shared]:
-    """Every setting of the check: each protocol version over each transport."""
-    return [Shared(v, sem) for v in (1, 2) for sem in REVIEWED]
+def settings(chosen: tuple[tuple[str, str], ...] = ()) -> list[Shared]:
+    """Every setting of the check: each protocol version over each transport (under the
+    `chosen` readings' options)."""
+    return [Shared(v, sem, chosen) for v in (1, 2) for sem in REVIEWED]
 
 
 def check(setting: Shared) -> Sharing:

@@ -24,6 +24,7 @@ from acp_suggestions.model.check.review import (
 )
 from acp_suggestions.model.mutations import MUTATIONS, MUTATIONS_BY_RULE
 from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.readings import READINGS_BY_NAME
 from acp_suggestions.model.rules import RULES, RULES_BY_ID, Revision
 
 
@@ -235,19 +236,70 @@ def _proposals(outcomes: Sequence[Outcome]) -> list[Proposal]:
         settings = []
         for v in VERSIONS:
             for setting, key, _ in compared(v):
-                amended = amended_by[(name, setting, v)]
-                before = [n for n in by_key[key].violated if n in judged(by_key[key].job)]
-                after = [n for n in amended.violated if n in judged(amended.job)]
-                settings.append(
-                    ProposalSetting(
-                        key=key,
-                        before=before,
-                        after=after,
-                        closed=[n for n in before if n not in after],
-                        opened=[n for n in after if n not in before],
-                    )
-                )
+                settings.append(_compare(by_key[key], amended_by[(name, setting, v)]))
         out.append(Proposal(name, AMENDMENTS_BY_NAME[name].text, settings))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class ReadingOption:
+    """One option of a reading other than the one the review ran, and what it changes in
+    each exploration it was judged in (`before`: under the review's option)."""
+
+    option: str
+    means: str
+    settings: list[ProposalSetting]
+
+    @property
+    def changes(self) -> bool:
+        """Whether the option changes any verdict."""
+        return any(s.closed or s.opened for s in self.settings)
+
+
+@dataclass(frozen=True, slots=True)
+class ReadingVerdict:
+    """One reading: the question the RFD leaves open, the option the review ran, and each
+    other option's effect."""
+
+    name: str
+    question: str
+    section: str
+    ran: str
+    others: list[ReadingOption]
+
+
+def _compare(before_job: Outcome, after_job: Outcome) -> ProposalSetting:
+    """What one exploration's verdicts are with a change and without it."""
+    before = [n for n in before_job.violated if n in judged(before_job.job)]
+    after = [n for n in after_job.violated if n in judged(after_job.job)]
+    return ProposalSetting(
+        key=before_job.job.key,
+        before=before,
+        after=after,
+        closed=[n for n in before if n not in after],
+        opened=[n for n in after if n not in before],
+    )
+
+
+def _readings(outcomes: Sequence[Outcome]) -> list[ReadingVerdict]:
+    by_key = {o.job.key: o for o in outcomes}
+    judged_by: dict[str, dict[str, list[Outcome]]] = {}
+    for o in outcomes:
+        if o.job.kind == "reading":
+            name, option = o.job.name.split("=")
+            judged_by.setdefault(name, {}).setdefault(option, []).append(o)
+    out = []
+    for name, options in judged_by.items():
+        reading = READINGS_BY_NAME[name]
+        means = dict(reading.options)
+        ran = next(o for o in reading.names if o not in options)
+        others = [
+            ReadingOption(
+                option, means[option], [_compare(by_key[o.job.setting], o) for o in judged]
+            )
+            for option, judged in options.items()
+        ]
+        out.append(ReadingVerdict(name, reading.question, reading.section, ran, others))
     return out
 
 
@@ -264,6 +316,9 @@ class Summary:
     explorations: int
     duties: DutyTable | None = None
     proposals: list[Proposal] = field(default_factory=list)
+    readings: list[ReadingVerdict] = field(default_factory=list)
+    # The JSON examples the RFD's text leads to (`wire.examples`), added by the command.
+    examples: list[dict[str, Any]] = field(default_factory=list)
     two_sessions: list[TwoSessionsVerdict] = field(default_factory=list)
     audit: AuditOfFile | None = None
     on_screen: ScreenTime | None = None
@@ -284,6 +339,10 @@ class Summary:
             out["duties"] = asdict(self.duties)
         if self.proposals:
             out["proposals"] = [asdict(p) for p in self.proposals]
+        if self.readings:
+            out["readings"] = [asdict(r) for r in self.readings]
+        if self.examples:
+            out["examples"] = self.examples
         if self.two_sessions:
             out["two_sessions"] = [asdict(t) for t in self.two_sessions]
         if self.on_screen is not None:
@@ -399,6 +458,7 @@ def summarize(
         explorations=len(outcomes),
         duties=duty_table(placements, baselines) if placements else None,
         proposals=_proposals(outcomes),
+        readings=_readings(outcomes),
         two_sessions=[
             TwoSessionsVerdict(
                 version=s.setting.version,

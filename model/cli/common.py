@@ -176,3 +176,27 @@ def observer_option(p: argparse.ArgumentParser, what: str) -> None:
         default="client",
         help=f"whose side {what} recorded on (default: client)",
     )
+
+
+def reading_option(parser: argparse.ArgumentParser) -> None:
+    """`--reading NAME=OPTION`, repeatable: how the model reads a point the RFD leaves open."""
+    from acp_suggestions.model.readings import READINGS
+
+    parser.add_argument(
+        "--reading",
+        action="append",
+        default=[],
+        metavar="NAME=OPTION",
+        help="read an open point of the RFD this way (repeatable; `acp-suggestions readings` "
+        f"lists them: {', '.join(r.name for r in READINGS)}; default: each one's first option)",
+    )
+
+
+def chosen_readings(args: argparse.Namespace) -> dict[str, str]:
+    """The readings' options `--reading` chose, checked."""
+    from acp_suggestions.model import readings
+
+    try:
+        return readings.parse(args.reading)
+    except ValueError as exc:
+        raise UsageError(f"--reading {exc}") from None

@@ -12,11 +12,13 @@ from rich.console import Console
 
 from acp_suggestions.model.cli.common import (
     UsageError,
+    chosen_readings,
     err,
     gib,
     labelled,
     positive,
     progress,
+    reading_option,
     spill_folder,
     spill_option,
     stdout,
@@ -55,7 +57,34 @@ def _rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def _readings(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from acp_suggestions.model.readings import READINGS
+
+    if args.format == "json":
+        rows = [
+            {
+                "name": r.name,
+                "section": r.section,
+                "question": r.question,
+                "default": r.default,
+                "options": dict(r.options),
+            }
+            for r in READINGS
+        ]
+        print(json.dumps(rows, indent=2))
+        return 0
+    table = Table("reading", "section", "question", "options (the first is the default)")
+    for r in READINGS:
+        options = "\n".join(f"{name}: {means}" for name, means in r.options)
+        table.add_row(r.name, r.section, r.question, options)
+    stdout.print(table)
+    return 0
+
+
 def _config(args: argparse.Namespace) -> Config:
+    from acp_suggestions.model import readings
     from acp_suggestions.model.config import baseline, client_policy
     from acp_suggestions.model.messages import ClientSuggestionCaps
     from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
@@ -96,7 +125,7 @@ def _config(args: argparse.Namespace) -> Config:
                 f"not of revision {revision.value}, protocol v{args.version}"
             )
         cfg = mutation.apply(cfg)
-    return cfg
+    return readings.apply(cfg, chosen_readings(args))
 
 
 def standing(rule_ids: tuple[str, ...], cfg: Config) -> str:
@@ -244,6 +273,12 @@ def add_parsers(sub: Subparsers) -> None:
     )
     rules.set_defaults(run=_rules)
 
+    rd = sub.add_parser(
+        "readings", help="list the open points of the RFD the model reads one way (--reading)"
+    )
+    rd.add_argument("--format", choices=["table", "json"], default="table")
+    rd.set_defaults(run=_readings)
+
     check = sub.add_parser("check", help="explore every state of one configuration")
     check.add_argument("--version", type=int, choices=[1, 2], default=1)
     check.add_argument(
@@ -291,6 +326,7 @@ def add_parsers(sub: Subparsers) -> None:
         action="store_true",
         help="reopen the session on the live connection, not a new one",
     )
+    reading_option(check)
     d = Bounds()
     for name in ("prompts", "predictions", "loads", "cancels", "foreground", "blocked"):
         check.add_argument(

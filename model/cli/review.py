@@ -14,6 +14,7 @@ from acp_suggestions.model.amendments import ADOPTIONS, AMENDMENTS_BY_NAME, PROP
 from acp_suggestions.model.check.executor import Executor
 from acp_suggestions.model.cli.common import (
     UsageError,
+    chosen_readings,
     err,
     executor_for,
     executor_options,
@@ -24,6 +25,7 @@ from acp_suggestions.model.cli.common import (
     positive,
     progress,
     read_rfd,
+    reading_option,
     spill_folder,
     spill_option,
     stdout,
@@ -97,6 +99,7 @@ def _review(args: argparse.Namespace) -> int:
 
     from acp_suggestions.model.check import duties, review, sessions, verdicts
     from acp_suggestions.model.render import findings, letter, report
+    from acp_suggestions.model.wire import examples as wire_examples
     from acp_suggestions.sims import onscreen
 
     if args.against and not args.rfd:
@@ -110,9 +113,12 @@ def _review(args: argparse.Namespace) -> int:
         )
     audited = _audit_of_file(args, args.rfd, "--rfd") if args.rfd else None
     proposed = list(dict.fromkeys([*PROPOSED_BY_FINDINGS, *args.propose]))
-    jobs = review.jobs() + review.proposal_jobs(proposed)
-    cells = [] if args.no_duties else duties.cells()
-    todo: list[review.Task] = [*jobs, *cells, *sessions.settings()]
+    chosen = chosen_readings(args)
+    pairs = tuple(sorted(chosen.items()))
+    base = review.under(chosen, review.jobs() + review.proposal_jobs(proposed))
+    jobs = base + review.reading_jobs(base, chosen)
+    cells = [] if args.no_duties else duties.cells(chosen=pairs)
+    todo: list[review.Task] = [*jobs, *cells, *sessions.settings(pairs)]
     executor = executor_for(args, len(todo))
     started = time.perf_counter()
     with output_folder(args, "out") as out:
@@ -123,6 +129,7 @@ def _review(args: argparse.Namespace) -> int:
         summary = verdicts.summarize(outcomes, placements, review.sharings_of(done))
         summary.audit = audited
         summary.on_screen = onscreen.measure(executor)
+        summary.examples = wire_examples.examples()
         paths = report.write(out.staging, summary, outcomes)
         out.commit(paths)
     seconds = time.perf_counter() - started
@@ -156,7 +163,7 @@ def _review(args: argparse.Namespace) -> int:
     except findings.Unsupported:
         first = []
     if first:
-        err.print("To the RFD's author, change first:")
+        err.print("To the RFD's author, the edits (this RFD's, then the SDKs'):")
         for line in first:
             err.print(f"  {line}")
     err.print(f"The letter, the findings and every run: {out.given / 'report.html'}")
@@ -171,8 +178,8 @@ def _deep_review(args: argparse.Namespace) -> int:
     from acp_suggestions.model.check import deep, store
     from acp_suggestions.model.render import deep as rendered
 
-    if args.rfd or args.propose or args.no_duties:
-        raise UsageError("--depth deep takes no --rfd, --propose or --no-duties")
+    if args.rfd or args.propose or args.no_duties or args.reading:
+        raise UsageError("--depth deep takes no --rfd, --propose, --reading or --no-duties")
     folder = spill_folder(args)
     if folder is not None and args.scheduler is not None:
         raise UsageError("--spill is a local run's: a cluster's workers have disks of their own")
@@ -287,6 +294,7 @@ def add_parsers(sub: Subparsers) -> None:
     spill_option(rev, "with --depth deep, each lone session's search")
     executor_options(rev)
     rev.add_argument("--quiet", action="store_true", help="no progress bar")
+    reading_option(rev)
     rev.add_argument(
         "--propose",
         action="append",

@@ -59,6 +59,8 @@ def text(of: AuditOfFile) -> str:
         out.append(f"  line {s.line} {s.keyword}{case}: {rule}{note}: “{s.clause.strip()}”")
     for r in of.audit.rules_without_sentence:
         out.append(f"  {r}: no sentence states it")
+    for x in of.audit.lead_ins:
+        out.append(f"  line {x.line}: ends in a colon with nothing after it (lost?): “{x.text}”")
     if of.against:
         out.append(f"changes since {of.against}:")
         for c in of.changes:

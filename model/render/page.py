@@ -19,13 +19,13 @@ _STYLE = (
     "line-height:1.4}p,li{overflow-wrap:anywhere}.wide{overflow-x:auto;margin:.5rem 0}"
     "table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:.2rem .5rem;"
     "text-align:left;vertical-align:top}th{background:#eee}h3{overflow-wrap:anywhere}"
-    "nav ol{columns:16rem}"
+    "nav ol{columns:16rem}summary{cursor:pointer;font-weight:bold}"
 )
 
 
 def html_page(markdown_text: str) -> str:
     """A self-contained HTML page for the Markdown report: headings with the same anchors as
-    on GitHub, a contents list of the sections, tables that scroll inside the page."""
+    on GitHub, a folded contents list of the sections, tables that scroll inside the page."""
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
@@ -45,7 +45,9 @@ def html_page(markdown_text: str) -> str:
         "</table>", "</table></div>"
     )
     contents = "".join(f'<li><a href="#{i}">{html.escape(t)}</a></li>' for i, t in sections)
-    body = body.replace("</h1>\n", f"</h1>\n<nav><h2>Contents</h2><ol>{contents}</ol></nav>\n", 1)
+    # Folded, so that the page opens on the letter on a phone as on a desktop.
+    nav = f"<nav><details><summary>Contents</summary><ol>{contents}</ol></details></nav>"
+    body = body.replace("</h1>\n", f"</h1>\n{nav}\n", 1)
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

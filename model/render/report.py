@@ -14,7 +14,7 @@ from acp_suggestions.model.check.verify import Counterexample
 from acp_suggestions.model.config import Bounds
 from acp_suggestions.model.invariants import PROPERTIES_BY_NAME
 from acp_suggestions.model.liveness import LIVENESS
-from acp_suggestions.model.render import findings, letter, page, sections
+from acp_suggestions.model.render import findings, letter, migration, page, sections
 from acp_suggestions.model.render.atomic import write_atomic
 from acp_suggestions.model.render.itf import dumps as itf_dumps
 from acp_suggestions.model.render.itf import to_itf
@@ -92,7 +92,10 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
     """The review as Markdown, for the RFD's author: findings, a glossary, the rules with what
     breaking each does, the compliant peers and the other tables, then each counterexample
     once, with the settings it occurs in."""
-    out = ["# Spec review: prompt suggestions", "", *_letter_section(summary), ""]
+    out = ["# Spec review: prompt suggestions", "", *_letter_section(summary)]
+    if summary.examples:
+        out += sections.examples_section(summary.examples)
+    out += [*_migration_section(summary), ""]
     out += [
         f"{summary.explorations} explorations, {summary.states_explored:,} states in all. "
         "Each rule with a mutation is broken alone, in protocol v1 and v2 and over every "
@@ -146,6 +149,19 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
         ],
         rows,
     )
+    if summary.failures:
+        out += ["", "## Expected properties that do not hold", ""]
+        out += [f"- {f}" for f in summary.failures]
+    out += [
+        "",
+        APPENDIX,
+        "",
+        "The tables behind the letter and the findings, the catalogue's "
+        "other rules, the properties, and every run.",
+        "",
+    ]
+    if summary.readings:
+        out += sections.readings_section(summary.readings)
     if summary.duties is not None:
         out += sections.duty_section(summary.duties)
     if summary.proposals:
@@ -171,13 +187,9 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
         out += markdown_table(["version", "semantics", "bounds", "states", "breaks"], env_rows)
     if summary.two_sessions:
         out += sections.two_sessions_section(summary.two_sessions)
-    if summary.failures:
-        out += ["", "## Expected properties that do not hold", ""]
-        out += [f"- {f}" for f in summary.failures]
     if summary.audit is not None:
         out += sections.audit_section(summary.audit)
-    out += ["", APPENDIX, "", "The catalogue's other rules, the properties, and every run.", ""]
-    out += ["## Rules without a mutation", ""]
+    out += ["", "## Rules without a mutation", ""]
     for rid in summary.unmutated_rules:
         rule = RULES_BY_ID[rid]
         why = f"; {rule.why_unobservable}" if rule.why_unobservable else ""
@@ -228,6 +240,14 @@ def _broken(name: str) -> str:
     )
 
 
+def _migration_section(summary: Summary) -> list[str]:
+    """The `_meta` migration, when the review ran the legacy peers."""
+    try:
+        return ["", *migration.markdown(summary.as_json())]
+    except findings.Unsupported:
+        return []
+
+
 def _letter_section(summary: Summary) -> list[str]:
     """The letter to the RFD's author, from this review's data; a review that does not
     support it says why instead."""
@@ -253,11 +273,18 @@ def _findings_section(summary: Summary) -> list[str]:
             f"The findings are written from the default review; this one does not "
             f"support them ({why}).",
         ]
+    try:
+        in_letter = letter.covers(summary.as_json())
+    except findings.Unsupported:
+        in_letter = {}
     return [
         *out,
         intro,
         "",
-        *(f"{n}. {text}" for n, text in enumerate(found, 1)),
+        *(
+            f"{n}. In the letter ({in_letter[n]})." if n in in_letter else f"{n}. {text}"
+            for n, text in enumerate(found, 1)
+        ),
     ]
 
 

@@ -13,6 +13,7 @@ from acp_suggestions.model.check.verdicts import (
     DutyTable,
     EnvironmentVerdict,
     Proposal,
+    ReadingVerdict,
     RuleVerdict,
     ScreenTime,
     TwoSessionsVerdict,
@@ -52,6 +53,20 @@ def review_schema() -> dict[str, Any]:
         "explorations": {"type": "integer"},
         "duties": ref(DutyTable),
         "proposals": {"type": "array", "items": ref(Proposal)},
+        "readings": {"type": "array", "items": ref(ReadingVerdict)},
+        "examples": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "title": {"type": "string"},
+                    "section": {"type": "string"},
+                    "json": {"type": "object"},
+                },
+                "required": ["title", "section", "json"],
+            },
+            "description": "the JSON examples the RFD's text leads to, as the model writes them",
+        },
         "two_sessions": {"type": "array", "items": ref(TwoSessionsVerdict)},
         "on_screen": ref(ScreenTime) | {"description": "the simulator's figures for the letter"},
         "audit": {"type": "object", "description": "the RFC 2119 audit, with --rfd"},

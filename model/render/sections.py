@@ -1,15 +1,19 @@
 """The spec review's sections on what it adds beyond the rules: two sessions on one
-connection, the duty placement, the proposals and the audit of an RFD text."""
+connection, the duty placement, the proposals, the readings and the audit of an RFD text."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from typing import Any
 
 from acp_suggestions.model.check.verdicts import (
     AuditOfFile,
     DutyRow,
     DutyTable,
     Proposal,
+    ProposalSetting,
+    ReadingVerdict,
     TwoSessionsVerdict,
 )
 from acp_suggestions.model.config import Bounds
@@ -165,19 +169,78 @@ def proposal_section(proposals: Sequence[Proposal]) -> list[str]:
     ]
     for proposal in proposals:
         out += ["", f"### {proposal.name}", "", proposal.text, ""]
-        rows = [
-            [
-                f"`{s.key}`",
-                ", ".join(s.before) or "none",
-                ", ".join(s.after) or "none",
-                ", ".join(s.closed) or "-",
-                ", ".join(s.opened) or "-",
-            ]
-            for s in proposal.settings
+        header = ["setting", "fails without it", "fails with it"]
+        out += _changes_table(header, proposal.settings)
+    return out
+
+
+def _changes_table(header: list[str], settings: Sequence[ProposalSetting]) -> list[str]:
+    """A table of what fails before and after a change, and what it closes and opens."""
+    rows = [
+        [
+            f"`{s.key}`",
+            ", ".join(s.before) or "none",
+            ", ".join(s.after) or "none",
+            ", ".join(s.closed) or "-",
+            ", ".join(s.opened) or "-",
         ]
-        out += markdown_table(
-            ["setting", "fails without it", "fails with it", "closed", "opened"], rows
-        )
+        for s in settings
+    ]
+    return markdown_table([*header, "closed", "opened"], rows)
+
+
+def _compact(value: Any, indent: int = 0, width: int = 88) -> str:
+    """JSON with each object or array on one line where it fits in `width`."""
+    flat = json.dumps(value)
+    if len(flat) + indent <= width or not isinstance(value, dict | list) or not value:
+        return flat
+    pad = " " * (indent + 2)
+    if isinstance(value, dict):
+        items = [
+            f"{pad}{json.dumps(k)}: {_compact(v, indent + 2, width)}" for k, v in value.items()
+        ]
+        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+    items = [f"{pad}{_compact(v, indent + 2, width)}" for v in value]
+    return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+
+
+def examples_section(examples: Sequence[dict[str, Any]]) -> list[str]:
+    """The JSON examples the RFD's text leads to, each as a titled block (`wire.examples`)."""
+    out = [
+        "",
+        "## The examples the text leaves out",
+        "",
+        "The RFD's text leads to JSON it does not show (sentences that end in a colon with "
+        "nothing after them; `acp-suggestions audit` lists them). Here it is as the model "
+        "writes it, valid against the ACP SDK's types (the prompt blocks; v1's capabilities) "
+        "and read back by the model's parser.",
+    ]
+    for e in examples:
+        block = _compact(e["json"]).splitlines()
+        out += ["", f"{e['title']} (section {e['section']}):", "", "```json", *block, "```"]
+    return out
+
+
+def readings_section(verdicts: Sequence[ReadingVerdict]) -> list[str]:
+    """Each open point of the RFD the model reads one way, and what its other options change
+    (`--reading NAME=OPTION` switches it)."""
+    out = [
+        "",
+        "## Readings",
+        "",
+        "Where the RFD leaves open what a peer does, the model reads it one way; each other "
+        "reading is judged in the explorations it matters to: the properties in force, and "
+        "the goals, that fail under the review's reading and under the other.",
+    ]
+    for r in verdicts:
+        out += ["", f"### {r.name} ({r.section})", "", r.question, ""]
+        for other in r.others:
+            out += [
+                f"The review reads it as `{r.ran}`; under `{other.option}` ({other.means}):",
+                "",
+            ]
+            header = ["exploration", f"fails as `{r.ran}`", f"as `{other.option}`"]
+            out += _changes_table(header, other.settings)
     return out
 
 
@@ -211,6 +274,14 @@ def audit_section(of: AuditOfFile) -> list[str]:
         "Lower-case keywords are not normative under RFC 8174: each listed one should be "
         "capitalised or reworded.",
     ]
+    if of.audit.lead_ins:
+        out += [
+            "",
+            "Sentences that end in a colon with nothing after them (an example, schema "
+            "or list the text lost):",
+            "",
+        ]
+        out += [f"- line {x.line} ({x.section}): “{x.text}”" for x in of.audit.lead_ins]
     if of.against:
         out += ["", f"### Changes since {of.against}", ""]
         rows = [

@@ -1,0 +1,136 @@
+"""The readings: each place where the RFD leaves open what a peer does and the model had to
+choose, as a named switch with its options (`--reading NAME=OPTION`).  The first option is
+the model's default; the review judges every other option against it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from acp_suggestions.model.config import Config
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One open point: the question the RFD leaves, the section where, the options with what
+    each makes the model do (the first is the default), and where the review judges it."""
+
+    name: str
+    question: str
+    section: str
+    options: tuple[tuple[str, str], ...]
+    apply: Callable[[Config, str], Config]
+    # The review's explorations (job keys, fnmatch patterns) each other option is judged in.
+    judged_in: tuple[str, ...]
+
+    @property
+    def default(self) -> str:
+        """The option the model takes unless told otherwise."""
+        return self.options[0][0]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The options' names, the default first."""
+        return tuple(name for name, _ in self.options)
+
+
+def _agent(field: str, when: str) -> Callable[[Config, str], Config]:
+    """Set the agent's flag `field` when the option is `when`, clear it otherwise."""
+    return lambda cfg, option: cfg.with_(agent=replace(cfg.agent, **{field: option == when}))  # type: ignore[arg-type]  # a bool flag by name
+
+
+def _client(field: str, when: str) -> Callable[[Config, str], Config]:
+    """Set the client's flag `field` when the option is `when`, clear it otherwise."""
+    return lambda cfg, option: cfg.with_(client=replace(cfg.client, **{field: option == when}))  # type: ignore[arg-type]  # a bool flag by name
+
+
+READINGS: tuple[Reading, ...] = (
+    Reading(
+        "acceptance-order",
+        "In v2, in which order go the session/prompt response, the user_message and the "
+        "withdrawal of the list the prompt outdated?",
+        "Lifetime",
+        (
+            ("any", "the agent sends the three in any order; the RFD fixes none"),
+            (
+                "withdrawal-first",
+                "the withdrawal goes first, as the legacy adapter sends its clear",
+            ),
+        ),
+        _agent("withdraws_first", "withdrawal-first"),
+        ("baseline.2026-11-14.v2.*",),
+    ),
+    Reading(
+        "v1-acceptance",
+        "When does a v1 agent accept a prompt (and withdraw its list)? The RFD defines "
+        "acceptance for v2 only.",
+        "Lifetime",
+        (
+            ("on-read", "when it reads session/prompt"),
+            ("by-turn-end", "as the turn ends: the withdrawal goes with the response"),
+        ),
+        _agent("withdraws_by_turn_end", "by-turn-end"),
+        ("baseline.2026-11-14.v1.*",),
+    ),
+    Reading(
+        "conversation-changes",
+        "What changes the conversation, so that a running prediction is discarded: a prompt "
+        "and v2 work without one, or the agent's reply too?",
+        "Lifetime",
+        (
+            ("prompts-and-work", "a prompt accepted, or v2 work without a prompt"),
+            ("also-the-reply", "also the reply: a prediction running at the turn's end goes"),
+        ),
+        _agent("reply_changes_conversation", "also-the-reply"),
+        ("baseline.2026-11-14.v1.*", "baseline.2026-11-14.v2.fifo"),
+    ),
+    Reading(
+        "reopened-list",
+        "When an agent replays a list (a SHOULD NOT), is it the current list (the most recent "
+        "update) or is the list empty (a reopened session starts empty)?",
+        "Replay and resuming",
+        (
+            ("empty", "the list is empty, so the agent withdraws nothing at the next prompt"),
+            ("replayed", "the replayed list is current: the agent withdraws it at the next prompt"),
+        ),
+        _agent("replayed_list_current", "replayed"),
+        ("mutation.RP-1.v*.fifo",),
+    ),
+    Reading(
+        "reopened-empty-from",
+        "When is a client's list of a reopened session empty: from its session/load or "
+        "session/resume request, or once that completes?",
+        "Replay and resuming",
+        (
+            ("request", "emptied on sending the request; an update read during the load stays"),
+            ("completion", "emptied again on completion, dropping what came during the load"),
+        ),
+        _client("empties_on_load_completion", "completion"),
+        ("environment.load-on-live-connection.*", "mutation.RP-1.v*.fifo"),
+    ),
+)
+READINGS_BY_NAME = {r.name: r for r in READINGS}
+
+
+def parse(specs: Sequence[str]) -> dict[str, str]:
+    """`NAME=OPTION` strings as a mapping, each checked; a ValueError names what is wrong."""
+    chosen: dict[str, str] = {}
+    for spec in specs:
+        name, sep, option = spec.partition("=")
+        reading = READINGS_BY_NAME.get(name.strip())
+        if not sep or reading is None:
+            known = ", ".join(r.name for r in READINGS)
+            raise ValueError(f"{spec!r}: give NAME=OPTION with NAME one of {known}")
+        if option.strip() not in reading.names:
+            raise ValueError(f"{spec!r}: {name} takes {', '.join(reading.names)}")
+        if chosen.get(reading.name, option.strip()) != option.strip():
+            raise ValueError(f"{spec!r}: {name} is given twice with different options")
+        chosen[reading.name] = option.strip()
+    return chosen
+
+
+def apply(cfg: Config, chosen: dict[str, str]) -> Config:
+    """`cfg` under the chosen options (readings not named keep their default)."""
+    for name, option in sorted(chosen.items()):
+        cfg = READINGS_BY_NAME[name].apply(cfg, option)
+    return cfg
