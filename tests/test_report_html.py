@@ -53,7 +53,7 @@ def test_the_page_never_scrolls_sideways(review_folder: Path, tmp_path: Path, wi
     page = (review_folder / "report.html").read_text(encoding="utf-8")
     assert _measure(page, width, tmp_path) == 0
     # The probe sees overflow when there is some: a wide block planted in the page.
-    wide = page.replace("<body>\n", "<body>\n<pre>" + "x" * 400 + "</pre>", 1)
+    wide = page.replace("<body>\n", '<body>\n<div style="width:400em">x</div>', 1)
     assert _measure(wide, width, tmp_path) > 0
 
 

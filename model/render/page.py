@@ -19,7 +19,7 @@ _STYLE = (
     "line-height:1.4}p,li{overflow-wrap:anywhere}.wide{overflow-x:auto;margin:.5rem 0}"
     "table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:.2rem .5rem;"
     "text-align:left;vertical-align:top}th{background:#eee}h3{overflow-wrap:anywhere}"
-    "nav ol{columns:16rem}summary{cursor:pointer;font-weight:bold}"
+    "nav ol{columns:16rem}summary{cursor:pointer;font-weight:bold}pre{overflow-x:auto}"
 )
 
 
