@@ -39,6 +39,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if REVIEWS & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+            # One worker computes the review, once, for every test that reads it.
+            item.add_marker(pytest.mark.xdist_group("review"))
     if CI or config.getoption("--all"):
         return
     slow = [item for item in items if item.get_closest_marker("slow")]

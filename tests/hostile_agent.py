@@ -43,6 +43,7 @@ def initialized(request: dict[str, object]) -> dict[str, object]:
 def serve(mode: str) -> None:
     """Answer requests in order, misbehaving where the mode says."""
     asked = 100
+    authenticated = False
     for line in sys.stdin:
         request = json.loads(line)
         method, rid = request.get("method"), request.get("id")
@@ -52,7 +53,10 @@ def serve(mode: str) -> None:
             if mode == "wrong-id":
                 answer(10_000 + int(rid), initialized(request))
                 continue
-            answer(rid, initialized(request))
+            result = initialized(request)
+            if mode == "auth":
+                result["authMethods"] = [{"id": "api-key", "name": "API key"}]
+            answer(rid, result)
             if mode == "duplicate-id":
                 answer(rid, initialized(request))
             if mode == "flood":
@@ -62,7 +66,16 @@ def serve(mode: str) -> None:
                 text = json.dumps(note) + "\n"
                 while True:
                     sys.stdout.write(text)
+        elif method == "authenticate":
+            params = request.get("params")
+            authenticated = isinstance(params, dict) and params.get("methodId") == "api-key"
+            answer(rid, {})
         elif method == "session/new":
+            if mode == "auth" and not authenticated:
+                needed = {"code": -32000, "message": "Authentication required"}
+                error = {**needed, "data": {"authMethods": ["api-key"]}}
+                send({"jsonrpc": "2.0", "id": rid, "error": error})
+                continue
             answer(rid, {"sessionId": "s"})
         elif method == "session/prompt":
             if mode == "files":

@@ -21,8 +21,8 @@ from acp_suggestions.sims import sweep
 from acp_suggestions.sims.scenario import DEFAULT_SCENARIO, load
 from tests.helpers import CLI, interrupted
 
-# Dask clusters and pools: slow, run by --all and CI.
-pytestmark = pytest.mark.slow
+# Dask clusters and pools, killed workers: slow, and alone (CI's serial pass).
+pytestmark = [pytest.mark.slow, pytest.mark.serial]
 
 
 @pytest.fixture(scope="module")

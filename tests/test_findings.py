@@ -14,7 +14,7 @@ import pytest
 
 from acp_suggestions.model.check import review, verdicts
 from acp_suggestions.model.cli.main import main
-from acp_suggestions.model.render import findings, report, schema
+from acp_suggestions.model.render import findings, letter, report, schema
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -116,10 +116,14 @@ def review_json(full_review: tuple[verdicts.Summary, list[review.Outcome]]) -> d
 def test_the_report_opens_with_the_letter_then_the_findings(
     full_review: tuple[verdicts.Summary, list[review.Outcome]], review_json: dict[str, Any]
 ) -> None:
+    """The letter, what it refers the author to (the examples, the migration), then the
+    findings: each in full, or, where the letter makes it, a pointer to the letter's edit."""
     text = report.markdown(*full_review)
     sections = [line for line in text.splitlines() if line.startswith("## ")]
-    assert sections[:4] == [
+    assert sections[:6] == [
         "## To the RFD's author",
+        "## The examples the text leaves out",
+        "## The `_meta` migration",
         "## Findings",
         "## Glossary",
         "## Rules broken one at a time",
@@ -127,8 +131,11 @@ def test_the_report_opens_with_the_letter_then_the_findings(
     head = text.split("## Glossary")[0]
     _, found = findings.items(review_json)
     assert len(found) == len(findings.FINDINGS)
+    in_letter = letter.covers(review_json)
+    assert sorted(in_letter) == [3, 4, 8, 9, 10]
     for n, finding in enumerate(found, 1):
-        assert f"\n{n}. {finding}\n" in head
+        shown = f"In the letter ({in_letter[n]})." if n in in_letter else finding
+        assert f"\n{n}. {shown}\n" in head
 
 
 def test_the_readme_findings_are_what_the_review_writes(review_json: dict[str, Any]) -> None:

@@ -15,7 +15,8 @@ import pytest
 from tests.helpers import AGENT, CLI, interrupted
 
 # Reviews, sweeps and probes started and ended by signals: slow.
-pytestmark = pytest.mark.slow
+# Signals and the seconds they take to end a run: slow, and alone (CI's serial pass).
+pytestmark = [pytest.mark.slow, pytest.mark.serial]
 
 ROOT = Path(__file__).resolve().parents[1]
 OURS = tuple(f'File "{ROOT / room}/' for room in ("model", "sims", "acp_suggestions"))
@@ -104,6 +105,18 @@ def test_a_signal_ends_a_probe(ending: str, tmp_path: Path) -> None:
             os.killpg(run.group, 0)
             time.sleep(0.1)
     assert list(out.iterdir()) == []
+
+
+def test_a_signal_ends_a_probe_of_a_stubborn_agent_within_two_seconds(tmp_path: Path) -> None:
+    """An agent that ignores its closed stdin (it never reads) is not given the usual 2 s
+    grace when the probe itself is being ended: SIGTERM follows at once, and the run ends
+    within the two seconds the README promises."""
+    hostile = Path(__file__).with_name("hostile_agent.py")
+    argv = [*CLI, "probe", "--out", str(tmp_path / "o"), "--start-timeout", "30"]
+    argv += ["--", sys.executable, str(hostile), "never-reads"]
+    run = interrupted(argv, 1, after=2.0, signum=signal.SIGTERM, group=False)
+    assert run.code == 128 + signal.SIGTERM, run.stderr
+    assert run.seconds < 2, run.seconds
 
 
 FINALIZED = """

@@ -320,3 +320,77 @@ def test_a_signal_while_an_agent_starts_ends_the_probe() -> None:
         pytest.fail(f"the probe hung after a signal at turn {len(ended)}")
     assert run.stdout.split() == [str(n) for n in range(turns)], run.stderr
     assert "Traceback" not in run.stderr and "never retrieved" not in run.stderr
+
+
+def test_an_agent_that_answers_v1_is_probed_in_v1_and_blamed_for_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ACP's initialization: the agent answers the latest version it supports and the client
+    goes on in it. Asked for v2, an agent that speaks v1 is probed in v1, its v1 rules judged;
+    the report says so, and v2's own scenarios are named as not run, not failed."""
+    out = tmp_path / "out"
+    args = ["probe", "--version", "2", "--out", str(out), "--format", "json"]
+    assert main([*args, "--", *AGENT, "--speaks", "1"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["version"] == {"asked": 2, "ran": [1]}
+    assert report["verdict"] != "error"
+    v1 = {s.name for s in SCENARIOS if 1 in s.versions}
+    for s in report["scenarios"]:
+        assert "error" not in s, s
+        if s["scenario"] in v1:
+            assert s["version"] == 1 and s["verdict"] in ("pass", "inconclusive")
+        else:
+            assert s["reason"] == "a scenario the agent's v1 does not have"
+    assert report["rules"]["CAP-2"].get("pass"), report["rules"]["CAP-2"]
+    assert (
+        main(
+            ["probe", "--version", "2", "--out", str(out), "--force", "--", *AGENT, "--speaks", "1"]
+        )
+        == 0
+    )
+    assert "the agent answered protocolVersion 1 to a v2 initialize" in capsys.readouterr().out
+
+
+def test_strict_version_refuses_an_agent_that_answers_another(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["probe", "--version", "2", "--strict-version", "--out", str(tmp_path / "o")]
+    assert main([*args, "--scenario", "capability-off", "--", *AGENT, "--speaks", "1"]) == 2
+    assert "answered protocolVersion 1 to a v2 initialize (--strict-version" in (
+        capsys.readouterr().out
+    )
+
+
+def test_an_agent_that_needs_authentication_gets_it_with_auth(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --auth the error answer is named with its data (which method to use); with
+    --auth (the first advertised method) the probe authenticates and goes on."""
+    argv = ["probe", "--step-timeout", "3", "--start-timeout", "3", "--format", "json"]
+    argv += ["--scenario", "capability-off"]
+    agent = ["--", sys.executable, str(HOSTILE), "auth"]
+    assert main([*argv, "--out", str(tmp_path / "a"), *agent]) == 2
+    error = json.loads(capsys.readouterr().out)["scenarios"][0]["error"]
+    assert "session/new with error -32000 (Authentication required" in error
+    assert 'data: {"authMethods": ["api-key"]}' in error
+    assert main([*argv, "--out", str(tmp_path / "b"), "--auth", *agent]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert "error" not in report["scenarios"][0]
+    trace = (tmp_path / "b" / "capability-off.jsonl").read_text()
+    assert '"method": "authenticate"' in trace and '"methodId": "api-key"' in trace
+    assert main([*argv, "--out", str(tmp_path / "c"), "--auth", "other", *agent]) == 2
+
+
+def test_each_scenario_has_a_budget_of_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An agent that hangs uses up one scenario's budget, not the next one's: every scenario
+    runs, each ended at its own --timeout."""
+    argv = ["probe", "--out", str(tmp_path), "--step-timeout", "30", "--timeout", "2"]
+    argv += ["--scenario", "prompt-after-suggestion", "--scenario", "two-sessions"]
+    argv += ["--format", "json", "--", *AGENT, "--misbehave", "hang"]
+    started = time.monotonic()
+    assert main(argv) == 2
+    assert time.monotonic() - started < 15
+    errors = [s["error"] for s in json.loads(capsys.readouterr().out)["scenarios"]]
+    assert len(errors) == 2 and all(e.startswith("the scenario's 2 s were used up") for e in errors)

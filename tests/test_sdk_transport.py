@@ -210,6 +210,7 @@ def _ts_orders(folder: Path, script: list[str], request: str) -> set[tuple[str, 
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # the orders seen depend on timers: measured alone
 @pytest.mark.parametrize("request_kind", ["prompt", "load"])
 @pytest.mark.parametrize("script", [["a", "result", "b"], ["result", "b"], ["a", "b", "result"]])
 def test_the_typescript_sdk_shows_exactly_the_orders_its_transport_allows(

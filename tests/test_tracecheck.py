@@ -72,6 +72,18 @@ def test_crossing_is_inconclusive_for_the_client_and_decided_for_the_agent() -> 
     assert verdicts(replaced, "LT-5", "agent") == {"pass"}
 
 
+def test_a_v1_answer_reads_the_clients_capability_in_v1() -> None:
+    """A client that asked for v2 and got protocolVersion 1 goes on in v1, where its v2-shaped
+    capability (under `capabilities`) is not where a v1 agent reads it: the agent advertised
+    to nothing, and a suggestion it sends anyway breaks CAP-2."""
+    v2_asked = req("client", 0, "initialize", {"protocolVersion": 2, "capabilities": CAPS})
+    v1_answer = res("agent", 0, {"protocolVersion": 1, "agentCapabilities": {}})
+    rest = first_turn()[2:]
+    assert verdicts([v2_asked, v1_answer, *rest], "CAP-2") == {"violation"}
+    both = {"protocolVersion": 2, "capabilities": CAPS, "clientCapabilities": CAPS}
+    assert verdicts([req("client", 0, "initialize", both), v1_answer, *rest], "CAP-2") == {"pass"}
+
+
 def test_capability_content_and_blank() -> None:
     assert verdicts(first_turn(caps={}), "CAP-2") == {"violation"}
     image = [{"type": "image", "data": "AA==", "mimeType": "image/png"}]

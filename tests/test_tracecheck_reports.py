@@ -119,3 +119,28 @@ def test_junit_is_valid_against_the_common_schema(
         files[-1].write_bytes(data)
     main(["trace", "check", *map(str, files), "--format", "junit"])
     xmlschema.XMLSchema(JUNIT_XSD).validate(capsys.readouterr().out.encode())
+
+
+def test_a_trace_without_suggestion_traffic_passes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Sessions and prompts with no list and no withdrawal on the wire (a client that never
+    advertised the capability, an agent that never suggested) keep every rule by doing
+    nothing: inconclusive, with the reason the probe gives too, and a skipped JUnit case."""
+    import xml.etree.ElementTree as ET
+
+    from acp_suggestions.model.wire.tracecheck import NO_SUGGESTION_TRAFFIC
+
+    quiet = tmp_path / "quiet.jsonl"
+    turn = [*first_turn(caps={})[:-1], prompt(3), res("agent", 3, {"stopReason": "end_turn"})]
+    quiet.write_bytes(b"".join(encoded(turn)))
+    assert main(["trace", "check", str(quiet), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["verdict"] == "inconclusive" and out["files"][0]["reason"] == NO_SUGGESTION_TRAFFIC
+    assert out["findings"] and {f["verdict"] for f in out["findings"]} == {"pass"}
+    assert main(["trace", "check", str(quiet)]) == 0
+    assert f"quiet.jsonl: inconclusive: {NO_SUGGESTION_TRAFFIC}" in capsys.readouterr().out
+    main(["trace", "check", str(quiet), "--format", "junit"])
+    root = ET.fromstring(capsys.readouterr().out.split("\n", 1)[1])
+    skipped = [c for c in root.iter("testcase") if c.find("skipped") is not None]
+    assert [c.get("name") for c in skipped] == ["the trace"]

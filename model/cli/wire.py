@@ -7,6 +7,7 @@ import argparse
 import json
 import os
 import shutil
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_suggestions.model.cli import ENDING, Interrupted
@@ -44,7 +45,7 @@ def _check_file(path: str, observer: tracecheck.Observer) -> tracecheck.FileRepo
     except Exception as exc:  # a fault of the checker must not read as a violation (1)
         message = f"the checker failed ({type(exc).__name__}: {exc}); please report it"
         return tracecheck.FileReport(path, error=message)
-    return tracecheck.FileReport(path, checker.findings, tracecheck.notes(checker))
+    return tracecheck.FileReport.of(path, checker)
 
 
 def _trace_check(args: argparse.Namespace) -> int:
@@ -67,8 +68,8 @@ def _trace_check(args: argparse.Namespace) -> int:
         for r in reports:
             if r.error:
                 err.print(f"acp-suggestions: error: {r.file}: {r.error}")
-            elif not r.findings:
-                print(f"{r.file}: inconclusive: {tracecheck.NOTHING_TO_CHECK}")
+            elif r.unexercised or not r.findings:
+                print(f"{r.file}: inconclusive: {r.unexercised or tracecheck.NOTHING_TO_CHECK}")
             for f in r.findings:
                 if f.verdict != "pass":
                     d = f.as_dict()
@@ -116,28 +117,46 @@ def _probe(args: argparse.Namespace) -> int:
             only=args.scenario,
             seed=args.seed,
             step_timeout=args.step_timeout,
-            total_timeout=args.timeout,
+            scenario_timeout=args.timeout,
             shown=out.given,
             env=env,
             permission=args.permission,
             start_timeout=args.start_timeout,
             channel=args.channel,
+            strict_version=args.strict_version,
+            auth=args.auth,
             ending=ENDING,
             interrupt=Interrupted,
         )
         out.commit(p for p in out.staging.iterdir() if p.is_file())
     reports = [o.report for o in outcomes]
     verdict = tracecheck.overall(reports)
+    ran = sorted({o.version for o in outcomes if o.answered is None} or {args.version})
+    answered = (
+        f"the agent answered protocolVersion {ran[-1]} to a v{args.version} initialize; "
+        f"the probe went on in v{ran[-1]} and judged its rules"
+        if ran != [args.version]
+        else ""
+    )
     rules = probe.by_rule(outcomes)
     if args.format == "junit":
         print(tracecheck.junit(reports), end="")
     elif args.format == "json":
-        ran = [
-            {"scenario": o.scenario.name, "actions": list(o.scenario.actions), **o.report.as_dict()}
+        done = [
+            {
+                "scenario": o.scenario.name,
+                "version": o.version,
+                "actions": list(o.scenario.actions),
+                **o.report.as_dict(),
+            }
             for o in outcomes
         ]
-        print(json.dumps({"verdict": verdict, "scenarios": ran, "rules": rules}, indent=2))
+        versions = {"asked": args.version, "ran": ran}
+        document = {"verdict": verdict, "version": versions, "scenarios": done, "rules": rules}
+        print(json.dumps(document, indent=2))
     else:
+        if answered:
+            print(answered)
         for o in outcomes:
             why = o.report.error or o.report.unexercised
             print(f"{o.scenario.name}: {o.report.verdict}" + (f": {why}" if why else ""))
@@ -158,6 +177,21 @@ def _probe(args: argparse.Namespace) -> int:
         )
         print(f"{verdict}: traces and the agent's stderr in {out.given}/")
     return {"error": 2, "violation": 1}.get(verdict, 0)
+
+
+def _tap(args: argparse.Namespace) -> int:
+    from acp_suggestions.model.wire import tap
+
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        raise UsageError("tap: give the agent's command after --, e.g. -- my-agent --stdio")
+    if shutil.which(command[0]) is None:
+        raise UsageError(f"tap: cannot run {command[0]!r}: no such executable")
+    try:
+        path, trace = tap.trace_file(Path(args.out))
+    except OSError as exc:
+        raise UsageError(f"tap: --out {args.out}: {exc.strerror or exc}") from None
+    return tap.run(command, path, trace, args.check, err.print)
 
 
 def add_parsers(sub: Subparsers) -> None:
@@ -187,7 +221,27 @@ def add_parsers(sub: Subparsers) -> None:
         "an ACP client (v1 or v2) over stdio, record every message and check the recordings by the "
         "trace checker's rules.  Exit 0 pass or inconclusive, 1 violation, 2 error.",
     )
-    prb.add_argument("--version", type=int, choices=[1, 2], default=1, help="protocol version")
+    prb.add_argument(
+        "--version",
+        type=int,
+        choices=[1, 2],
+        default=1,
+        help="protocol version to ask for; an agent that answers another is probed in it "
+        "(default 1)",
+    )
+    prb.add_argument(
+        "--auth",
+        nargs="?",
+        const="",
+        metavar="METHOD",
+        help="call authenticate after initialize with this method id (without one: the first "
+        "the agent advertises); its secrets go in with --env",
+    )
+    prb.add_argument(
+        "--strict-version",
+        action="store_true",
+        help="refuse an agent that answers another protocol version than --version",
+    )
     prb.add_argument("--legacy", action="store_true", help="also probe the legacy _meta channel")
     prb.add_argument(
         "--channel",
@@ -235,7 +289,29 @@ def add_parsers(sub: Subparsers) -> None:
     prb.add_argument(
         "--step-timeout", type=seconds, default=10.0, help="seconds for one answer (default 10)"
     )
-    prb.add_argument("--timeout", type=seconds, default=120.0, help="seconds in all (default 120)")
+    prb.add_argument(
+        "--timeout",
+        type=seconds,
+        default=60.0,
+        help="seconds each scenario may take, its agent's start included (default 60)",
+    )
     prb.add_argument("--format", choices=["text", "json", "junit"], default="text")
     prb.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
     prb.set_defaults(run=_probe)
+
+    tp = sub.add_parser(
+        "tap",
+        help="record a live connection: start it as the editor's agent command",
+        description="Start AGENT, pass its stdin, stdout, stderr, exit code and signals through "
+        "unchanged, and record every message into --out, one trace file per connection "
+        "(checked later with `trace check`, or live with --check).",
+    )
+    tp.add_argument("--out", default="acp-traces", help="the folder of traces (default acp-traces)")
+    tp.add_argument(
+        "--check",
+        action="store_true",
+        help="run the rules' monitors as the messages pass: each violation on stderr as it is "
+        "found, a summary at the end",
+    )
+    tp.add_argument("command", nargs=argparse.REMAINDER, help="-- AGENT ARGS...")
+    tp.set_defaults(run=_tap)

@@ -27,8 +27,9 @@ MISBEHAVIOURS = ("crash", "hang", "garbage", "silent")
 class ReferenceAgent:
     """One agent process: every prompt ends its turn at once, then a prediction follows."""
 
-    def __init__(self, breaks: str, misbehave: str) -> None:
+    def __init__(self, breaks: str, misbehave: str, speaks: int | None = None) -> None:
         self.breaks, self.misbehave = breaks, misbehave
+        self.speaks = speaks  # the one protocol version it answers, whatever is asked
         self.version = 1
         self.conn: Any = None
         self.advertised = self.allowlisted = False
@@ -57,7 +58,7 @@ class ReferenceAgent:
     def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
         if self.misbehave == "crash":
             os._exit(3)
-        self.version = 2 if params.get("protocolVersion") == 2 else 1
+        self.version = self.speaks or (2 if params.get("protocolVersion") == 2 else 1)
         caps = params.get("clientCapabilities" if self.version == 1 else "capabilities") or {}
         session = caps.get("session") or {}
         self.advertised = isinstance(session.get("promptSuggestions"), dict)
@@ -158,8 +159,16 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--break", dest="breaks", choices=BREAKABLE, help="break this rule")
     parser.add_argument("--misbehave", choices=MISBEHAVIOURS, help="fail as a broken agent")
+    parser.add_argument(
+        "--speaks",
+        type=int,
+        choices=[1, 2],
+        help="answer initialize with this protocol version whatever the client asks for "
+        "(as agents that know only v1 do)",
+    )
     args = parser.parse_args(argv)
-    asyncio.run(_serve(ReferenceAgent(args.breaks or "", args.misbehave or "")))
+    agent = ReferenceAgent(args.breaks or "", args.misbehave or "", args.speaks)
+    asyncio.run(_serve(agent))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ Each scenario is a sequence of the client's and the user's actions of the model 
 `user.cancel`, `user.load`, a second session): a `wait` lets a suggestion arrive (up to a
 second) and a little more, and no wait sends the next prompt while a prediction may be in
 flight; the seed picks the extra delays.  Every scenario runs on a fresh agent process.  A
-step that takes longer than the step timeout, or a probe longer than the global one, an agent
+step that takes longer than the step timeout, or a scenario longer than its budget, an agent
 that exits, or output that is not JSON-RPC ends that scenario with an error, never a hang.
 """
 
@@ -31,7 +31,7 @@ from acp_suggestions.model.wire.scenarios import (
     Scenario,
 )
 from acp_suggestions.model.wire.spawn import Overrun, bounded_agent
-from acp_suggestions.model.wire.tracecheck import FileReport, check_lines, notes
+from acp_suggestions.model.wire.tracecheck import FileReport, check_lines
 
 ADVERTISED: dict[str, Any] = {"session": {"promptSuggestions": {}}}
 # The legacy allowlist marker as the adapter reads it: an object (a bare `true` is not one).
@@ -41,10 +41,14 @@ BOTH: dict[str, Any] = {**ADVERTISED, **LEGACY}
 CHANNELS: dict[str, dict[str, Any]] = {"rfd": ADVERTISED, "legacy": LEGACY, "both": BOTH}
 CANCELLED = -32800  # JSON-RPC: the request was cancelled
 PROBE_VERSION = "0.1.0"
-NOTHING_SUGGESTED = (
-    "no suggestion went on the wire: the agent ignored what the scenario advertised, speaks "
-    "another channel (try --channel legacy or both), or predicted nothing"
-)
+# What else may explain a scenario without suggestion traffic, by the channel it advertised.
+HINTS = {
+    "rfd": "the agent may not know the update (try --channel legacy or both) or predicted nothing",
+    "legacy": "the agent may not know the _meta channel (try --channel rfd or both) or predicted "
+    "nothing",
+    "both": "the agent may know neither channel, or predicted nothing",
+    "none": "without the capability, as it should; but no other scenario saw one either",
+}
 
 
 def suggests(update: dict[str, Any]) -> bool:
@@ -65,6 +69,16 @@ class ProbeError(Exception):
     """The agent did not behave as an ACP agent: it exited, hung or wrote garbage."""
 
 
+class VersionAnswered(Exception):
+    """The agent answered `initialize` with another protocol version than the one asked
+    for: ACP's client then goes on in that version (the probe starts the scenario again in
+    it) or closes (`--strict-version`)."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__(version)
+        self.version = version
+
+
 @dataclass
 class Outcome:
     """One scenario's recording and its check (or why it could not run)."""
@@ -72,6 +86,8 @@ class Outcome:
     scenario: Scenario
     trace: Path
     report: FileReport
+    version: int  # the protocol version it ran in
+    answered: int | None = None  # another version the agent answered initialize with
     lists: int = 0  # non-empty suggestion lists the agent sent, on any channel
     withdrawals: int = 0  # empty ones
 
@@ -113,6 +129,9 @@ class Agent:
     permission: str = "deny"
     start_timeout: float = 30.0
     channel: dict[str, Any] = field(default_factory=lambda: ADVERTISED)  # what "advertised" is
+    # `authenticate` after `initialize` with this method id ("" for the first the agent
+    # advertises), or None not to authenticate.
+    auth: str | None = None
 
 
 async def _run(
@@ -172,7 +191,9 @@ async def _run(
                     if what == "session/prompt" and error.code == CANCELLED:
                         return None  # a prompt cancelled before it was accepted (v2)
                     raise ProbeError(
-                        f"the agent answered {what} with error {error.code} ({error})"
+                        f"the agent answered {what} with error {error.code} ({error}"
+                        + _data(error.data)
+                        + ")"
                     ) from None
             if exited in done:
                 raise ProbeError(f"the agent exited (code {process.returncode}) during {what}")
@@ -186,11 +207,22 @@ async def _run(
         started = await step(
             "initialize", conn.send_request("initialize", init), agent.start_timeout
         )
+        answered = started.get("protocolVersion") if isinstance(started, dict) else None
+        if answered != version:
+            if answered in (1, 2):
+                raise VersionAnswered(answered)
+            raise ProbeError(
+                f"the agent answered initialize with protocolVersion {answered!r}, "
+                "which is neither 1 nor 2"
+            )
         if not _can_reopen(started, version) and any("user.load" in a for a in scenario.actions):
             raise ProbeError(
                 f"the agent does not advertise {'loadSession' if version == 1 else 'resume'}, "
                 "which this scenario needs"
             )
+        if agent.auth is not None:
+            method = agent.auth or _first_auth_method(started)
+            await step("authenticate", conn.send_request("authenticate", {"methodId": method}))
         new = {"cwd": str(Path.cwd()), "mcpServers": []}
         sessions = [(await step("session/new", conn.send_request("session/new", new)))]
         for action in scenario.actions:
@@ -200,6 +232,24 @@ async def _run(
                 await asyncio.sleep(rng.uniform(0.0, 0.05))
             else:
                 await _act(action, conn, sessions, step, rng, new, version)
+
+
+def _first_auth_method(initialized: Any) -> str:
+    """The id of the first authentication method the agent's `initialize` answer lists."""
+    methods = initialized.get("authMethods") if isinstance(initialized, dict) else None
+    first = methods[0] if isinstance(methods, list) and methods else None
+    if not isinstance(first, dict) or not isinstance(first.get("id"), str):
+        raise ProbeError("--auth: the agent's initialize answer lists no authMethods to use")
+    return first["id"]
+
+
+def _data(data: Any) -> str:
+    """An error answer's `data`, as the agent sent it (cut to 500 characters): most agents
+    put the reason there, e.g. which authentication method to use."""
+    if data is None:
+        return ""
+    text = json.dumps(data, sort_keys=True)
+    return f"; data: {text if len(text) <= 500 else text[:499] + '…'}"
 
 
 async def _exit_of(process: asyncio.subprocess.Process) -> None:
@@ -294,33 +344,62 @@ class _Probe:
     version: int
     seed: int
     step_timeout: float
-    total_timeout: float
-    deadline: float = 0.0
+    scenario_timeout: float  # each scenario's budget (a rerun in another version, its own)
+    channel: str = "rfd"  # what a scenario that advertises suggestions sends (`--channel`)
+    strict_version: bool = False  # refuse an agent that answers another version
     complaints: _Complaints = field(default_factory=_Complaints)
 
     async def run(self, scenarios: Sequence[Scenario]) -> list[Outcome]:
-        self.deadline = asyncio.get_running_loop().time() + self.total_timeout
         root = logging.getLogger()
         root.addHandler(self.complaints)
         try:
-            return [await self.scenario(n, scenario) for n, scenario in enumerate(scenarios)]
+            outcomes = [await self.scenario(n, s) for n, s in enumerate(scenarios)]
         finally:
             root.removeHandler(self.complaints)
+        if any(o.lists for o in outcomes):  # it suggests when asked: its silence is evidence
+            for o in outcomes:
+                if o.scenario.caps == "none":
+                    o.report.unexercised = ""
+        return outcomes
 
     async def scenario(self, n: int, scenario: Scenario) -> Outcome:
-        """Run one scenario on a fresh agent; record it, then check the recording."""
+        """Run one scenario on a fresh agent in the version it speaks; record it, then check
+        the recording."""
+        if self.version not in scenario.versions:  # the agent answered another version
+            return self._not_run(scenario)
+        asked = self.version
+        outcome = await self._scenario(n, scenario)
+        if outcome.answered is None:
+            return outcome
+        if self.strict_version:
+            outcome.report.error = (
+                f"the agent answered protocolVersion {outcome.answered} to a v{asked} "
+                "initialize (--strict-version: the probe does not go on in it)"
+            )
+            return outcome
+        self.version = outcome.answered  # ACP: the client goes on in the answered version
+        if self.version not in scenario.versions:
+            return self._not_run(scenario)
+        return await self._scenario(n, scenario)
+
+    def _not_run(self, scenario: Scenario) -> Outcome:
+        """A scenario of the version asked for that the version the agent speaks lacks."""
         trace = self.out / f"{scenario.name}.jsonl"
-        outcome = Outcome(scenario, trace, FileReport(str(self.shown / trace.name)))
+        trace.write_bytes(b"")
+        outcome = Outcome(scenario, trace, FileReport(str(self.shown / trace.name)), self.version)
+        outcome.report.unexercised = f"a scenario the agent's v{self.version} does not have"
+        return outcome
+
+    async def _scenario(self, n: int, scenario: Scenario) -> Outcome:
+        trace = self.out / f"{scenario.name}.jsonl"
+        outcome = Outcome(scenario, trace, FileReport(str(self.shown / trace.name)), self.version)
         lines: list[str] = []
         overrun = Overrun()
         self.complaints.messages.clear()
-        used_up = f"the probe's {self.total_timeout:g} s were used up"
+        used_up = f"the scenario's {self.scenario_timeout:g} s were used up"
         with (self.out / f"{scenario.name}.agent-stderr.txt").open("wb") as stderr:
-            left = self.deadline - asyncio.get_running_loop().time()
             rng = random.Random(self.seed * 1_000 + n)
             try:
-                if left <= 0:
-                    raise ProbeError(used_up)
                 run = _run(
                     scenario,
                     self.agent,
@@ -331,7 +410,9 @@ class _Probe:
                     self.step_timeout,
                     overrun,
                 )
-                await asyncio.wait_for(run, left)
+                await asyncio.wait_for(run, self.scenario_timeout)
+            except VersionAnswered as answered:
+                outcome.answered = answered.version
             except ProbeError as error:
                 outcome.report.error = str(error)
             except TimeoutError:
@@ -353,10 +434,12 @@ class _Probe:
         for found in (f for f in map(_sent_list, lines) if f is not None):
             outcome.lists += bool(found)
             outcome.withdrawals += not found
-        if not outcome.report.error:
+        if not outcome.report.error and outcome.answered is None:
             _check(outcome, lines)
-            if scenario.caps != "none" and not outcome.lists + outcome.withdrawals:
-                outcome.report.unexercised = NOTHING_SUGGESTED
+            if outcome.report.unexercised:
+                advertised = {"advertised": self.channel, "legacy": "legacy", "none": "none"}
+                hint = HINTS[advertised[scenario.caps]]
+                outcome.report.unexercised += f" ({hint})"
         return outcome
 
 
@@ -377,7 +460,9 @@ def _check(outcome: Outcome, lines: list[str]) -> None:
     except TraceError as error:
         outcome.report.error = f"{outcome.report.file}: {error}"
         return
-    outcome.report.findings, outcome.report.notes = checker.findings, notes(checker)
+    report = FileReport.of(outcome.report.file, checker)
+    outcome.report.findings, outcome.report.notes = report.findings, report.notes
+    outcome.report.unexercised = report.unexercised
 
 
 def probe(
@@ -389,27 +474,32 @@ def probe(
     only: Sequence[str] = (),
     seed: int = 1,
     step_timeout: float = 10.0,
-    total_timeout: float = 120.0,
+    scenario_timeout: float = 60.0,
     shown: Path | None = None,
     env: dict[str, str] | None = None,
     permission: str = "deny",
     start_timeout: float = 30.0,
     channel: str = "rfd",
+    strict_version: bool = False,
+    auth: str | None = None,
     ending: Sequence[int] = (),
     interrupt: Callable[[int], BaseException] = lambda signum: KeyboardInterrupt(signum),
 ) -> list[Outcome]:
     """Run every scenario (or those named in `only`) against the agent `command`, started
     with `env` (default: this process's environment, as a test runner passes it on); traces
     and the agent's stderr go to `out`, and are named in the reports as in `shown` (default
-    `out`), where they will be once the run is over.  A signal of `ending` ends the run with
-    `interrupt(signum)`, raised between the event loop's callbacks."""
+    `out`), where they will be once the run is over.  An agent that answers another protocol
+    version is probed in it (each outcome says which), or, `strict_version`, not at all; with
+    `auth` it authenticates with that method ("" the first advertised) before any session.  A
+    signal of `ending` ends the run with `interrupt(signum)`, raised between the event loop's
+    callbacks."""
     out.mkdir(parents=True, exist_ok=True)
     scenarios = [*SCENARIOS, LEGACY_SCENARIO] if legacy else list(SCENARIOS)
     scenarios = [s for s in scenarios if version in s.versions and (not only or s.name in only)]
     environment = dict(os.environ) if env is None else env
-    agent = Agent(command, environment, permission, start_timeout, CHANNELS[channel])
-    timing = (version, seed, step_timeout, total_timeout)
-    run = _Probe(agent, out, shown or out, *timing).run(scenarios)
+    agent = Agent(command, environment, permission, start_timeout, CHANNELS[channel], auth)
+    timing = (version, seed, step_timeout, scenario_timeout)
+    run = _Probe(agent, out, shown or out, *timing, channel, strict_version).run(scenarios)
     return asyncio.run(_ended_by(run, ending, interrupt))
 
 
@@ -450,14 +540,17 @@ async def _ended_by(
 
 def by_rule(outcomes: Sequence[Outcome]) -> dict[str, dict[str, list[str]]]:
     """Each rule a scenario exercises: its verdicts with where they were found (scenario and
-    line), or `not exercised`; a withdrawal rule's pass where there was nothing to withdraw
-    is counted apart (`pass, nothing to withdraw`), so a real withdrawal shows as `pass`."""
+    line), or `not exercised` (a scenario with no suggestion traffic exercises none); a
+    withdrawal rule's pass where there was nothing to withdraw is counted apart (`pass,
+    nothing to withdraw`), so a real withdrawal shows as `pass`."""
     from acp_suggestions.model.wire.monitors import NOTHING_TO_WITHDRAW
 
     table: dict[str, dict[str, list[str]]] = {}
     for o in outcomes:
         for rule in o.scenario.rules:
             table.setdefault(rule, {})
+        if o.report.unexercised:
+            continue  # its rules were kept by doing nothing: not evidence
         for f in o.report.findings:
             vacuous = f.verdict == "pass" and f.message == NOTHING_TO_WITHDRAW
             verdict = "pass, nothing to withdraw" if vacuous else f.verdict

@@ -20,6 +20,7 @@ SCENARIO_BYTES = 32 << 20  # what an agent may write to stdout in one scenario
 STDERR_BYTES = 1 << 20  # what of its stderr is kept, per scenario
 CHUNK = 1 << 16
 GRACE = 2.0  # seconds an agent has to exit once its stdin is closed
+HURRIED = 0.4  # the same, and after SIGTERM, when the probe itself is being ended (a signal)
 
 
 @dataclass
@@ -83,17 +84,17 @@ async def _pump_stderr(source: asyncio.StreamReader, sink: IO[bytes]) -> None:
     sink.flush()
 
 
-async def _end(process: asyncio.subprocess.Process) -> None:
-    """Close the agent's stdin, give it `GRACE` seconds, then end its whole group."""
+async def _end(process: asyncio.subprocess.Process, grace: float) -> None:
+    """Close the agent's stdin, give it `grace` seconds, then end its whole group."""
     if process.stdin is not None:
         with contextlib.suppress(OSError, RuntimeError):
             process.stdin.close()
     try:
-        await asyncio.wait_for(process.wait(), GRACE)
+        await asyncio.wait_for(process.wait(), grace)
     except TimeoutError:
         _end_group(process.pid, signal.SIGTERM)
         try:
-            await asyncio.wait_for(process.wait(), GRACE)
+            await asyncio.wait_for(process.wait(), grace)
         except TimeoutError:
             _end_group(process.pid)
             await process.wait()
@@ -132,9 +133,11 @@ async def bounded_agent(
     try:
         yield conn, process
     finally:
+        task = asyncio.current_task()
+        hurried = task is not None and task.cancelling() > 0  # the probe is being ended
         with contextlib.suppress(Exception):
             await conn.close()
-        await _end(process)
+        await _end(process, HURRIED if hurried else GRACE)
         # With the group ended the pipes close; a pump still waiting after that is cut.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.gather(*pumps, return_exceptions=True), GRACE)

@@ -116,6 +116,7 @@ class Checker:
     findings: list[Finding] = field(default_factory=list)
     passes: dict[tuple[str, str | None, str], int] = field(default_factory=dict)
     unchecked: dict[str, tuple[int, int]] = field(default_factory=dict)  # method: first, count
+    suggestion_updates: int = 0  # lists and withdrawals seen, on any channel: the evidence
     on: dict[str, tuple[Callable[..., None], ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -261,9 +262,15 @@ class Checker:
         result = msg.get("result")
         if method == "initialize" and isinstance(result, dict):
             version = result.get("protocolVersion")
-            self.version = version if isinstance(version, int) else self.version
+            asked, self.version = (
+                self.version,
+                version if isinstance(version, int) else self.version,
+            )
             try:
                 self.agent_caps = parse_agent_caps(self.version or 1, result)
+                if self.version != asked:  # the connection goes on in the answered version,
+                    # where the client's capabilities are read from that version's field
+                    self.client_caps = parse_client_caps(self.version or 1, params)
             except MessageError as err:
                 raise TraceError(number, str(err)) from None
         elif method == "session/new" and isinstance(result, dict):
@@ -332,6 +339,7 @@ class Checker:
             return
         if parsed is None:
             return
+        self.suggestion_updates += 1
         for handle in self.on["suggestions"]:
             handle(number, sid, parsed)
         s.list_nonempty = bool(parsed.suggestions)
@@ -382,13 +390,22 @@ class FileReport:
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     error: str = ""
-    unexercised: str = ""  # why the recording exercised nothing it was meant to (the probe's)
+    unexercised: str = ""  # why the recording exercised nothing of the feature
+
+    @classmethod
+    def of(cls, file: str, checker: Checker) -> FileReport:
+        """The report of a trace checked whole: a pass needs evidence, a list or a withdrawal
+        on the wire; without one the trace is inconclusive, with `NO_SUGGESTION_TRAFFIC`."""
+        unexercised = (
+            "" if checker.suggestion_updates or not checker.findings else NO_SUGGESTION_TRAFFIC
+        )
+        return cls(file, checker.findings, notes(checker), unexercised=unexercised)
 
     @property
     def verdict(self) -> str:
         """error, violation, inconclusive or pass; a trace in which no rule found anything to
-        check (no session, no suggestion traffic), or that `unexercised` says is empty, is
-        inconclusive, never a pass."""
+        check, or that `unexercised` says exercised nothing of the feature, is inconclusive,
+        never a pass."""
         if self.error:
             return "error"
         found = verdict(self.findings) if self.findings else "inconclusive"
@@ -412,6 +429,11 @@ class FileReport:
 
 
 NOTHING_TO_CHECK = "no rule found anything to check: no session or no suggestion traffic"
+# Why a trace without a list or a withdrawal passes nothing: each rule it "kept" it kept by
+# doing nothing (the checker's and the probe's one reason).
+NO_SUGGESTION_TRAFFIC = (
+    "no suggestion list or withdrawal went on the wire, so nothing of the feature was exercised"
+)
 _ORDER = ("pass", "inconclusive", "violation", "error")
 
 
@@ -441,12 +463,12 @@ def junit(reports: list[FileReport]) -> str:
             elif f.verdict == "inconclusive":
                 ET.SubElement(case, "skipped", message=f.message)
             cases.append(case)
-        if report.error or not report.findings:
+        if report.error or not report.findings or report.unexercised:
             case = ET.Element("testcase", classname=report.file, name="the trace")
             if report.error:
                 ET.SubElement(case, "error", message=report.error, type="unusable input")
             else:
-                ET.SubElement(case, "skipped", message=NOTHING_TO_CHECK)
+                ET.SubElement(case, "skipped", message=report.unexercised or NOTHING_TO_CHECK)
             cases.append(case)
         counts = {
             "tests": len(cases),
