@@ -33,6 +33,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 REVIEWS = frozenset({"full_run", "full_review", "review_folder"})
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups it adds
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The quick loop (`./dev test`) leaves out the tests marked slow: reviews, the Dask
     cluster, the real agent, the browser; `--all` or CI=true runs every test."""

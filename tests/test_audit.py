@@ -274,3 +274,23 @@ def test_a_lead_in_is_one_with_nothing_after_it(text: str, lines: list[int]) -> 
     from acp_suggestions.model.check.audit import lead_ins
 
     assert [x.line for x in lead_ins(text, Revision.CURRENT)] == lines
+
+
+def test_every_adopted_sentence_with_a_keyword_is_taken_as_adopted(
+    shared_text: Callable[[str], str],
+) -> None:
+    """Each sentence the review proposes that carries a keyword, written into the RFD, keeps
+    the audit clean and is named as the proposal it adopts; one without a keyword is never
+    flagged, so needs nothing."""
+    import re
+
+    from acp_suggestions.model.amendments import ADOPTIONS
+
+    text = shared_text(CURRENT)
+    anchor = "After session/load or session/resume completes"
+    for a in ADOPTIONS:
+        adopted = audit(text.replace(anchor, f"{a.sentence} {anchor}"), Revision.CURRENT, ADOPTIONS)
+        named = {s.adopted for s in adopted.sentences if s.adopted}
+        keyword = re.search(r"\b(MUST|SHOULD|MAY)\b", a.sentence)
+        assert named == ({a.name} if keyword else set()), a.name
+        assert not adopted.unmapped, a.name

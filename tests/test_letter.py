@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from acp_suggestions.model import readings
 from acp_suggestions.model.amendments import ADOPTIONS, ADOPTIONS_BY_NAME
 from acp_suggestions.model.check import review, verdicts
 from acp_suggestions.model.check.audit import audit
@@ -198,3 +199,40 @@ def test_each_edit_pasted_into_the_rfd_passes_the_audit(
         "client-stops-on-send",
     }
     assert not audit(text, Revision.CURRENT).clean
+
+
+def test_each_reading_changes_what_the_review_says_or_nothing(data: dict[str, Any]) -> None:
+    """Every reading is judged in the review, and each option's effect is pinned: the order of
+    v2's acceptance messages and the reply as a change of the conversation change no verdict;
+    v1 acceptance read as the turn's end lets the old list show until then over stdio; the
+    replayed list read as current, and a client that empties its list at completion, close
+    what the replay and the live reopen break."""
+    effects = {
+        f"{r['name']}={o['option']}": {
+            s["key"]: (s["closed"], s["opened"])
+            for s in o["settings"]
+            if s["closed"] or s["opened"]
+        }
+        for r in data["readings"]
+        for o in r["others"]
+    }
+    assert set(effects) == {
+        f"{r.name}={option}" for r in readings.READINGS for option in r.names[1:]
+    }
+    assert effects["acceptance-order=withdrawal-first"] == {}
+    assert effects["conversation-changes=also-the-reply"] == {}
+    assert effects["v1-acceptance=by-turn-end"] == {
+        "baseline.2026-11-14.v1.fifo": ([], ["withdrawn_after_prompt"])
+    }
+    replayed = effects["reopened-list=replayed"]
+    assert set(replayed) == {"mutation.RP-1.v1.fifo", "mutation.RP-1.v2.fifo"}
+    completion = effects["reopened-empty-from=completion"]
+    assert set(completion) == {
+        "mutation.RP-1.v1.fifo",
+        "mutation.RP-1.v2.fifo",
+        "environment.load-on-live-connection.v1.fifo",
+        "environment.load-on-live-connection.v2.fifo",
+    }
+    assert all(
+        closed and not opened for closed, opened in [*replayed.values(), *completion.values()]
+    )
