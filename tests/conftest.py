@@ -3,7 +3,9 @@ several tests read), the slow tests left out of the quick loop, and Hypothesis' 
 
 from __future__ import annotations
 
+import fcntl
 import os
+import pickle
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -30,18 +32,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 # The fixtures that run a review: a test that reads one is slow.
-REVIEWS = frozenset({"full_run", "full_review", "review_folder"})
+REVIEWS = frozenset({"full_review", "review_folder"})
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups it adds
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The quick loop (`./dev test`) leaves out the tests marked slow: reviews, the Dask
     cluster, the real agent, the browser; `--all` or CI=true runs every test."""
     for item in items:
         if REVIEWS & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
-            # One worker computes the review, once, for every test that reads it.
-            item.add_marker(pytest.mark.xdist_group("review"))
     if CI or config.getoption("--all"):
         return
     slow = [item for item in items if item.get_closest_marker("slow")]
@@ -68,13 +67,14 @@ def shared_text() -> Callable[[str], str]:
     return read
 
 
-@pytest.fixture(scope="session")
-def full_run() -> tuple[list[Any], list[Any]]:
-    """The default review's tasks, run as `acp-suggestions review` runs them (on two local
-    workers), with what each gave, in the same order."""
+def _review() -> tuple[Any, list[Any]]:
+    """The default review's summary and outcomes, its tasks run as `acp-suggestions review`
+    runs them (on two local workers), with the simulator's figures it adds."""
     from acp_suggestions.model.amendments import PROPOSED_BY_FINDINGS
-    from acp_suggestions.model.check import duties, review, sessions
+    from acp_suggestions.model.check import duties, review, sessions, verdicts
     from acp_suggestions.model.check.executor import Executor
+    from acp_suggestions.model.wire import examples
+    from acp_suggestions.sims import onscreen
 
     jobs = review.jobs() + review.proposal_jobs(PROPOSED_BY_FINDINGS)
     todo: list[review.Task] = [
@@ -83,23 +83,27 @@ def full_run() -> tuple[list[Any], list[Any]]:
         *duties.cells(),
         *sessions.settings(),
     ]
-    return todo, review.run_all(todo, Executor(2))
+    done = review.run_all(todo, Executor(2))
+    outcomes = review.outcomes_of(done)
+    summary = verdicts.summarize(outcomes, review.placements_of(done), review.sharings_of(done))
+    summary.on_screen = onscreen.measure(Executor(2))
+    summary.examples = examples.examples()
+    return summary, outcomes
 
 
 @pytest.fixture(scope="session")
-def full_review(full_run: tuple[list[Any], list[Any]]) -> tuple[Any, list[Any]]:
-    """The default review's summary and outcomes."""
-    from acp_suggestions.model.check import review, verdicts
-    from acp_suggestions.model.check.executor import Executor
-    from acp_suggestions.model.wire import examples
-    from acp_suggestions.sims import onscreen
-
-    done = full_run[1]
-    outcomes = review.outcomes_of(done)
-    summary = verdicts.summarize(outcomes, review.placements_of(done), review.sharings_of(done))
-    summary.on_screen = onscreen.measure(Executor(2))  # as `acp-suggestions review` adds it
-    summary.examples = examples.examples()
-    return summary, outcomes
+def full_review(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> tuple[Any, list[Any]]:
+    """The default review's summary and outcomes, computed once per test run: under
+    pytest-xdist the first worker to need it computes it and the others wait and read it."""
+    if worker_id == "master":
+        return _review()
+    shared = tmp_path_factory.getbasetemp().parent / "full-review.pickle"  # this run's alone
+    with open(shared.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not shared.exists():
+            shared.write_bytes(pickle.dumps(_review()))
+        found: tuple[Any, list[Any]] = pickle.loads(shared.read_bytes())
+    return found
 
 
 @pytest.fixture(scope="session")
