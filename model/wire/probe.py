@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from acp_suggestions.model.wire.acting import act, can_reopen, exit_of, permission_answer
 from acp_suggestions.model.wire.scenarios import (
     LEGACY_SCENARIO,
     SCENARIOS,
-    SECOND_SESSION,
     Scenario,
 )
 from acp_suggestions.model.wire.spawn import Overrun, bounded_agent
@@ -103,23 +103,6 @@ def _lists(update: dict[str, Any]) -> list[Any] | None:
     return found if isinstance(found, list) else None
 
 
-# What the probe answers an agent's `session/request_permission` with, by `--permission`:
-# the first option of that kind, as a minimal client's user would pick (or a cancelled ask).
-PERMISSION_KINDS = {
-    "allow": ("allow_once", "allow_always"),
-    "deny": ("reject_once", "reject_always"),
-}
-
-
-def _permission(params: Any, choice: str) -> dict[str, Any]:
-    """The probe's answer to a permission request: never grants more than `choice` says."""
-    options = (params or {}).get("options") or []
-    for option in options:
-        if choice in PERMISSION_KINDS and option.get("kind") in PERMISSION_KINDS[choice]:
-            return {"outcome": {"outcome": "selected", "optionId": option.get("optionId")}}
-    return {"outcome": {"outcome": "cancelled"}}
-
-
 @dataclass(frozen=True, slots=True)
 class Agent:
     """How to start the agent: its command, its environment and how the probe answers it."""
@@ -165,7 +148,7 @@ async def _run(
         if is_notification:
             return None
         if method == "session/request_permission":
-            return _permission(params, agent.permission)
+            return permission_answer(params, agent.permission)
         raise RequestError.method_not_found(method)
 
     caps = {"advertised": agent.channel, "legacy": LEGACY, "none": {}}[scenario.caps]
@@ -176,7 +159,7 @@ async def _run(
 
         async def step(what: str, call: Awaitable[Any], timeout: float = step_timeout) -> Any:
             waiting = asyncio.ensure_future(call)
-            exited = asyncio.ensure_future(_exit_of(process))
+            exited = asyncio.ensure_future(exit_of(process))
             try:
                 done, _ = await asyncio.wait(
                     {waiting, exited}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
@@ -215,7 +198,7 @@ async def _run(
                 f"the agent answered initialize with protocolVersion {answered!r}, "
                 "which is neither 1 nor 2"
             )
-        if not _can_reopen(started, version) and any("user.load" in a for a in scenario.actions):
+        if not can_reopen(started, version) and any("user.load" in a for a in scenario.actions):
             raise ProbeError(
                 f"the agent does not advertise {'loadSession' if version == 1 else 'resume'}, "
                 "which this scenario needs"
@@ -231,7 +214,7 @@ async def _run(
                     await asyncio.wait_for(suggested.wait(), min(1.0, step_timeout))
                 await asyncio.sleep(rng.uniform(0.0, 0.05))
             else:
-                await _act(action, conn, sessions, step, rng, new, version)
+                await act(action, conn, sessions, step, rng, new, version)
 
 
 def _first_auth_method(initialized: Any) -> str:
@@ -250,76 +233,6 @@ def _data(data: Any) -> str:
         return ""
     text = json.dumps(data, sort_keys=True)
     return f"; data: {text if len(text) <= 500 else text[:499] + '…'}"
-
-
-async def _exit_of(process: asyncio.subprocess.Process) -> None:
-    """Until the agent's process exits (`wait` would also wait for every pipe to close, which
-    a grandchild holding one never does)."""
-    while process.returncode is None:
-        await asyncio.sleep(0.05)
-
-
-def _can_reopen(initialized: Any, version: int) -> bool:
-    """Whether the agent's `initialize` answer advertises reopening a session: v1
-    `loadSession`; v2 a session capability group, whose baseline methods include
-    `session/resume`."""
-    result = initialized if isinstance(initialized, dict) else {}
-    if version == 1:
-        return bool((result.get("agentCapabilities") or {}).get("loadSession"))
-    return isinstance((result.get("capabilities") or {}).get("session"), dict)
-
-
-def _message(part: str, sid: str, version: int, new: dict[str, Any]) -> tuple[bool, str, Any]:
-    """What one of the model's client actions puts on the wire: (a request?, method, params)."""
-    if part.startswith("user.send"):
-        return (
-            True,
-            "session/prompt",
-            {"sessionId": sid, "prompt": [{"type": "text", "text": "Go on"}]},
-        )
-    if part == "user.cancel":
-        return False, "session/cancel", {"sessionId": sid}
-    if part == "user.load" and version == 1:
-        return True, "session/load", {"sessionId": sid, "cwd": new["cwd"], "mcpServers": []}
-    if part == "user.load":  # v2: resume, replaying from the start
-        params = {"sessionId": sid, "cwd": new["cwd"], "replayFrom": {"type": "start"}}
-        return True, "session/resume", params
-    if part == "session.second":
-        return True, "session/new", new
-    raise ValueError(f"unknown scenario action {part!r}")
-
-
-async def _act(
-    action: str,
-    conn: Any,
-    sessions: list[dict[str, Any]],
-    step: Callable[[str, Awaitable[Any]], Awaitable[Any]],
-    rng: random.Random,
-    new: dict[str, Any],
-    version: int,
-) -> None:
-    """One of the scenario's actions on the live connection: its parts (`a+b`) go out at
-    once, then their answers are awaited."""
-    sid = sessions[1 if action.endswith(SECOND_SESSION) else 0]["sessionId"]
-    answers = []
-    for part in action.removesuffix(SECOND_SESSION).split("+"):
-        request, method, params = _message(part, sid, version, new)
-        if request:
-            answers.append((method, asyncio.ensure_future(conn.send_request(method, params))))
-            await asyncio.sleep(0)  # it goes out before the next part
-        else:
-            await conn.send_notification(method, params)
-    try:
-        for method, answer in answers:
-            result = await step(method, answer)
-            if method == "session/new":
-                sessions.append(result)
-    finally:  # cancelled, or an answer was wrong: the others no longer matter, even failed
-        for _, answer in answers:
-            if not answer.cancel() and not answer.cancelled():
-                answer.exception()
-    if action.startswith("user.send") and "+" not in action:
-        await asyncio.sleep(rng.uniform(0.0, 0.01))  # a prediction may still be in flight
 
 
 class _Complaints(logging.Handler):
