@@ -88,14 +88,20 @@ def _trace_check(args: argparse.Namespace) -> int:
     return {"error": 2, "violation": 1}.get(verdict, 0)
 
 
+def _agent_command(args: argparse.Namespace, name: str) -> list[str]:
+    """The agent's command after `--`, checked to be one this machine can run."""
+    command: list[str] = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        raise UsageError(f"{name}: give the agent's command after --, e.g. -- my-agent --stdio")
+    if shutil.which(command[0]) is None:
+        raise UsageError(f"{name}: cannot run {command[0]!r}: no such executable")
+    return command
+
+
 def _probe(args: argparse.Namespace) -> int:
     from acp_suggestions.model.wire import probe, scenarios, tracecheck
 
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    if not command:
-        raise UsageError("probe: give the agent's command after --, e.g. -- my-agent --stdio")
-    if shutil.which(command[0]) is None:
-        raise UsageError(f"probe: cannot run {command[0]!r}: no such executable")
+    command = _agent_command(args, "probe")
     names = [s.name for s in (*scenarios.SCENARIOS, scenarios.LEGACY_SCENARIO)]
     for name in args.scenario:
         if name not in names:
@@ -182,11 +188,7 @@ def _probe(args: argparse.Namespace) -> int:
 def _tap(args: argparse.Namespace) -> int:
     from acp_suggestions.model.wire import tap
 
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    if not command:
-        raise UsageError("tap: give the agent's command after --, e.g. -- my-agent --stdio")
-    if shutil.which(command[0]) is None:
-        raise UsageError(f"tap: cannot run {command[0]!r}: no such executable")
+    command = _agent_command(args, "tap")
     try:
         path, trace = tap.trace_file(Path(args.out))
     except OSError as exc:
