@@ -78,16 +78,21 @@ def _runs(cfg: Config) -> Iterator[tuple[tuple[Step, ...], frozenset[str]]]:
     """Every complete run (to a state where nothing is enabled), with the invariants broken
     anywhere along it."""
     system = System(cfg)
+    steps_of = functools.cache(system.steps)  # runs share most of their worlds
+
+    @functools.cache
+    def broken_in(w: World) -> frozenset[str]:
+        return frozenset(p.name for p in _CHECKED if not p.holds(cfg, w))
+
     stack: list[tuple[World, tuple[Step, ...], frozenset[str]]]
     stack = [(system.init_state(), (), frozenset())]
     while stack:
         w, steps, broken = stack.pop()
-        successors = system.steps(w)
+        successors = steps_of(w)
         if not successors:
             yield steps, broken
         for step in successors:
-            now = {p.name for p in _CHECKED if not p.holds(cfg, step.after)}
-            stack.append((step.after, (*steps, step), broken | now))
+            stack.append((step.after, (*steps, step), broken | broken_in(step.after)))
 
 
 def verdicts(records: list[Record], observer: Observer) -> dict[str, str]:

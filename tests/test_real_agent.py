@@ -206,3 +206,27 @@ def test_acpx_through_tap_against_the_reference_agent(acpx: Path, tmp_path: Path
     records = _one_trace(tmp_path / "t")
     assert [r["msg"].get("method") for r in records[:1]] == ["initialize"]
     assert any(r["msg"].get("result", {}).get("stopReason") == "end_turn" for r in records)
+
+
+@pytest.mark.parametrize("scenario", ["unadvertised", "crossing-prompt"])
+def test_acpx_through_tap_against_the_scripted_agent(
+    acpx: Path, scenario: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """acpx advertises no suggestions: the scenario that sends them anyway (CAP-2 broken on
+    purpose) shows that it ignores the update and finishes the turn, and the checker blames
+    the agent; a scenario that keeps CAP-2 sends none (acpx does not show the agent's stderr,
+    where the agent says why)."""
+    agent = [sys.executable, "-m", "acp_suggestions.model.cli", "agent", "--scenario", scenario]
+    run = _acpx_through_tap(acpx, agent, tmp_path / "t", {})
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "Done." in run.stdout
+    trace = next((tmp_path / "t").iterdir())
+    sent = "prompt_suggestions_update" in trace.read_text()
+    assert main(["trace", "check", str(trace), "--format", "json"]) == (1 if sent else 0)
+    report = json.loads(capsys.readouterr().out)
+    if scenario == "unadvertised":
+        assert sent and report["verdict"] == "violation"
+        found = report["files"][0]["findings"]
+        assert {f["rule"] for f in found if f["verdict"] == "violation"} == {"CAP-2"}
+    else:
+        assert not sent and report["verdict"] == "inconclusive"

@@ -146,16 +146,10 @@ def run(task: Deep) -> Measured:
     started = time.perf_counter()
     if task.two_sessions:
         cmp = sessions.compare(task.config, max_states=task.max_states)
-        differs = [] if cmp.equal else ["each_session_as_alone"]
-        small = sessions.compare(task.config.with_(bounds=sessions.BOUNDS[task.config.version]))
+        small_bounds = sessions.BOUNDS[task.config.version]
+        small = sessions.compare(task.config.with_(bounds=small_bounds), max_states=task.max_states)
         measured = Measured(
-            task,
-            cmp.pair_states,
-            cmp.complete,
-            None,
-            # A search cut short misses lone worlds, so only what it did find can differ.
-            differs if cmp.complete or any(cmp.only_in_pair) else [],
-            [] if small.equal else ["each_session_as_alone"],
+            task, cmp.pair_states, cmp.complete, None, _differs(cmp), _differs(small)
         )
     else:
         broken, states, complete, depth, decided = _in_force_broken(
@@ -166,6 +160,13 @@ def run(task: Deep) -> Measured:
     measured.seconds = time.perf_counter() - started
     measured.peak_mib, measured.start_mib = _resident_mib("VmHWM"), start_mib
     return measured
+
+
+def _differs(cmp: sessions.Comparison) -> list[str]:
+    """The two-session property, if the comparison shows it broken: a search cut short
+    misses lone worlds, so only what it did find in pairs can differ."""
+    shown = not cmp.equal and (cmp.complete or any(cmp.only_in_pair))
+    return ["each_session_as_alone"] if shown else []
 
 
 def _reset_peak() -> None:

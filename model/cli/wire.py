@@ -196,6 +196,29 @@ def _tap(args: argparse.Namespace) -> int:
     return tap.run(command, path, trace, args.check, err.print)
 
 
+def _agent(args: argparse.Namespace) -> int:
+    from acp_suggestions.model.wire import scripted
+
+    if args.list:
+        for s in scripted.SCRIPTS:
+            print(f"{s.name}\n  the agent {s.does}\n  a correct client offers {s.shows}")
+            broken = f"; breaks on purpose: {', '.join(s.breaks)}" if s.breaks else ""
+            print(f"  puts to the test: {', '.join(s.rules)}{broken}")
+        return 0
+    script = scripted.BY_NAME.get(args.scenario or "")
+    if script is None:
+        given = f"no scenario {args.scenario!r}" if args.scenario else "--scenario NAME is needed"
+        raise UsageError(
+            f"agent: {given} (one of {', '.join(scripted.BY_NAME)}; --list says what each does)"
+        )
+    import asyncio
+
+    from acp_suggestions.model.wire.agent import serve
+
+    asyncio.run(serve(scripted.ScriptedAgent(script, args.speaks)))
+    return 0
+
+
 def add_parsers(sub: Subparsers) -> None:
     """The `trace check` and `probe` commands."""
     trace = sub.add_parser("trace", help="recorded ACP traffic")
@@ -317,3 +340,20 @@ def add_parsers(sub: Subparsers) -> None:
     )
     tp.add_argument("command", nargs=argparse.REMAINDER, help="-- AGENT ARGS...")
     tp.set_defaults(run=_tap)
+
+    ag = sub.add_parser(
+        "agent",
+        help="a scripted ACP agent over stdio that puts a client in one of the races",
+        description="Serve ACP (v1 or v2, as the client asks) on stdin and stdout, running one "
+        "scenario; stderr says what a correct client then offers.  Start it as the client's "
+        "agent command, through `tap` to record the connection.",
+    )
+    ag.add_argument("--scenario", metavar="NAME", help="the scenario to run (--list names them)")
+    ag.add_argument("--list", action="store_true", help="list the scenarios and exit")
+    ag.add_argument(
+        "--speaks",
+        type=int,
+        choices=[1, 2],
+        help="answer initialize with this protocol version whatever the client asks for",
+    )
+    ag.set_defaults(run=_agent)

@@ -83,7 +83,7 @@ class ReferenceAgent:
                 await self._update(sid, {"sessionUpdate": "user_message_chunk", "content": _TEXT})
         await self._update(sid, _chunk("Earlier answer."))
         if self.breaks == "RP-1":
-            await self._suggest(sid, ["A suggestion from before the load"])
+            await self._suggest(sid, [said("A suggestion from before the load")])
         self.holding[sid], self.turns[sid] = False, self.turns.get(sid, 0)
         return {}
 
@@ -102,6 +102,7 @@ class ReferenceAgent:
             await self._update(sid, {"sessionUpdate": "user_message", **message})
             asyncio.get_running_loop().create_task(self._v2_turn(sid, turn))
             return {"messageId": message["messageId"]}
+        await self._during_turn(sid)
         await self._update(sid, _chunk("Done."))
         asyncio.get_running_loop().create_task(self._predict(sid, turn))
         return {"stopReason": "end_turn"}
@@ -110,41 +111,58 @@ class ReferenceAgent:
         """v2: the turn's work after the prompt was accepted, reported by `state_update`."""
         await asyncio.sleep(0.005)  # the response goes out first
         await self._update(sid, {"sessionUpdate": "state_update", "state": "running"})
+        await self._during_turn(sid)
         await self._update(sid, _chunk("Done."))
         await self._update(sid, {"sessionUpdate": "state_update", "state": "idle"})
         await self._predict(sid, turn)
 
+    async def _during_turn(self, sid: str) -> None:
+        """What the agent sends in the middle of a turn, before its last chunk: nothing here."""
+
     async def _update(self, sid: str, update: dict[str, Any]) -> None:
         await self.conn.send_notification("session/update", {"sessionId": sid, "update": update})
 
-    async def _suggest(self, sid: str, texts: list[str]) -> None:
+    async def _suggest(self, sid: str, prompts: list[list[dict[str, Any]]]) -> None:
+        """Send a list of suggestions, each a prompt's content blocks; on the legacy channel
+        each as the text of its first block."""
         if self.allowlisted and not self.advertised:
-            meta = {"promptSuggestions": {"suggestions": [{"text": t} for t in texts]}}
+            texts = [{"text": p[0].get("text", "")} for p in prompts]
+            meta = {"promptSuggestions": {"suggestions": texts}}
             await self._update(sid, {"sessionUpdate": "session_info_update", "_meta": meta})
         else:
-            suggestions = [{"prompt": [{"type": "text", "text": t}]} for t in texts]
+            suggestions = [{"prompt": p} for p in prompts]
             await self._update(
                 sid, {"sessionUpdate": "prompt_suggestions_update", "suggestions": suggestions}
             )
-        self.holding[sid] = bool(texts)
+        self.holding[sid] = bool(prompts)
+
+    def _may_suggest(self) -> bool:
+        """Whether the client opted into suggestions on either channel (CAP-2, L-2)."""
+        return self.advertised or self.allowlisted or self.breaks == "CAP-2"
 
     async def _predict(self, sid: str, turn: int) -> None:
         """After the turn's response, publish a prediction if no prompt came since (LT-4)."""
         await asyncio.sleep(0.01)
-        gate = self.advertised or self.allowlisted or self.breaks == "CAP-2"
-        if turn == self.turns[sid] and gate:
-            text = "   " if self.breaks == "SC-2" else f"Explain what changed in turn {turn}"
-            await self._suggest(sid, [text])
+        if turn == self.turns[sid] and self._may_suggest():
+            text = "   " if self.breaks == "SC-2" else PREDICTION.format(turn=turn)
+            await self._suggest(sid, [said(text)])
 
 
 _TEXT = {"type": "text", "text": "A prompt."}
+PREDICTION = "Explain what changed in turn {turn}"  # the prediction that ends a turn
+
+
+def said(text: str) -> list[dict[str, Any]]:
+    """A prompt of one text block."""
+    return [{"type": "text", "text": text}]
 
 
 def _chunk(text: str) -> dict[str, Any]:
     return {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
 
 
-async def _serve(agent: ReferenceAgent) -> None:
+async def serve(agent: ReferenceAgent) -> None:
+    """Serve `agent` over this process's stdin and stdout until the client closes them."""
     from acp.connection import Connection
     from acp.stdio import stdio_streams
 
@@ -168,7 +186,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     agent = ReferenceAgent(args.breaks or "", args.misbehave or "", args.speaks)
-    asyncio.run(_serve(agent))
+    asyncio.run(serve(agent))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,228 @@
+"""The reference agent as a scripted peer for client implementers: `acp-suggestions agent
+--scenario NAME` puts the client that starts it in one of the races the model found, and
+says on stderr what a correct client then offers.
+
+What the client offers is on its screen, not on the wire, so each scenario names it for the
+implementer's own UI test.  From a recording of the connection (`tap`) the trace checker
+decides the client's side of the wire only: its capabilities (CAP-1, CAP-3, CT-1), which this
+agent also checks as it reads them and reports on stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from acp_suggestions.model.messages import (
+    AUDIO,
+    IMAGE,
+    RESOURCE,
+    ClientSuggestionCaps,
+    MessageError,
+    parse_client_caps,
+)
+from acp_suggestions.model.wire.agent import PREDICTION, ReferenceAgent, said
+
+Prediction = Literal["text", "unsupported", "none"]
+Reopen = Literal["", "replay-list", "list-before-and-after"]
+_CROSSING = "A prediction from before this prompt"
+_MID_TURN = "Offered in the middle of the turn"
+_BEFORE_REOPEN = "Offered before the reopen completed"
+AFTER_REOPEN = "Offered after the reopen"
+
+
+@dataclass(frozen=True, slots=True)
+class Script:
+    """A scenario for a client: what the agent does (as data), what a correct client offers
+    once the scenario's event (`after`: each turn, or the reopen) settles, the rules that
+    puts to the test, and the agent's rules broken on purpose to make the race certain."""
+
+    name: str
+    does: str
+    shows: str
+    after: Literal["turn", "reopen"]
+    offered: tuple[str, ...]  # the texts, "{turn}" standing for the turn's number
+    rules: tuple[str, ...]
+    breaks: tuple[str, ...] = ()
+    cross: bool = False  # each prompt is met by a list from before it, then its withdrawal
+    mid_turn: bool = False  # each turn sends a list and withdraws it before it ends
+    prediction: Prediction = "text"
+    reopen: Reopen = ""
+    ungated: bool = False  # sends without the client's capability
+
+    def offered_after(self, turn: int) -> tuple[str, ...]:
+        """What a correct client offers after turn `turn` (or the reopen) settles."""
+        return tuple(t.format(turn=turn) for t in self.offered)
+
+
+_PREDICTION = (PREDICTION,)
+SCRIPTS: tuple[Script, ...] = (
+    Script(
+        "offer",
+        "ends each turn with one prediction",
+        "the prediction in the empty composer; Tab fills the composer and sends nothing",
+        "turn",
+        _PREDICTION,
+        ("CP-1", "D-5", "TM-3"),
+    ),
+    Script(
+        "crossing-prompt",
+        "meets each prompt with a list predicted before it (on the client's side of the wire, "
+        "a list that crossed the prompt), then withdraws it as it accepts the prompt, then "
+        "runs the turn and predicts",
+        "no crossing list once its withdrawal has arrived, then the turn's prediction; a "
+        "client that hides lists while a prompt is in flight (LT-7) never shows "
+        "the crossing one",
+        "turn",
+        _PREDICTION,
+        ("UPD-3", "LT-2", "LT-7", "D-4"),
+        cross=True,
+    ),
+    Script(
+        "withdrawn-mid-turn",
+        "sends a list in the middle of each turn and withdraws it before the turn ends; no "
+        "prediction after",
+        "nothing once the turn ends: the most recent update is the empty list",
+        "turn",
+        (),
+        ("UPD-3", "LT-2"),
+        mid_turn=True,
+        prediction="none",
+    ),
+    Script(
+        "unsupported-block",
+        "ends each turn with two suggestions: the first holds a block of a kind the client did "
+        "not opt into (image, audio or resource), the second is plain text",
+        "the second suggestion only: the first is skipped whole, and the update still replaces "
+        "the list (a typed SDK that rejects the whole update keeps the old list: finding 10)",
+        "turn",
+        _PREDICTION,
+        ("SC-4", "SC-5", "SC-6"),
+        breaks=("SC-3",),
+        prediction="unsupported",
+    ),
+    Script(
+        "replayed-on-load",
+        "replays a list inside session/load (v1) or a replaying session/resume (v2), and sends "
+        "none after",
+        "nothing once the reopen completes: a reopened session starts with an empty list "
+        "(RP-2); a client that applies replayed updates as they come holds the replayed list",
+        "reopen",
+        (),
+        ("RP-2",),
+        breaks=("RP-1",),
+        reopen="replay-list",
+    ),
+    Script(
+        "list-during-resume",
+        "sends a fresh list while a session/load or session/resume is under way (before its "
+        "response), then another once it has answered",
+        "the list sent after the response; whether the first may be offered until then "
+        "depends on when a reopened session's empty list starts (reading reopened-empty-from)",
+        "reopen",
+        (AFTER_REOPEN,),
+        ("RP-2", "RP-3"),
+        breaks=("RP-1",),  # in v1 and in a replaying resume, where the list is in the replay
+        reopen="list-before-and-after",
+    ),
+    Script(
+        "unadvertised",
+        "ends each turn with a prediction although the client did not advertise promptSuggestions",
+        "nothing, and the turn's answer as usual: a client that does not know the update "
+        "ignores it and the session goes on",
+        "turn",
+        (),
+        ("D-9", "CAP-4"),
+        breaks=("CAP-2",),
+        ungated=True,
+    ),
+)
+BY_NAME = {s.name: s for s in SCRIPTS}
+
+
+def _say(text: str) -> None:
+    print(f"acp-suggestions agent: {text}", file=sys.stderr, flush=True)
+
+
+class ScriptedAgent(ReferenceAgent):
+    """The reference agent running one script; it keeps every rule the script does not
+    name as broken."""
+
+    def __init__(self, script: Script, speaks: int | None = None) -> None:
+        super().__init__("", "", speaks)
+        self.script = script
+        self.caps = ClientSuggestionCaps()
+
+    def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        answer = super()._initialize(params)
+        try:
+            self.caps = parse_client_caps(self.version, params)
+        except MessageError as exc:
+            _say(f"the client's capabilities break {exc.rule}: {exc}")
+        s = self.script
+        _say(f"scenario {s.name}: the agent {s.does}. A correct client offers {s.shows}.")
+        if not self._may_suggest():
+            _say(
+                "the client did not advertise promptSuggestions, so this scenario sends no "
+                "suggestions (CAP-2); --scenario unadvertised tests such a client"
+            )
+        elif s.ungated and (self.advertised or self.allowlisted):
+            _say("the client advertised promptSuggestions: this scenario is for one that does not")
+        if s.reopen == "replay-list" and self._may_suggest():
+            self.breaks = "RP-1"  # the reference agent's replay then carries a list
+        return answer
+
+    def _may_suggest(self) -> bool:
+        return self.script.ungated or super()._may_suggest()
+
+    async def _prompt(self, sid: str) -> dict[str, Any]:
+        if self.script.cross and self._may_suggest():
+            await self._suggest(sid, [said(_CROSSING)])
+        return await super()._prompt(sid)
+
+    async def _during_turn(self, sid: str) -> None:
+        if self.script.mid_turn and self._may_suggest():
+            await self._suggest(sid, [said(_MID_TURN)])
+            await self._suggest(sid, [])
+
+    async def _predict(self, sid: str, turn: int) -> None:
+        if self.script.prediction == "none":
+            return
+        if self.script.prediction == "text" or not self.advertised:
+            await super()._predict(sid, turn)
+            return
+        await asyncio.sleep(0.01)
+        if turn == self.turns[sid]:
+            first = [self._unsupported(), *said("And then")]
+            await self._suggest(sid, [first, said(PREDICTION.format(turn=turn))])
+
+    def _unsupported(self) -> dict[str, Any]:
+        """A block of a kind the client left out (the agent advertises none of them)."""
+        if not self.caps.image:
+            return {"type": IMAGE, "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+        if not self.caps.audio:
+            return {"type": AUDIO, "data": "UklGRg==", "mimeType": "audio/wav"}
+        if not self.caps.embedded_context:
+            resource = {"uri": "file:///notes.txt", "text": "notes", "mimeType": "text/plain"}
+            return {"type": RESOURCE, "resource": resource}
+        _say(
+            "the client opted into every content kind: the image in the first suggestion is "
+            "still one the agent did not advertise (SC-3), but this client may offer it"
+        )
+        return {"type": IMAGE, "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+
+    async def _load(self, sid: str) -> dict[str, Any]:
+        answer = await super()._load(sid)
+        if self.script.reopen == "replay-list" and self._may_suggest():
+            self.holding[sid] = True  # the replay put a list on the wire: withdrawn on a prompt
+        if self.script.reopen == "list-before-and-after" and self._may_suggest():
+            await self._suggest(sid, [said(_BEFORE_REOPEN)])
+            asyncio.get_running_loop().create_task(self._after_reopen(sid, self.turns[sid]))
+        return answer
+
+    async def _after_reopen(self, sid: str, turn: int) -> None:
+        await asyncio.sleep(0.01)  # the response goes out first
+        if turn == self.turns[sid]:  # no prompt came since (LT-4)
+            await self._suggest(sid, [said(AFTER_REOPEN)])
