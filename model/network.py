@@ -10,6 +10,7 @@ and TypeScript SDKs on the real packages, and the Rust SDK's rule is read from i
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 from acp_suggestions.model.state import LoadResponse, PromptResponse
 
@@ -74,7 +75,9 @@ NAMES = [*(s.value for s in Semantics), "sdk"]
 REVIEWED = (Semantics.FIFO, Semantics.PYTHON_SDK, Semantics.TYPESCRIPT_SDK, Semantics.UNORDERED)
 
 
-def send(channel: tuple[object, ...], messages: tuple[object, ...], semantics: Semantics) -> tuple:
+def send(
+    channel: tuple[object, ...], messages: tuple[object, ...], semantics: Semantics
+) -> tuple[Any, ...]:
     """`channel` with `messages` sent after it.  Over the Python SDK a prompt result sent
     behind a notification is marked as one that waits (`PromptResponse.waited`): updates read
     while it waits may pass it even once it heads the channel."""

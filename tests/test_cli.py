@@ -11,7 +11,7 @@ import pytest
 
 from acp_suggestions.model.check import review, verdicts
 from acp_suggestions.model.check.executor import Executor
-from acp_suggestions.model.cli.explore import standing
+from acp_suggestions.model.check.rows import Status, standing
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.config import Config, baseline
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
@@ -239,3 +239,28 @@ def test_a_fence_end_that_cannot_be_is_refused(
     assert main(["check", *argv]) == 2
     err = capsys.readouterr().err
     assert said in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("cfg", "argv"),
+    [
+        (baseline(Revision.CURRENT, 1), []),
+        (MUTATIONS_BY_RULE["LT-5"].apply(baseline(Revision.CURRENT, 1)), ["--break", "LT-5"]),
+        (baseline(Revision.DRAFT, 1), ["--revision", "2026-10-15"]),
+    ],
+)
+def test_the_verdict_rows_from_python_give_the_commands_exit_code(
+    cfg: Config, argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`verify(cfg).rows()` is what `check` prints, row by row, and its exit code is the
+    command's."""
+    from acp_suggestions.model.check.verify import verify
+
+    checked = verify(cfg)
+    assert main(["check", *argv]) == checked.exit_code
+    printed = capsys.readouterr().out.splitlines()
+    for row in checked.rows():
+        line = next(line for line in printed if f" {row.name} (" in line)
+        assert line.startswith(row.status.value), (line, row.status)
+        shown = row.status in (Status.VIOLATED, Status.NOT_MET)
+        assert (row.counterexample is not None) == shown, row

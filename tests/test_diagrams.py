@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.render import diagrams, lifetime, msc, narrate, scenarios
-from acp_suggestions.model.render.dotlang import dot_string, mermaid_text
+from acp_suggestions.model.render.dotlang import Diagram, dot_string, mermaid_text
 from acp_suggestions.model.render.narrate import flights, told
 from acp_suggestions.model.rules import RULES_BY_ID
 from acp_suggestions.model.state import World
@@ -25,15 +25,15 @@ HOSTILE = 'Fix "it" [now] <script>alert(1)</script> & \\ back\nslash --> x; y: z
 
 
 @pytest.fixture(scope="module")
-def generated() -> list[diagrams.Diagram]:
+def generated() -> list[Diagram]:
     return diagrams.all_diagrams()
 
 
-def test_generation_is_deterministic(generated: list[diagrams.Diagram]) -> None:
+def test_generation_is_deterministic(generated: list[Diagram]) -> None:
     assert diagrams.all_diagrams() == generated
 
 
-def test_diagrams_folder_is_current(generated: list[diagrams.Diagram]) -> None:
+def test_diagrams_folder_is_current(generated: list[Diagram]) -> None:
     """diagrams/ holds what the model generates; regenerate with
     `acp-suggestions diagrams --out diagrams/` when this fails."""
     folder = ROOT / "diagrams"
@@ -84,7 +84,7 @@ def test_hostile_label_renders_as_text_in_svg() -> None:
 
 
 def test_the_overtaking_chart_draws_the_withdrawal_crossing_the_list(
-    generated: list[diagrams.Diagram],
+    generated: list[Diagram],
 ) -> None:
     """Finding 3's picture: the withdrawal sent at step 5 arrives at step 6, before the list
     sent at step 4 arrives at step 7, so the two arrows cross."""
@@ -134,7 +134,7 @@ def test_every_message_of_a_counterexample_is_told_and_drawn() -> None:
 
 
 def test_the_state_graph_has_a_legend_and_names_each_state(
-    generated: list[diagrams.Diagram],
+    generated: list[Diagram],
 ) -> None:
     graph = next(d for d in generated if d.name == "state-graph-lt5-broken")
     assert "cluster_legend" in graph.dot
@@ -144,7 +144,7 @@ def test_the_state_graph_has_a_legend_and_names_each_state(
 
 
 def test_each_mutation_caption_names_its_rule_and_who_breaks_it(
-    generated: list[diagrams.Diagram],
+    generated: list[Diagram],
 ) -> None:
     from acp_suggestions.model.mutations import MUTATIONS
     from acp_suggestions.model.rules import RULES_BY_ID, Side
@@ -158,7 +158,7 @@ def test_each_mutation_caption_names_its_rule_and_who_breaks_it(
         assert f"({m.expect})" in caption
 
 
-def test_every_breach_chart_ends_saying_what_is_wrong(generated: list[diagrams.Diagram]) -> None:
+def test_every_breach_chart_ends_saying_what_is_wrong(generated: list[Diagram]) -> None:
     """A chart of a finding or a mutation closes with the broken property's words in red; a
     chart of compliant peers has no such note."""
     from acp_suggestions.model.invariants import PROPERTIES_BY_NAME
@@ -177,7 +177,7 @@ def test_every_breach_chart_ends_saying_what_is_wrong(generated: list[diagrams.D
             assert "Wrong:" not in d.dot and "rect rgb" not in d.mermaid, d.name
 
 
-def test_the_index_groups_every_diagram_for_doc_writers(generated: list[diagrams.Diagram]) -> None:
+def test_the_index_groups_every_diagram_for_doc_writers(generated: list[Diagram]) -> None:
     text = diagrams.index(generated)
     assert [g for g in diagrams.GROUPS if f"## {g}" in text] == list(diagrams.GROUPS)
     assert all(d.group in diagrams.GROUPS and f"### {d.name}\n" in text for d in generated)

@@ -462,7 +462,8 @@ def test_a_whitespace_prediction_clears_the_legacy_list_and_sends_nothing_in_the
     revision: Revision, sent: list[tuple[object, ...]]
 ) -> None:
     from acp_suggestions.model import actors
-    from acp_suggestions.model.state import BLANK, TEXT, Pending
+    from acp_suggestions.model.messages import TEXT
+    from acp_suggestions.model.state import BLANK, Pending
 
     offered, _ = actors._send(initial_world(1).agent, ((TEXT,),), None, False)
     blank = Pending(((BLANK,),), offered.epoch, offered.accepted)

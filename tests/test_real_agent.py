@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from acp_suggestions.model.cli.main import main
-from acp_suggestions.model.wire.tracecheck import NO_SUGGESTION_TRAFFIC, NOTHING_TO_CHECK
+from acp_suggestions.model.wire.reports import NO_SUGGESTION_TRAFFIC, NOTHING_TO_CHECK
 from tests.helpers import npm_install
 
 # The real Claude adapter from npm, with its own timeouts: slow, and alone (CI's serial pass).

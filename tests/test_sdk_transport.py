@@ -171,7 +171,9 @@ TS_DELAYS: list[dict[str, Any]] = [
 
 
 @pytest.fixture(scope="module", params=list(TYPESCRIPT))
-def typescript_sdk(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+def typescript_sdk(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Semantics]:
     """A folder with one release of the TypeScript SDK and the client of this test."""
     folder = tmp_path_factory.mktemp(f"ts-sdk-{request.param}")
     npm_install(f"@agentclientprotocol/sdk@{request.param}", folder)

@@ -227,7 +227,7 @@ def test_write_atomic_interrupted_after_the_rename_keeps_the_interrupt(
         real(src, dst)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(atomic.os, "replace", replace_then_press)
+    monkeypatch.setattr(os, "replace", replace_then_press)
     with pytest.raises(KeyboardInterrupt):
         write_atomic(tmp_path / "f", "x")
     assert [p.name for p in tmp_path.iterdir()] == ["f"]

@@ -129,7 +129,7 @@ def test_a_trace_without_suggestion_traffic_passes_nothing(
     nothing: inconclusive, with the reason the probe gives too, and a skipped JUnit case."""
     import xml.etree.ElementTree as ET
 
-    from acp_suggestions.model.wire.tracecheck import NO_SUGGESTION_TRAFFIC
+    from acp_suggestions.model.wire.reports import NO_SUGGESTION_TRAFFIC
 
     quiet = tmp_path / "quiet.jsonl"
     turn = [*first_turn(caps={})[:-1], prompt(3), res("agent", 3, {"stopReason": "end_turn"})]

@@ -223,7 +223,7 @@ def _on_cluster(
     from concurrent.futures import CancelledError
 
     from distributed import Client, as_completed
-    from distributed.comm import CommClosedError
+    from distributed.comm.core import CommClosedError
     from distributed.comm.addressing import parse_address, parse_host_port
 
     try:

@@ -69,7 +69,10 @@ def _rows(indptr: Ints, indices: NDArray[Any], nodes: Ints) -> NDArray[Any]:
     lo = indptr[nodes]
     lens = indptr[nodes + 1] - lo
     ends = np.cumsum(lens)
-    return indices[np.arange(ends[-1] if len(ends) else 0) + np.repeat(lo - ends + lens, lens)]
+    entries: NDArray[Any] = indices[
+        np.arange(ends[-1] if len(ends) else 0) + np.repeat(lo - ends + lens, lens)
+    ]
+    return entries
 
 
 def _closure(indptr: Ints, indices: NDArray[Any], seeds: Mask, allowed: Mask) -> Mask:

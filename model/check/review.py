@@ -11,7 +11,8 @@ from acp_suggestions.model import readings
 from acp_suggestions.model.amendments import AMENDMENTS_BY_NAME
 from acp_suggestions.model.check import duties, sessions
 from acp_suggestions.model.check.executor import Executor
-from acp_suggestions.model.check.verify import Counterexample, verify
+from acp_suggestions.model.check.rows import Counterexample
+from acp_suggestions.model.check.verify import verify
 from acp_suggestions.model.config import Bounds, Config, baseline, client_policy
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.liveness import LIVENESS

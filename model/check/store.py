@@ -102,7 +102,8 @@ def fingerprint(keys: np.ndarray) -> np.ndarray:
     def mix(x: np.ndarray) -> np.ndarray:
         x = (x ^ (x >> _U8(30))) * _U8(0xBF58476D1CE4E5B9)
         x = (x ^ (x >> _U8(27))) * _U8(0x94D049BB133111EB)
-        return x ^ (x >> _U8(31))
+        mixed: np.ndarray = x ^ (x >> _U8(31))
+        return mixed
 
     k = keys.astype(_U8)
     return mix(mix((k[:, 0] << _U8(32)) | k[:, 1]) ^ ((k[:, 2] << _U8(32)) | k[:, 3]))

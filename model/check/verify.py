@@ -5,26 +5,16 @@ the deep review all ask this one function."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Literal
 
 from acp_suggestions.model.check import leadsto
-from acp_suggestions.model.check.explorer import Path, Result, explore
+from acp_suggestions.model.check.explorer import Result, explore
+from acp_suggestions.model.check.rows import GOAL, Counterexample, Row, Status, standing
 from acp_suggestions.model.check.store import Spill
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.liveness import LIVENESS
-from acp_suggestions.model.state import World
-
-
-@dataclass(frozen=True, slots=True)
-class Counterexample:
-    """A path from the initial world to a violation (for a leads-to property, its lasso
-    walked once)."""
-
-    start: World
-    steps: Path
-    ending: str = ""  # a leads-to counterexample: how the run goes on (repeats or stops)
-    loop: int | None = None  # and the state its repetition starts from
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +33,46 @@ class Verdicts:
         cfg, result = self.config, self.result
         out = [p.name for p in INVARIANTS if p.in_force(cfg) and p.name in result.counterexamples]
         return out + [p.name for p in LIVENESS if p.in_force(cfg) and self.lassos.get(p.name)]
+
+    def rows(self) -> list[Row]:
+        """Every property's verdict, invariants then leads-to, in catalogue order."""
+        shown = self.counterexamples()
+        rows = [self._row(p.name, "invariant", p.rules, p.doc, p.broken, shown) for p in INVARIANTS]
+        return rows + [
+            self._row(lt.name, "leads-to", lt.rules, lt.doc, lt.broken, shown) for lt in LIVENESS
+        ]
+
+    def _row(
+        self,
+        name: str,
+        kind: Literal["invariant", "leads-to"],
+        rules: tuple[str, ...],
+        doc: str,
+        broken: str,
+        shown: dict[str, Counterexample],
+    ) -> Row:
+        where = standing(rules, self.config)
+        row = Row(name, kind, rules, where, Status.HOLDS, doc, broken)
+        if kind == "leads-to" and not self.decided:
+            graph = self.result.graph
+            why = "no graph kept" if graph is None else "the search stopped at --max-states"
+            return replace(row, status=Status.UNDECIDED, why=why)
+        if name not in shown:
+            complete = self.result.complete or kind == "leads-to"
+            return row if complete else replace(row, status=Status.NOT_SEEN)
+        if where == "in force":
+            return replace(row, status=Status.VIOLATED, counterexample=shown[name])
+        if where == GOAL:
+            return replace(row, status=Status.NOT_MET, counterexample=shown[name])
+        return replace(row, status=Status.NOT_IN_FORCE)
+
+    @property
+    def exit_code(self) -> int:
+        """1 if a property in force is broken or the search met a deadlock, else 2 if the
+        search was cut short (nothing is decided beyond it), else 0."""
+        if self.broken() or self.result.deadlocks:
+            return 1
+        return 0 if self.result.complete else 2
 
     def counterexamples(self) -> dict[str, Counterexample]:
         """Every broken property's shortest counterexample, in force or not: invariants'

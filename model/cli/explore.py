@@ -9,7 +9,9 @@ import time
 from typing import TYPE_CHECKING
 
 from rich.console import Console
+from rich.text import Text
 
+from acp_suggestions.model.check.rows import Row, Status
 from acp_suggestions.model.cli.common import (
     UsageError,
     chosen_readings,
@@ -31,7 +33,7 @@ from acp_suggestions.model.config import (
     Config,
 )
 from acp_suggestions.model.network import NAMES, Semantics
-from acp_suggestions.model.rules import Revision, in_force
+from acp_suggestions.model.rules import Revision
 
 if TYPE_CHECKING:
     from acp_suggestions.model.cli.common import Subparsers
@@ -128,30 +130,43 @@ def _config(args: argparse.Namespace) -> Config:
     return readings.apply(cfg, chosen_readings(args))
 
 
-def standing(rule_ids: tuple[str, ...], cfg: Config) -> str:
-    """Whether a property is in force in `cfg`, and if not, why."""
-    if not rule_ids:
-        return "a goal, not a rule"
-    if in_force(rule_ids, cfg.revision, cfg.version):
-        return "in force"
-    if in_force(rule_ids, cfg.revision, 3 - cfg.version):
-        return f"not in v{cfg.version}"
-    return "other revision"
+def _told(cfg: Config, row: Row) -> list[str]:
+    """A broken property's counterexample as `check` prints it: the numbered steps, how a
+    leads-to run goes on, and what is wrong."""
+    from acp_suggestions.model.render.narrate import told
+
+    shown = row.counterexample
+    assert shown is not None
+    lines = [f"   {line}" for line in told(cfg, shown.start, shown.steps)]
+    return [
+        *lines,
+        *([f"   {shown.ending}"] if shown.ending else []),
+        f"   What is wrong: {row.broken}",
+    ]
 
 
-# How `check` names a broken property by its standing: VIOLATED only for one in force (it
-# decides the exit code); a goal no rule asks for is "not met", with its run; any other
-# standing (another revision or version) is "not in force", without one.
-_BROKEN = {"in force": ("VIOLATED", "red"), "a goal, not a rule": ("not met", "yellow")}
+def _label(row: Row) -> Text:
+    """A row's first line: the status in its colour, the property and where it stands."""
+    colour = _COLOURS[row.status.severity]
+    if row.status in (Status.HOLDS, Status.NOT_SEEN, Status.UNDECIDED):
+        about = row.standing if row.kind == "invariant" else f"leads-to; {row.standing}"
+        label = row.status.value.ljust(8) if row.status is Status.HOLDS else row.status.value
+        why = f": {row.why}" if row.why else ""
+        return labelled(label, colour, f" {row.name} ({about}){why}")
+    if row.kind == "invariant":
+        where = f"{', '.join(row.rules)}; {row.standing}"
+    else:
+        where = "; ".join([*row.rules, "leads-to", row.standing])
+    what = "broken, and no rule here" if row.status is Status.NOT_IN_FORCE else row.doc
+    return labelled(row.status.value, colour, f" {row.name} ({where}): {what}")
+
+
+_COLOURS = {"ok": "green", "doubt": "yellow", "fail": "red", "aside": "dim"}
 
 
 def _check(args: argparse.Namespace) -> int:
-    from acp_suggestions.model.check import leadsto
     from acp_suggestions.model.check.store import Spill, machine_gib
     from acp_suggestions.model.check.verify import verify
-    from acp_suggestions.model.invariants import INVARIANTS
-    from acp_suggestions.model.liveness import LIVENESS
-    from acp_suggestions.model.render.narrate import told
 
     cfg = _config(args)
     folder = spill_folder(args)
@@ -170,14 +185,8 @@ def _check(args: argparse.Namespace) -> int:
             spill=spill,
             progress=advance,
         )
-    result, graph, lassos, decided = (
-        verdicts.result,
-        verdicts.result.graph,
-        verdicts.lassos,
-        verdicts.decided,
-    )
     seconds = time.perf_counter() - started
-    broken = verdicts.broken()
+    result, rows = verdicts.result, verdicts.rows()
     if args.json:
         out = {
             "states": result.states,
@@ -187,9 +196,11 @@ def _check(args: argparse.Namespace) -> int:
             "terminal": result.terminal,
             "deadlocks": result.deadlocks,
             "violated": result.violated,
-            "in_force_violated": broken,
-            "liveness_violated": sorted(n for n, lasso in lassos.items() if lasso is not None),
-            "liveness_decided": decided,
+            "in_force_violated": verdicts.broken(),
+            "liveness_violated": sorted(
+                r.name for r in rows if r.kind == "leads-to" and r.status.broken
+            ),
+            "liveness_decided": verdicts.decided,
             "reached": sorted(result.reached),
         }
         print(json.dumps(out, indent=2, sort_keys=True))
@@ -205,61 +216,18 @@ def _check(args: argparse.Namespace) -> int:
             f"{result.terminal:,} end states, {result.deadlocks} deadlocks"
         )
         err.print(f"explored in {seconds:.1f}s")
-        holds = ("holds   ", "green") if result.complete else ("not seen", "yellow")
-        for p in INVARIANTS:
-            state = standing(p.rules, cfg)
-            label = _BROKEN.get(state)
-            if p.name in result.counterexamples and label is None:
-                why = f" {p.name} ({', '.join(p.rules)}; {state}): broken, and no rule here"
-                console.print(labelled("not in force", "dim", why))
-            elif p.name in result.counterexamples:
-                assert label is not None
-                init, steps = result.counterexamples[p.name]
-                rules = ", ".join(p.rules)
-                console.print(labelled(*label, f" {p.name} ({rules}; {state}): {p.doc}"))
-                for line in told(cfg, init, steps):
-                    console.print("   " + line)
-                console.print(f"   What is wrong: {p.broken}")
-            else:
-                console.print(labelled(*holds, f" {p.name} ({state})"))
-        for lt in LIVENESS:
-            lasso = lassos.get(lt.name)
-            state = standing(lt.rules, cfg)
-            if not decided:
-                why = "no graph kept" if graph is None else "the search stopped at --max-states"
-                console.print(
-                    labelled("undecided", "yellow", f" {lt.name} (leads-to; {state}): {why}")
-                )
-                continue
-            if lasso is None:
-                console.print(labelled("holds", "green", f"    {lt.name} (leads-to; {state})"))
-                continue
-            assert graph is not None
-            where = "; ".join([*lt.rules, "leads-to", state])
-            label = _BROKEN.get(state)
-            if label is None:
-                console.print(
-                    labelled(
-                        "not in force", "dim", f" {lt.name} ({where}): broken, and no rule here"
-                    )
-                )
-                continue
-            console.print(labelled(*label, f" {lt.name} ({where}): {lt.doc}"))
-            steps = tuple(leadsto.lasso_steps(graph, result.worlds, lasso.walk))
-            for line in told(cfg, result.worlds[0], steps):
-                console.print("   " + line)
-            console.print("   " + lasso.ending)
-            console.print(f"   What is wrong: {lt.broken}")
-    if broken or result.deadlocks:
-        return 1
-    if not result.complete:  # nothing broken in what was seen, but not everything was seen
+        for row in rows:
+            console.print(_label(row))
+            if row.counterexample is not None:
+                for line in _told(cfg, row):
+                    console.print(line)
+    if verdicts.exit_code == 2:  # nothing broken in what was seen, but not all was seen
         err.print(
             f"acp-suggestions: incomplete: the search stopped at --max-states {args.max_states:,} "
             f"with every run of up to {result.depth} steps checked, so nothing is decided "
             "beyond that; lower the bounds or raise --max-states"
         )
-        return 2
-    return 0
+    return verdicts.exit_code
 
 
 def add_parsers(sub: Subparsers) -> None:

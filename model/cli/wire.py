@@ -7,6 +7,7 @@ import argparse
 import json
 import os
 import shutil
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,38 +24,16 @@ from acp_suggestions.model.cli.common import (
 
 if TYPE_CHECKING:
     from acp_suggestions.model.cli.common import Subparsers
-    from acp_suggestions.model.wire import tracecheck
-
-
-def _check_file(path: str, observer: tracecheck.Observer) -> tracecheck.FileReport:
-    """Check one trace file; unusable input is the report's error, not an exception, so one
-    bad file among many is reported with the others."""
-    from acp_suggestions.model.wire import decode, tracecheck
-
-    try:
-        with open(path, "rb") as f:
-            checker = tracecheck.check_lines(decode.bounded_lines(f), observer)
-    except FileNotFoundError:
-        return tracecheck.FileReport(path, error="no such file")
-    except IsADirectoryError:
-        return tracecheck.FileReport(path, error="a folder, not a trace file")
-    except decode.TraceError as exc:
-        return tracecheck.FileReport(path, error=str(exc))
-    except OSError as exc:
-        return tracecheck.FileReport(path, error=f"cannot read it ({exc.strerror or exc})")
-    except Exception as exc:  # a fault of the checker must not read as a violation (1)
-        message = f"the checker failed ({type(exc).__name__}: {exc}); please report it"
-        return tracecheck.FileReport(path, error=message)
-    return tracecheck.FileReport.of(path, checker)
 
 
 def _trace_check(args: argparse.Namespace) -> int:
-    from acp_suggestions.model.wire import tracecheck
+    from acp_suggestions.model.wire import reports as checked
+    from acp_suggestions.model.wire.monitors import Verdict
 
-    reports = [_check_file(path, args.observer) for path in args.files]
-    verdict = tracecheck.overall(reports)
+    reports = [checked.check_file(path, args.observer) for path in args.files]
+    verdict = checked.overall(reports)
     if args.format == "junit":
-        print(tracecheck.junit(reports), end="")
+        print(checked.junit(reports), end="")
     elif args.format == "json":
         files = [r.as_dict() for r in reports]
         out = {
@@ -69,23 +48,20 @@ def _trace_check(args: argparse.Namespace) -> int:
             if r.error:
                 err.print(f"acp-suggestions: error: {r.file}: {r.error}")
             elif r.unexercised or not r.findings:
-                print(f"{r.file}: inconclusive: {r.unexercised or tracecheck.NOTHING_TO_CHECK}")
+                print(f"{r.file}: inconclusive: {r.unexercised or checked.NOTHING_TO_CHECK}")
             for f in r.findings:
-                if f.verdict != "pass":
+                if f.verdict != Verdict.PASS:
                     d = f.as_dict()
                     print(
                         f"{r.file}:{f.line}: {f.verdict}: {f.rule} ({d['level']}, "
                         f"{d['section']}): {f.message}"
                     )
-        findings = [f for r in reports for f in r.findings]
-        counts = {
-            v: sum(f.verdict == v for f in findings) for v in ("violation", "inconclusive", "pass")
-        }
+        counts = Counter(f.verdict for r in reports for f in r.findings)
         print(
-            f"{verdict}: {counts['violation']} violations, {counts['inconclusive']} "
-            f"inconclusive, {counts['pass']} rules passed"
+            f"{verdict}: {counts[Verdict.VIOLATION]} violations, "
+            f"{counts[Verdict.INCONCLUSIVE]} inconclusive, {counts[Verdict.PASS]} rules passed"
         )
-    return {"error": 2, "violation": 1}.get(verdict, 0)
+    return verdict.exit_code
 
 
 def _agent_command(args: argparse.Namespace, name: str) -> list[str]:
@@ -99,7 +75,8 @@ def _agent_command(args: argparse.Namespace, name: str) -> list[str]:
 
 
 def _probe(args: argparse.Namespace) -> int:
-    from acp_suggestions.model.wire import probe, scenarios, tracecheck
+    from acp_suggestions.model.wire import probe, scenarios
+    from acp_suggestions.model.wire import reports as checked
 
     command = _agent_command(args, "probe")
     names = [s.name for s in (*scenarios.SCENARIOS, scenarios.LEGACY_SCENARIO)]
@@ -136,7 +113,7 @@ def _probe(args: argparse.Namespace) -> int:
         )
         out.commit(p for p in out.staging.iterdir() if p.is_file())
     reports = [o.report for o in outcomes]
-    verdict = tracecheck.overall(reports)
+    verdict = checked.overall(reports)
     ran = sorted({o.version for o in outcomes if o.answered is None} or {args.version})
     answered = (
         f"the agent answered protocolVersion {ran[-1]} to a v{args.version} initialize; "
@@ -146,7 +123,7 @@ def _probe(args: argparse.Namespace) -> int:
     )
     rules = probe.by_rule(outcomes)
     if args.format == "junit":
-        print(tracecheck.junit(reports), end="")
+        print(checked.junit(reports), end="")
     elif args.format == "json":
         done = [
             {
@@ -182,7 +159,7 @@ def _probe(args: argparse.Namespace) -> int:
             f"{len(rules)}"
         )
         print(f"{verdict}: traces and the agent's stderr in {out.given}/")
-    return {"error": 2, "violation": 1}.get(verdict, 0)
+    return verdict.exit_code
 
 
 def _tap(args: argparse.Namespace) -> int:

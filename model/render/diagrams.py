@@ -98,7 +98,11 @@ def _projection(
 
 
 def _clustered(
-    name: str, caption: str, nodes: list[tuple[str, str]], edges: dict, group: str
+    name: str,
+    caption: str,
+    nodes: list[tuple[str, str]],
+    edges: dict[tuple[tuple[str, str], tuple[str, str]], set[str]],
+    group: str,
 ) -> Diagram:
     """A diagram of (group, state) pairs, each group a cluster."""
     by_group: dict[str, list[str]] = {}

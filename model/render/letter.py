@@ -113,7 +113,8 @@ def _setting(data: Review, name: str, key: str) -> dict[str, Any]:
 def _reading(data: Review, name: str) -> dict[str, Any]:
     for r in data.get("readings", []):
         if r["name"] == name:
-            return r
+            found: dict[str, Any] = r
+            return found
     raise Unsupported(f"the review did not judge the reading {name}")
 
 

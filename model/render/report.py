@@ -10,7 +10,7 @@ from pathlib import Path
 
 from acp_suggestions.model.check.review import Outcome, counterexamples, judged
 from acp_suggestions.model.check.verdicts import RuleVerdict, Summary
-from acp_suggestions.model.check.verify import Counterexample
+from acp_suggestions.model.check.rows import Counterexample
 from acp_suggestions.model.config import Bounds
 from acp_suggestions.model.invariants import PROPERTIES_BY_NAME
 from acp_suggestions.model.liveness import LIVENESS

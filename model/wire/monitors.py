@@ -7,8 +7,9 @@ each side sees, and compares their verdicts with the model's invariants.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import ClassVar, Literal, Protocol
 
 from acp_suggestions.model.messages import (
@@ -20,7 +21,28 @@ from acp_suggestions.model.messages import (
 )
 from acp_suggestions.model.rules import RuleId
 
-Verdict = Literal["pass", "violation", "inconclusive"]
+
+class Verdict(StrEnum):
+    """A verdict on a rule instance, a trace or a run, worst last; an error (unusable input)
+    is a file's or a scenario's alone."""
+
+    PASS = "pass"
+    INCONCLUSIVE = "inconclusive"
+    VIOLATION = "violation"
+    ERROR = "error"
+
+    @classmethod
+    def worst(cls, verdicts: Iterable[Verdict], default: Verdict) -> Verdict:
+        """The worst of `verdicts`, `default` where there are none."""
+        order = list(cls)
+        return max(verdicts, key=order.index, default=default)
+
+    @property
+    def exit_code(self) -> int:
+        """The commands' exit code for this verdict: 2 an error, 1 a violation, else 0."""
+        return {Verdict.ERROR: 2, Verdict.VIOLATION: 1}.get(self, 0)
+
+
 Observer = Literal["client", "agent"]
 
 
@@ -115,10 +137,10 @@ class Capability(Monitor):
         else:
             rule, ok = RuleId.L_2, caps.legacy_allowlisted
         if ok:
-            self.find(rule, "pass", number, sid, "the client advertised support")
+            self.find(rule, Verdict.PASS, number, sid, "the client advertised support")
         else:
             message = "suggestions sent to a client that did not advertise support"
-            self.find(rule, "violation", number, sid, message)
+            self.find(rule, Verdict.VIOLATION, number, sid, message)
 
 
 class Shape(Monitor):
@@ -137,16 +159,16 @@ class Shape(Monitor):
         self.well_formed: set[tuple[str, str]] = set()  # (session, form) whose shape passed
 
     def malformed(self, number: int, sid: str, err: MessageError) -> None:
-        self.find(err.rule, "violation", number, sid, f"{err.message} at {err.path}")
+        self.find(err.rule, Verdict.VIOLATION, number, sid, f"{err.message} at {err.path}")
 
     def suggestions(self, number: int, sid: str, update: SuggestionsUpdate) -> None:
         for err in update.skipped:
-            self.find(err.rule, "violation", number, sid, f"{err.message} at {err.path}")
+            self.find(err.rule, Verdict.VIOLATION, number, sid, f"{err.message} at {err.path}")
         if update.skipped or (sid, update.form) not in self.well_formed:
             broken = {err.rule for err in update.skipped}
             for rule in self._BY_FORM[update.form]:
                 if rule not in broken:
-                    self.find(rule, "pass", number, sid, "well-formed")
+                    self.find(rule, Verdict.PASS, number, sid, "well-formed")
             self.well_formed.add((sid, update.form))
 
 
@@ -162,14 +184,16 @@ class Content(Monitor):
             extra = sorted({k for k in sug.kinds if k not in allowed})
             if extra:
                 message = f"suggestion {i} uses {', '.join(extra)}, which both sides do not support"
-                self.find(RuleId.SC_3, "violation", number, sid, message)
+                self.find(RuleId.SC_3, Verdict.VIOLATION, number, sid, message)
             else:
-                self.find(RuleId.SC_3, "pass", number, sid, "content types both sides support")
+                self.find(
+                    RuleId.SC_3, Verdict.PASS, number, sid, "content types both sides support"
+                )
             if sug.blank:
                 message = f"suggestion {i} is whitespace-only text"
-                self.find(RuleId.SC_2, "violation", number, sid, message)
+                self.find(RuleId.SC_2, Verdict.VIOLATION, number, sid, message)
             else:
-                self.find(RuleId.SC_2, "pass", number, sid, "not blank")
+                self.find(RuleId.SC_2, Verdict.PASS, number, sid, "not blank")
 
 
 class Replay(Monitor):
@@ -195,13 +219,13 @@ class Replay(Monitor):
             return
         self.replaying[sid] = False
         if self.wire.observer == "agent" or self.wire.replay_visible(sid):
-            self.find(RuleId.RP_1, "violation", number, sid, "suggestions sent during replay")
+            self.find(RuleId.RP_1, Verdict.VIOLATION, number, sid, "suggestions sent during replay")
         else:
-            self.find(RuleId.RP_1, "inconclusive", number, sid, CROSSED_REOPEN)
+            self.find(RuleId.RP_1, Verdict.INCONCLUSIVE, number, sid, CROSSED_REOPEN)
 
     def reopen_answered(self, number: int, sid: str) -> None:
         if self.replaying.pop(sid, False):
-            self.find(RuleId.RP_1, "pass", number, sid, "no suggestions in replay")
+            self.find(RuleId.RP_1, Verdict.PASS, number, sid, "no suggestions in replay")
 
 
 @dataclass
@@ -248,13 +272,13 @@ class Withdrawal(Monitor):
                     f"the prompt of line {prompt} was accepted with a non-empty list, and the "
                     "turn ended without an update"
                 )
-                self.find(RuleId.LT_5, "violation", number, sid, message)
+                self.find(RuleId.LT_5, Verdict.VIOLATION, number, sid, message)
             else:
-                self.find(RuleId.LT_5, "pass", number, sid, "no list left over a prompt")
+                self.find(RuleId.LT_5, Verdict.PASS, number, sid, "no list left over a prompt")
             return
         verdict: Verdict
         if turn.last_after is None:
-            verdict = "violation" if turn.list_at_send else "pass"
+            verdict = Verdict.VIOLATION if turn.list_at_send else Verdict.PASS
             message = (
                 f"a non-empty list was current when the prompt of line {prompt} went out, "
                 "and no update came before the turn ended"
@@ -262,9 +286,9 @@ class Withdrawal(Monitor):
                 else NOTHING_TO_WITHDRAW
             )
         elif not turn.last_after:
-            verdict, message = "pass", "the list was withdrawn"
+            verdict, message = Verdict.PASS, "the list was withdrawn"
         else:
-            verdict = "inconclusive"
+            verdict = Verdict.INCONCLUSIVE
             message = (
                 f"the last list before the turn ended arrived after the prompt of line "
                 f"{prompt} went out: it may replace the old list or may have crossed the "
@@ -275,7 +299,7 @@ class Withdrawal(Monitor):
     def ended(self, last: int) -> None:
         for sid, prompt in self.turns:
             message = f"the trace ends before the turn of the prompt of line {prompt}"
-            self.find(RuleId.LT_5, "inconclusive", last, sid, message)
+            self.find(RuleId.LT_5, Verdict.INCONCLUSIVE, last, sid, message)
 
 
 @dataclass
@@ -312,9 +336,9 @@ class Foreground(Monitor):
                 f"work began without a prompt at line {w.foreground} while a list was offered, "
                 "and the turn ended without replacing or withdrawing it"
             )
-            self.find(RuleId.LT_6, "violation", number, sid, message)
+            self.find(RuleId.LT_6, Verdict.VIOLATION, number, sid, message)
         elif w.working:
-            self.find(RuleId.LT_6, "pass", number, sid, "no list left over foreground work")
+            self.find(RuleId.LT_6, Verdict.PASS, number, sid, "no list left over foreground work")
 
 
 EVENTS = tuple(n for n, f in vars(Monitor).items() if callable(f) and not n.startswith("_"))

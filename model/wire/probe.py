@@ -25,13 +25,15 @@ from pathlib import Path
 from typing import Any
 
 from acp_suggestions.model.wire.acting import act, can_reopen, exit_of, permission_answer
+from acp_suggestions.model.wire.monitors import Verdict
+from acp_suggestions.model.wire.reports import FileReport
 from acp_suggestions.model.wire.scenarios import (
     LEGACY_SCENARIO,
     SCENARIOS,
     Scenario,
 )
 from acp_suggestions.model.wire.spawn import Overrun, bounded_agent
-from acp_suggestions.model.wire.tracecheck import FileReport, check_lines
+from acp_suggestions.model.wire.tracecheck import check_lines
 
 ADVERTISED: dict[str, Any] = {"session": {"promptSuggestions": {}}}
 # The legacy allowlist marker as the adapter reads it: an object (a bare `true` is not one).
@@ -223,7 +225,8 @@ def _first_auth_method(initialized: Any) -> str:
     first = methods[0] if isinstance(methods, list) and methods else None
     if not isinstance(first, dict) or not isinstance(first.get("id"), str):
         raise ProbeError("--auth: the agent's initialize answer lists no authMethods to use")
-    return first["id"]
+    method: str = first["id"]
+    return method
 
 
 def _data(data: Any) -> str:
@@ -465,7 +468,7 @@ def by_rule(outcomes: Sequence[Outcome]) -> dict[str, dict[str, list[str]]]:
         if o.report.unexercised:
             continue  # its rules were kept by doing nothing: not evidence
         for f in o.report.findings:
-            vacuous = f.verdict == "pass" and f.message == NOTHING_TO_WITHDRAW
+            vacuous = f.verdict == Verdict.PASS and f.message == NOTHING_TO_WITHDRAW
             verdict = "pass, nothing to withdraw" if vacuous else f.verdict
             table.setdefault(f.rule, {}).setdefault(verdict, []).append(
                 f"{o.scenario.name}:{f.line}"

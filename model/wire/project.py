@@ -90,7 +90,7 @@ class _Wire:
 
     @staticmethod
     def _wire_only(record: wire.Record) -> bool:
-        return record["msg"]["params"]["update"].get("sessionUpdate") == "state_update"
+        return bool(record["msg"]["params"]["update"].get("sessionUpdate") == "state_update")
 
     def prompt(self) -> wire.Record:
         record = wire.prompt(self.next_id)

@@ -27,7 +27,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from acp_suggestions.model.wire.decode import MAX_LINE, TraceError
-from acp_suggestions.model.wire.tracecheck import Checker, FileReport
+from acp_suggestions.model.wire.monitors import Verdict
+from acp_suggestions.model.wire.reports import FileReport
+from acp_suggestions.model.wire.tracecheck import Checker
 
 CHUNK = 65_536
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -81,7 +83,7 @@ class Recorder:
             self.say(f"acp-suggestions tap: the live check stops: {error}")
             return
         for f in self.checker.findings[seen:]:
-            if f.verdict == "violation":
+            if f.verdict == Verdict.VIOLATION:
                 self.say(f"acp-suggestions tap: line {f.line}: violation: {f.rule}: {f.message}")
 
     def summary(self, file: str) -> str:
@@ -91,7 +93,7 @@ class Recorder:
             return f"acp-suggestions tap: {file}: error: {self.broken}"
         self.checker.end(self.number)
         report = FileReport.of(file, self.checker)
-        violations = sum(f.verdict == "violation" for f in report.findings)
+        violations = sum(f.verdict == Verdict.VIOLATION for f in report.findings)
         why = f" ({report.unexercised})" if report.unexercised else ""
         return (
             f"acp-suggestions tap: {file}: {report.verdict}{why}; {self.number} messages, "

@@ -1,0 +1,137 @@
+"""What the check of a trace file says: its report (findings, notes, or why the file is
+unusable), the verdict over several files, and the same as JUnit XML.  `check_file` is the
+one way from a path to a report, for the command line and a Python caller alike."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from acp_suggestions.model import junit as junit_xml
+from acp_suggestions.model.wire import decode
+from acp_suggestions.model.wire.monitors import Observer, Verdict
+from acp_suggestions.model.wire.tracecheck import Checker, Finding, check_lines, notes, verdict
+
+NOTHING_TO_CHECK = "no rule found anything to check: no session or no suggestion traffic"
+# Why a trace without a list or a withdrawal passes nothing: each rule it "kept" it kept by
+# doing nothing (the checker's and the probe's one reason).
+NO_SUGGESTION_TRAFFIC = (
+    "no suggestion list or withdrawal went on the wire, so nothing of the feature was exercised"
+)
+
+
+@dataclass
+class FileReport:
+    """What the check of one trace file found: its findings and notes, or why the file could
+    not be used (`error`)."""
+
+    file: str
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    error: str = ""
+    unexercised: str = ""  # why the recording exercised nothing of the feature
+
+    @classmethod
+    def of(cls, file: str, checker: Checker) -> FileReport:
+        """The report of a trace checked whole: a pass needs evidence, a list or a withdrawal
+        on the wire; without one the trace is inconclusive, with `NO_SUGGESTION_TRAFFIC`."""
+        unexercised = (
+            "" if checker.suggestion_updates or not checker.findings else NO_SUGGESTION_TRAFFIC
+        )
+        return cls(file, checker.findings, notes(checker), unexercised=unexercised)
+
+    @property
+    def verdict(self) -> Verdict:
+        """error, violation, inconclusive or pass; a trace in which no rule found anything to
+        check, or that `unexercised` says exercised nothing of the feature, is inconclusive,
+        never a pass."""
+        if self.error:
+            return Verdict.ERROR
+        found = verdict(self.findings) if self.findings else Verdict.INCONCLUSIVE
+        return Verdict.INCONCLUSIVE if self.unexercised and found is Verdict.PASS else found
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON shape of a file's report; every finding names the file."""
+        out: dict[str, Any] = {
+            "file": self.file,
+            "verdict": self.verdict,
+            "findings": [{"file": self.file, **f.as_dict()} for f in self.findings],
+            "notes": self.notes,
+        }
+        if self.error:
+            out["error"] = self.error
+        elif self.unexercised:
+            out["reason"] = self.unexercised
+        elif not self.findings:
+            out["reason"] = NOTHING_TO_CHECK
+        return out
+
+
+def overall(reports: Iterable[FileReport]) -> Verdict:
+    """The worst verdict of the files: error, violation, inconclusive or pass."""
+    return Verdict.worst((r.verdict for r in reports), Verdict.INCONCLUSIVE)
+
+
+def junit(reports: list[FileReport]) -> str:
+    """The reports as JUnit XML valid against the schema CI servers use (Jenkins'): one
+    testsuite per file, the totals on testsuites; a violation fails its test case, an
+    inconclusive one is skipped, unusable input is an error."""
+    root = ET.Element("testsuites", name="acp-suggestions trace check")
+    totals = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
+    for report in reports:
+        suite = ET.SubElement(root, "testsuite", name=report.file)
+        cases = []
+        for f in report.findings:
+            d = f.as_dict()
+            case = ET.Element(
+                "testcase",
+                classname=f"{report.file}: {f.rule} {d['section']}",
+                name=f"line {f.line} session {f.session}",
+            )
+            if f.verdict == Verdict.VIOLATION:
+                ET.SubElement(case, "failure", message=f.message, type=d["level"])
+            elif f.verdict == Verdict.INCONCLUSIVE:
+                ET.SubElement(case, "skipped", message=f.message)
+            cases.append(case)
+        if report.error or not report.findings or report.unexercised:
+            case = ET.Element("testcase", classname=report.file, name="the trace")
+            if report.error:
+                ET.SubElement(case, "error", message=report.error, type="unusable input")
+            else:
+                ET.SubElement(case, "skipped", message=report.unexercised or NOTHING_TO_CHECK)
+            cases.append(case)
+        counts = {
+            "tests": len(cases),
+            "failures": sum(c.find("failure") is not None for c in cases),
+            "errors": sum(c.find("error") is not None for c in cases),
+            "skipped": sum(c.find("skipped") is not None for c in cases),
+        }
+        for key, n in counts.items():
+            suite.set(key, str(n))
+            totals[key] += n
+        suite.extend(cases)
+    for key in ("tests", "failures", "errors"):  # the common schema has no skipped total
+        root.set(key, str(totals[key]))
+    return junit_xml.dumps(root)
+
+
+def check_file(path: str, observer: Observer = "client") -> FileReport:
+    """Check one trace file; unusable input is the report's error, not an exception, so one
+    bad file among many is reported with the others."""
+    try:
+        with open(path, "rb") as f:
+            checker = check_lines(decode.bounded_lines(f), observer)
+    except FileNotFoundError:
+        return FileReport(path, error="no such file")
+    except IsADirectoryError:
+        return FileReport(path, error="a folder, not a trace file")
+    except decode.TraceError as exc:
+        return FileReport(path, error=str(exc))
+    except OSError as exc:
+        return FileReport(path, error=f"cannot read it ({exc.strerror or exc})")
+    except Exception as exc:  # a fault of the checker must not read as a violation (1)
+        message = f"the checker failed ({type(exc).__name__}: {exc}); please report it"
+        return FileReport(path, error=message)
+    return FileReport.of(path, checker)
