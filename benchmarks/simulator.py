@@ -43,7 +43,9 @@ class SimPyEngine(Engine):
     ) -> None:
         self.env.process(self._later(t, kind, msg, record, ends))
 
-    def _later(self, t: float, kind: int, msg: Any, record: Any, ends: bool) -> Generator[Any, Any, None]:
+    def _later(
+        self, t: float, kind: int, msg: Any, record: Any, ends: bool
+    ) -> Generator[Any, Any, None]:
         yield self.env.timeout(t - self.env.now)
         self._fire(t, kind, msg, record, ends)
 

@@ -15,6 +15,8 @@ import sys
 import tempfile
 import time
 
+import page
+
 # An agent that sends back every line it reads, at once.
 ECHO = [
     sys.executable,
@@ -89,10 +91,18 @@ def main() -> None:
                 latency[name].append(round_trip_us(command, args.messages))
                 speed[name].append(throughput_mib_s(command, args.mib))
     base = statistics.median(latency["bare pipe"])
-    print(f"medians of {args.runs} runs; round trip of one message, {args.mib} MiB streamed")
+    rows = [
+        f"Medians of {args.runs} runs, side by side: the round trip of one message through an "
+        f"echoing agent ({args.messages} messages a run), and {args.mib} MiB streamed through.",
+        "",
+        "| between the client and the agent | round trip | added | throughput |",
+        "| --- | --- | --- | --- |",
+    ]
     for name in setups:
         us, mib_s = statistics.median(latency[name]), statistics.median(speed[name])
-        print(f"{name:12}  round trip {us:8.0f} us (+{us - base:6.0f})   {mib_s:7.1f} MiB/s")
+        rows.append(f"| {name} | {us:,.0f} µs | +{us - base:,.0f} µs | {mib_s:,.1f} MiB/s |")
+    print("\n".join(rows))
+    page.record("tap", "\n".join(rows))
 
 
 if __name__ == "__main__":

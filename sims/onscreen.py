@@ -1,5 +1,5 @@
 """The simulator's figure the letter stands on: how often and how long clients show a list
-from before their latest prompt, from the default sweep with seed 1 (the run the README's
+from before their latest prompt, from the default sweep with seed 1 (the run the simulator page's
 table comes from), run on the review's own workers."""
 
 from __future__ import annotations

@@ -37,11 +37,17 @@ REVIEWS = frozenset({"full_review", "review_folder"})
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The quick loop (`./dev test`) leaves out the tests marked slow: reviews, the Dask
-    cluster, the real agent, the browser; `--all` or CI=true runs every test."""
-    for item in items:
-        if REVIEWS & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.slow)
+    cluster, the real agent, the browser; `--all` or CI=true runs every test.  Of the tests
+    that read the default review, one goes first and the rest last, so that under
+    pytest-xdist one worker computes the review from the start while the others run every
+    other test, rather than wait for it."""
+    reading = [i for i in items if REVIEWS & set(getattr(i, "fixturenames", ()))]
+    for item in reading:
+        item.add_marker(pytest.mark.slow)
     if CI or config.getoption("--all"):
+        if reading:
+            later = {id(i) for i in reading}
+            items[:] = [reading[0], *(i for i in items if id(i) not in later), *reading[1:]]
         return
     slow = [item for item in items if item.get_closest_marker("slow")]
     if slow:
@@ -68,27 +74,11 @@ def shared_text() -> Callable[[str], str]:
 
 
 def _review() -> tuple[Any, list[Any]]:
-    """The default review's summary and outcomes, its tasks run as `acp-suggestions review`
-    runs them (on two local workers), with the simulator's figures it adds."""
-    from acp_suggestions.model.amendments import PROPOSED_BY_FINDINGS
-    from acp_suggestions.model.check import duties, review, sessions, verdicts
-    from acp_suggestions.model.check.executor import Executor
-    from acp_suggestions.model.wire import examples
-    from acp_suggestions.sims import onscreen
+    """The default review's summary and outcomes, run as `acp-suggestions review` runs it
+    (on two local workers)."""
+    from acp_suggestions import api
 
-    jobs = review.jobs() + review.proposal_jobs(PROPOSED_BY_FINDINGS)
-    todo: list[review.Task] = [
-        *jobs,
-        *review.reading_jobs(jobs),
-        *duties.cells(),
-        *sessions.settings(),
-    ]
-    done = review.run_all(todo, Executor(2))
-    outcomes = review.outcomes_of(done)
-    summary = verdicts.summarize(outcomes, review.placements_of(done), review.sharings_of(done))
-    summary.on_screen = onscreen.measure(Executor(2))
-    summary.examples = examples.examples()
-    return summary, outcomes
+    return api.review()
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""The README's findings of the spec review: written from the review's own data, and each
+"""The findings of the spec review (docs/findings.md): written from the review's own data, and each
 shown by the command it quotes."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from acp_suggestions.model.check import review, verdicts
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.render import findings, letter, report, schema
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+FINDINGS = Path(__file__).resolve().parents[1] / "docs" / "findings.md"
 
 
 def _check(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
@@ -138,11 +138,11 @@ def test_the_report_opens_with_the_letter_then_the_findings(
         assert f"\n{n}. {shown}\n" in head
 
 
-def test_the_readme_findings_are_what_the_review_writes(review_json: dict[str, Any]) -> None:
-    readme = README.read_text(encoding="utf-8")
+def test_the_documented_findings_are_what_the_review_writes(review_json: dict[str, Any]) -> None:
+    page = FINDINGS.read_text(encoding="utf-8")
     section = findings.render(review_json)
-    assert section in readme, "README findings differ: run `./dev review` then " + (
-        "`acp-suggestions findings out/review.json --write README.md`"
+    assert section in page, "the findings differ: run `./dev review` then " + (
+        "`acp-suggestions findings out/review.json --write docs/findings.md`"
     )
 
 

@@ -109,7 +109,7 @@ def test_a_rule_added_in_three_files_reaches_catalogue_mutation_and_traceability
     assert "no_blank_suggestion" in json.loads(caught.stdout)["violated"]
 
     # The traceability tests (enforced where named, a property or mutation for each rule,
-    # the mutation's `keeps` call); the README's rule counts are regenerated, not edited.
+    # the mutation's `keeps` call); the docs' rule counts are regenerated, not edited.
     traced = _run(
         project,
         "-m",
@@ -120,6 +120,6 @@ def test_a_rule_added_in_three_files_reaches_catalogue_mutation_and_traceability
         "tests/test_rules.py",
         "tests/test_mutations.py",
         "-k",
-        "not readme_counts",
+        "not counts_in_the_docs",
     )
     assert traced.returncode == 0, traced.stdout[-3000:]

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from acp_suggestions.model.cli.main import main
-from acp_suggestions.model.render import atomic
 from acp_suggestions.model.render.atomic import (
     MANIFEST,
     STAGING,

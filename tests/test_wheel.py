@@ -22,6 +22,7 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = (
+    "acp_suggestions/py.typed",
     "acp_suggestions/sims/default.toml",
     "acp_suggestions/sims/compaction.toml",
     "acp_suggestions/model/render/review.schema.json",

@@ -223,8 +223,8 @@ def _on_cluster(
     from concurrent.futures import CancelledError
 
     from distributed import Client, as_completed
-    from distributed.comm.core import CommClosedError
     from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.core import CommClosedError
 
     try:
         scheme, where = parse_address(address)

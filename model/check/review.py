@@ -192,6 +192,15 @@ def under(chosen: dict[str, str], todo: Sequence[Job]) -> list[Job]:
     return [replace(job, config=readings.apply(job.config, chosen)) for job in todo]
 
 
+def tasks(chosen: dict[str, str], proposals: Sequence[str], with_duties: bool = True) -> list[Task]:
+    """Everything a review runs under the `chosen` readings: each rule broken alone and the
+    `proposals`, the readings' other options, the duty cells and the two-session checks."""
+    pairs = tuple(sorted(chosen.items()))
+    base = under(chosen, jobs() + proposal_jobs(proposals))
+    cells = duties.cells(chosen=pairs) if with_duties else []
+    return [*base, *reading_jobs(base, chosen), *cells, *sessions.settings(pairs)]
+
+
 def run(job: Job) -> Outcome:
     """Explore one job and decide liveness on its graph."""
     live = job.kind != "mutation" or job.name in _LIVENESS_RULES

@@ -1,5 +1,5 @@
 """The `review` command (the spec review, and the deep review at larger bounds), `audit` (an
-RFD text's RFC 2119 sentences against the rules) and `findings` (the README's findings)."""
+RFD text's RFC 2119 sentences against the rules) and `findings` (the findings page of the docs)."""
 
 from __future__ import annotations
 
@@ -97,10 +97,9 @@ def _audit(args: argparse.Namespace) -> int:
 def _review(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from acp_suggestions.model.check import duties, review, sessions, verdicts
+    from acp_suggestions import api
+    from acp_suggestions.model.check import duties, review
     from acp_suggestions.model.render import findings, letter, report
-    from acp_suggestions.model.wire import examples as wire_examples
-    from acp_suggestions.sims import onscreen
 
     if args.against and not args.rfd:
         raise UsageError("--against compares with the text of --rfd: give --rfd too")
@@ -113,12 +112,9 @@ def _review(args: argparse.Namespace) -> int:
         )
     audited = _audit_of_file(args, args.rfd, "--rfd") if args.rfd else None
     proposed = list(dict.fromkeys([*PROPOSED_BY_FINDINGS, *args.propose]))
-    chosen = chosen_readings(args)
-    pairs = tuple(sorted(chosen.items()))
-    base = review.under(chosen, review.jobs() + review.proposal_jobs(proposed))
-    jobs = base + review.reading_jobs(base, chosen)
-    cells = [] if args.no_duties else duties.cells(chosen=pairs)
-    todo: list[review.Task] = [*jobs, *cells, *sessions.settings(pairs)]
+    todo = review.tasks(chosen_readings(args), proposed, with_duties=not args.no_duties)
+    jobs = [t for t in todo if isinstance(t, review.Job)]
+    cells = [t for t in todo if isinstance(t, duties.Cell)]
     executor = executor_for(args, len(todo))
     started = time.perf_counter()
     with output_folder(args, "out") as out:
@@ -126,10 +122,8 @@ def _review(args: argparse.Namespace) -> int:
             done = review.run_all(todo, executor, lambda _: advance(1))
         outcomes = review.outcomes_of(done)
         placements = review.placements_of(done)
-        summary = verdicts.summarize(outcomes, placements, review.sharings_of(done))
+        summary = api.summary_of(done, executor)
         summary.audit = audited
-        summary.on_screen = onscreen.measure(executor)
-        summary.examples = wire_examples.examples()
         paths = report.write(out.staging, summary, outcomes)
         out.commit(paths)
     seconds = time.perf_counter() - started
@@ -326,11 +320,12 @@ def add_parsers(sub: Subparsers) -> None:
 
     fnd = sub.add_parser(
         "findings",
-        help="write the README's findings from a review (fails on one the review no longer "
-        "supports)",
+        help="write the findings page from a review (fails on one the review no longer supports)",
     )
     fnd.add_argument(
         "review", nargs="?", default="out/review.json", help="default: out/review.json"
     )
-    fnd.add_argument("--write", metavar="README", help="replace the findings section of README")
+    fnd.add_argument(
+        "--write", metavar="PAGE", help="replace the findings section of PAGE (docs/findings.md)"
+    )
     fnd.set_defaults(run=_findings)

@@ -284,7 +284,7 @@ def add_parsers(sub: Subparsers) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help="run only this scenario (repeatable; the names are in the README)",
+        help="run only this scenario (repeatable; the names are in docs/reference/probe.md)",
     )
     prb.add_argument("--seed", type=positive, default=1, help="picks the waits (default 1)")
     out_options(prb, "probe-out", "traces and the agent's stderr")

@@ -1,6 +1,6 @@
-"""The README's findings, written from a review's `review.json`: every number, step count and
-verdict a finding states is read from the review, and a finding whose premise the review no
-longer supports is an error, not a sentence."""
+"""The findings (docs/findings.md), written from a review's `review.json`: every number, step
+count and verdict a finding states is read from the review, and a finding whose premise the
+review no longer supports is an error, not a sentence."""
 
 from __future__ import annotations
 
@@ -418,7 +418,7 @@ def _quoting(n: int, text: str) -> str:
 
 
 def render(data: Review) -> str:
-    """The findings section of the README, between its markers."""
+    """The findings section of a page (docs/findings.md), between its markers."""
     intro, found = items(data)
     out = [BEGIN, "", _fill(intro), ""]
     out += [_fill(f"{n}. {text}", "   ") for n, text in enumerate(found, 1)]
@@ -429,5 +429,5 @@ def replace_in(readme: str, section: str) -> str:
     """`readme` with its findings section replaced by `section`."""
     start, end = readme.find(BEGIN), readme.find(END)
     if start < 0 or end < start:
-        raise Unsupported(f"the README has no findings markers ({BEGIN!r} ... {END!r})")
+        raise Unsupported(f"the page has no findings markers ({BEGIN!r} ... {END!r})")
     return readme[:start] + section + readme[end + len(END) + 1 :]

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from acp_suggestions.model.check.review import Outcome, counterexamples, judged
-from acp_suggestions.model.check.verdicts import RuleVerdict, Summary
 from acp_suggestions.model.check.rows import Counterexample
+from acp_suggestions.model.check.verdicts import RuleVerdict, Summary
 from acp_suggestions.model.config import Bounds
 from acp_suggestions.model.invariants import PROPERTIES_BY_NAME
 from acp_suggestions.model.liveness import LIVENESS
@@ -262,7 +262,7 @@ def _letter_section(summary: Summary) -> list[str]:
 
 
 def _findings_section(summary: Summary) -> list[str]:
-    """The README's findings, from this review's data; a review that does not support them
+    """The findings (docs/findings.md), from this review's data; a review that does not support them
     (a smaller one, or one whose results changed) says why instead."""
     out = ["", "## Findings", ""]
     try:
@@ -381,7 +381,7 @@ def write(out_dir: Path, summary: Summary, outcomes: Sequence[Outcome]) -> list[
 
 
 def counts_markdown() -> str:
-    """Rule counts by revision, section and level, as the Markdown table in the README."""
+    """Rule counts by revision, section and level: the Markdown table of the rule reference."""
     rows = [[rev, sec, lvl, n] for rev, sec, lvl, n in counts_by_section_and_level()]
     rows.append(["all", "", "", len(RULES)])
     return "\n".join(markdown_table(["revision", "section", "level", "rules"], rows)) + "\n"

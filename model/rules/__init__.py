@@ -41,6 +41,6 @@ def in_force(rule_ids: tuple[str, ...], revision: Revision, version: int) -> boo
 
 
 def counts_by_section_and_level() -> list[tuple[str, str, str, int]]:
-    """Rule counts per (revision, section, level), in catalogue order, for the README."""
+    """Rule counts per (revision, section, level), in catalogue order, for the rule reference."""
     counts = Counter((r.revisions[0].value, r.section, r.as_written) for r in RULES)
     return [(rev, sec, lvl, n) for (rev, sec, lvl), n in counts.items()]

@@ -1,0 +1,67 @@
+"""The Python API: the few calls a user makes from their own code and tests, the same ones the
+command line makes.  Import them from `acp_suggestions`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from acp_suggestions.model.amendments import PROPOSED_BY_FINDINGS
+from acp_suggestions.model.check import review as reviewing
+from acp_suggestions.model.check import verdicts
+from acp_suggestions.model.check.executor import Executor
+from acp_suggestions.model.check.review import Done, Outcome
+from acp_suggestions.model.check.verdicts import Summary
+from acp_suggestions.model.render import report
+from acp_suggestions.model.wire import examples
+from acp_suggestions.model.wire.monitors import Observer
+from acp_suggestions.model.wire.reports import FileReport
+from acp_suggestions.model.wire.tracecheck import Checker
+from acp_suggestions.sims import onscreen
+
+
+def review(
+    readings: Mapping[str, str] | None = None,
+    proposals: Sequence[str] = PROPOSED_BY_FINDINGS,
+    *,
+    with_duties: bool = True,
+    executor: Executor | None = None,
+    on_done: Callable[[Done], None] | None = None,
+) -> tuple[Summary, list[Outcome]]:
+    """The spec review, as `acp-suggestions review` runs it: every rule broken alone, the
+    `proposals`, the other options of the readings (under `readings`' choices), the duty
+    placement and the two-session check, on `executor` (two local processes by default),
+    `on_done` told of each task finished."""
+    executor = executor or Executor(2)
+    todo = reviewing.tasks(dict(readings or {}), proposals, with_duties)
+    done = reviewing.run_all(todo, executor, on_done)
+    return summary_of(done, executor), reviewing.outcomes_of(done)
+
+
+def summary_of(done: Sequence[Done], executor: Executor) -> Summary:
+    """The review's summary of its finished tasks, with the simulator's figures (run on
+    `executor`) and the wire examples it shows."""
+    placements, sharings = reviewing.placements_of(done), reviewing.sharings_of(done)
+    summary = verdicts.summarize(reviewing.outcomes_of(done), placements, sharings)
+    summary.on_screen = onscreen.measure(executor)
+    summary.examples = examples.examples()
+    return summary
+
+
+def write_report(folder: Path, summary: Summary, outcomes: Sequence[Outcome]) -> list[Path]:
+    """Write the review's files (report, letter, review.json, charts) into `folder`."""
+    return report.write(folder, summary, outcomes)
+
+
+def check_records(
+    records: Iterable[Mapping[str, Any]], observer: Observer = "client", name: str = "<records>"
+) -> FileReport:
+    """Check messages recorded in memory, each `{"from": "client" | "agent", "msg": ...}`, as
+    `trace check` checks a file of them (`name` stands for the file in the report)."""
+    checker = Checker(observer=observer)
+    number = 0
+    for number, record in enumerate(records, 1):
+        checker.feed(number, record["from"], record["msg"])
+    checker.end(number)
+    return FileReport.of(name, checker)

@@ -1,0 +1,61 @@
+"""The Python API (`acp_suggestions`): every name it declares loads, says what it is, and
+gives what the command line gives for the same input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import acp_suggestions
+from acp_suggestions import Revision, Verdict, baseline, check_file, check_records, verify
+from acp_suggestions.model.cli.main import main
+
+
+def test_every_declared_name_loads_and_is_documented() -> None:
+    for name in acp_suggestions.__all__:
+        value = getattr(acp_suggestions, name)
+        assert name == "RULES" or (value.__doc__ or "").strip(), name
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        _ = acp_suggestions.nothing
+
+
+def test_a_trace_in_memory_and_on_disk_gets_the_commands_verdict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The records of a session with a list left over a prompt: the agent's breach of LT-5,
+    the same from a list of records, a file and `trace check`."""
+    sid = "s"
+    records = [
+        {"from": "client", "msg": {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": 1,
+                       "clientCapabilities": {"session": {"promptSuggestions": {}}}}}},
+        {"from": "agent", "msg": {"jsonrpc": "2.0", "id": 0,
+            "result": {"protocolVersion": 1, "agentCapabilities": {}}}},
+        {"from": "client", "msg": {"jsonrpc": "2.0", "id": 1, "method": "session/new",
+            "params": {"cwd": "/", "mcpServers": []}}},
+        {"from": "agent", "msg": {"jsonrpc": "2.0", "id": 1, "result": {"sessionId": sid}}},
+        {"from": "agent", "msg": {"jsonrpc": "2.0", "method": "session/update", "params": {
+            "sessionId": sid, "update": {"sessionUpdate": "prompt_suggestions_update",
+            "suggestions": [{"prompt": [{"type": "text", "text": "Run the tests"}]}]}}}},
+        {"from": "client", "msg": {"jsonrpc": "2.0", "id": 2, "method": "session/prompt",
+            "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}}},
+        {"from": "agent", "msg": {"jsonrpc": "2.0", "id": 2, "result": {"stopReason": "end_turn"}}},
+    ]  # fmt: skip
+    trace = tmp_path / "session.jsonl"
+    trace.write_text("".join(json.dumps(r) + "\n" for r in records))
+    in_memory = check_records(records, observer="agent", name=str(trace))
+    on_disk = check_file(str(trace), observer="agent")
+    assert in_memory.as_dict() == on_disk.as_dict()
+    assert on_disk.verdict is Verdict.VIOLATION
+    assert {f.rule for f in on_disk.findings if f.verdict is Verdict.VIOLATION} == {"LT-5"}
+    command = main(["trace", "check", str(trace), "--observer", "agent", "--format", "json"])
+    assert command == on_disk.verdict.exit_code == 1
+    assert json.loads(capsys.readouterr().out)["files"] == [on_disk.as_dict()]
+
+
+def test_a_configuration_checked_from_python_is_the_commands_check() -> None:
+    checked = verify(baseline(Revision.CURRENT, 1))
+    assert checked.exit_code == 0 == main(["check", "--json"])
+    assert {r.status.severity for r in checked.rows()} <= {"ok", "aside", "doubt"}
