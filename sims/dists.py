@@ -135,7 +135,12 @@ def compile_dist(spec: object, field: str, base: Path) -> Draw:
             raise ScenarioError(f"{field}.file", f"expected a file name, got {file!r}")
         values = np.array(_samples(_inside(base, file, f"{field}.file"), field))
         return lambda g, n: g.choice(values, n)
-    p = {key: _number(spec, key, field) for key in KINDS[kind]}
+    return _parametric(kind, {key: _number(spec, key, field) for key in KINDS[kind]}, field)
+
+
+def _parametric(kind: str, p: dict[str, float], field: str) -> Draw:
+    """The draw of a distribution given by its parameters `p`, checked where they must
+    agree (a uniform's bounds, a lognormal's median)."""
     if kind == "constant":
         return _constant(p["value"])
     if kind == "uniform":

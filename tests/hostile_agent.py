@@ -40,6 +40,41 @@ def initialized(request: dict[str, object]) -> dict[str, object]:
     return {"protocolVersion": version, caps: {}}
 
 
+def _on_initialize(mode: str, rid: object, request: dict[str, object]) -> None:
+    """Answer initialize, misbehaving where the mode says (a flood never returns)."""
+    if mode == "wrong-id":
+        answer(10_000 + int(str(rid)), initialized(request))
+        return
+    result = initialized(request)
+    if mode == "auth":
+        result["authMethods"] = [{"id": "api-key", "name": "API key"}]
+    answer(rid, result)
+    if mode == "duplicate-id":
+        answer(rid, initialized(request))
+    if mode == "flood":
+        update = {"sessionUpdate": "agent_message_chunk", "content": {"text": "x" * 4096}}
+        body = {"sessionId": "s", "update": update}
+        note = {"jsonrpc": "2.0", "method": "session/update", "params": body}
+        text = json.dumps(note) + "\n"
+        while True:
+            sys.stdout.write(text)
+
+
+def _on_prompt(mode: str, rid: object, asked: int) -> int:
+    """Answer a prompt; in the files mode first ask to read a file and run a command (the
+    ids it used are returned)."""
+    if mode == "files":
+        asks: tuple[tuple[str, dict[str, object]], ...] = (
+            ("fs/read_text_file", {"sessionId": "s", "path": "/etc/passwd"}),
+            ("terminal/create", {"sessionId": "s", "command": "rm", "args": ["-rf", "/"]}),
+        )
+        for what, params in asks:
+            asked += 1
+            send({"jsonrpc": "2.0", "id": asked, "method": what, "params": params})
+    answer(rid, {"stopReason": "end_turn"})
+    return asked
+
+
 def serve(mode: str) -> None:
     """Answer requests in order, misbehaving where the mode says."""
     asked = 100
@@ -50,43 +85,19 @@ def serve(mode: str) -> None:
         if rid is None or method is None:
             continue  # a notification, or an answer to one of our requests
         if method == "initialize":
-            if mode == "wrong-id":
-                answer(10_000 + int(rid), initialized(request))
-                continue
-            result = initialized(request)
-            if mode == "auth":
-                result["authMethods"] = [{"id": "api-key", "name": "API key"}]
-            answer(rid, result)
-            if mode == "duplicate-id":
-                answer(rid, initialized(request))
-            if mode == "flood":
-                update = {"sessionUpdate": "agent_message_chunk", "content": {"text": "x" * 4096}}
-                body = {"sessionId": "s", "update": update}
-                note = {"jsonrpc": "2.0", "method": "session/update", "params": body}
-                text = json.dumps(note) + "\n"
-                while True:
-                    sys.stdout.write(text)
+            _on_initialize(mode, rid, request)
         elif method == "authenticate":
             params = request.get("params")
             authenticated = isinstance(params, dict) and params.get("methodId") == "api-key"
             answer(rid, {})
+        elif method == "session/new" and mode == "auth" and not authenticated:
+            needed = {"code": -32000, "message": "Authentication required"}
+            error = {**needed, "data": {"authMethods": ["api-key"]}}
+            send({"jsonrpc": "2.0", "id": rid, "error": error})
         elif method == "session/new":
-            if mode == "auth" and not authenticated:
-                needed = {"code": -32000, "message": "Authentication required"}
-                error = {**needed, "data": {"authMethods": ["api-key"]}}
-                send({"jsonrpc": "2.0", "id": rid, "error": error})
-                continue
             answer(rid, {"sessionId": "s"})
         elif method == "session/prompt":
-            if mode == "files":
-                asks: tuple[tuple[str, dict[str, object]], ...] = (
-                    ("fs/read_text_file", {"sessionId": "s", "path": "/etc/passwd"}),
-                    ("terminal/create", {"sessionId": "s", "command": "rm", "args": ["-rf", "/"]}),
-                )
-                for what, params in asks:
-                    asked += 1
-                    send({"jsonrpc": "2.0", "id": asked, "method": what, "params": params})
-            answer(rid, {"stopReason": "end_turn"})
+            asked = _on_prompt(mode, rid, asked)
         else:
             send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "no"}})
 

@@ -447,10 +447,10 @@ class _StuckNetwork(PackedSystem):
 def test_an_end_state_with_a_message_in_flight_is_a_deadlock(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from acp_suggestions.model.check import explorer
+    from acp_suggestions.model.check import spec
     from acp_suggestions.model.cli.main import main
 
-    monkeypatch.setattr(explorer, "PackedSystem", _StuckNetwork)
+    monkeypatch.setattr(spec, "PackedSystem", _StuckNetwork)
     result = explore(Config(version=1))
     assert result.deadlocks > 0 and result.deadlocks <= result.terminal
     assert main(["check", "--safety-only"]) == 1  # a deadlock fails the check

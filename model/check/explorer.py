@@ -1,9 +1,10 @@
-"""Breadth-first exploration of every reachable state of one configuration.
+"""Breadth-first exploration of every reachable state of one Spec (`model.check.spec`; the
+protocol model of a configuration by default).
 
 States are deduplicated by value (as packed worlds) and numbered in the order found; each
 invariant is checked in every state and the first (hence shortest) path to a violation is
-kept.  The checker is apart from the model: it only calls `System.init_state`, `pack`,
-`unpack` and `successors`.
+kept.  The checker is apart from the model: it only calls the Spec's `init_state`, `pack`,
+`unpack`, `successors` and `deadlocked`, and its properties' predicates.
 """
 
 from __future__ import annotations
@@ -12,31 +13,21 @@ import functools
 import gc
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from operator import itemgetter
 from typing import ParamSpec, TypeVar, overload
 
 from acp_suggestions.model.check.graph import StateGraph
-from acp_suggestions.model.check.packed import EMPTY, Packed, PackedSystem
+from acp_suggestions.model.check.packed import Packed
+from acp_suggestions.model.check.spec import WHOLE, Spec
+from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.check.store import Found, Spill, Spilled
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.invariants import INVARIANTS, REACHABLE, Property
-from acp_suggestions.model.session import V1, V2
 from acp_suggestions.model.state import World
 from acp_suggestions.model.system import Action
 
 Path = tuple[tuple[Action, World], ...]
 P = ParamSpec("P")
 R = TypeVar("R")
-_PARTS = {"agent": 0, "client": 1, "to_agent": 2, "to_client": 3}  # places in a Packed
-
-
-def part_key(parts: tuple[str, ...]) -> Callable[[Packed], object]:
-    """What of a packed world the parts name: numbers at their places, and `drained` for
-    whether the agent's messages have all arrived."""
-    if "drained" not in parts:
-        return itemgetter(*(_PARTS[part] for part in parts))
-    places = itemgetter(*(_PARTS[part] for part in parts if part != "drained"))
-    return lambda s: (places(s), s[3] == EMPTY)
 
 
 @dataclass
@@ -56,11 +47,12 @@ class Result:
     reached: dict[str, tuple[World, Path]] = field(default_factory=dict)
     graph: StateGraph | None = None
     worlds: Sequence[World] = ()
+    invariants: Sequence[Property] = INVARIANTS  # what was checked, in catalogue order
 
     @property
     def violated(self) -> list[str]:
         """Names of the invariants with a counterexample, in catalogue order."""
-        return [p.name for p in INVARIANTS if p.name in self.counterexamples]
+        return [p.name for p in self.invariants if p.name in self.counterexamples]
 
 
 _Check = tuple[
@@ -73,13 +65,13 @@ _Check = tuple[
 
 
 def _checks(
-    props: Sequence[Property], found: dict[str, tuple[World, Path]], holding: bool
+    spec: Spec, props: Sequence[Property], found: dict[str, tuple[World, Path]], holding: bool
 ) -> list[_Check]:
     """The properties grouped by what of the world they read."""
     groups: dict[tuple[str, ...], list[Property]] = {}
     for p in props:
-        groups.setdefault(p.reads or ("agent", "client", "to_agent", "to_client"), []).append(p)
-    return [(part_key(parts), {}, group, holding, found) for parts, group in groups.items()]
+        groups.setdefault(p.reads or WHOLE, []).append(p)
+    return [(spec.part_key(parts), {}, group, holding, found) for parts, group in groups.items()]
 
 
 def _cyclic_gc_paused(search: Callable[P, R]) -> Callable[P, R]:
@@ -104,8 +96,8 @@ _TOLD = 50_000  # states expanded between two calls of `progress`
 
 
 @_cyclic_gc_paused
-def explore(
-    config: Config,
+def explore(  # noqa: C901 (the search's loop, flat: a call per state costs, as in successors)
+    config: Config | Spec,
     invariants: Sequence[Property] = INVARIANTS,
     reachable: Sequence[Property] = REACHABLE,
     *,
@@ -114,13 +106,15 @@ def explore(
     progress: Callable[[int], None] | None = None,
     spill: Spill | None = None,
 ) -> Result:
-    """Explore `config` breadth-first; `keep_graph` also returns the state graph (in arrays:
+    """Explore a Spec, or the protocol model of a configuration with the given properties,
+    breadth-first; `keep_graph` also returns the state graph (in arrays:
     `model.check.graph`); `spill` moves the states found to files past a count of them;
     `progress` is told of each further 50,000 states expanded."""
-    system = PackedSystem(config)
+    spec = config if isinstance(config, Spec) else spec_of(config, invariants, reachable)
+    system, checked = spec.steps, spec.config
     init = system.init_state()
     store: Found | Spilled = Found(system.pack(init))
-    result = Result(config)
+    result = Result(checked, invariants=spec.invariants)
     unpack = system.unpack
     graph = StateGraph() if keep_graph else None
 
@@ -134,9 +128,8 @@ def explore(
         return init, tuple(reversed(steps))
 
     # A property is decided once per distinct value of the parts of the world it reads.
-    checks = _checks(invariants, result.counterexamples, holding=False) + _checks(
-        reachable, result.reached, holding=True
-    )
+    checks = _checks(spec, spec.invariants, result.counterexamples, holding=False)
+    checks += _checks(spec, spec.reachable, result.reached, holding=True)
     successors = system.successors
     i, n, transitions = 0, 1, 0  # states done, states found, transitions
     limit = max_states if spill is None else spill.after
@@ -149,7 +142,9 @@ def explore(
                 shown = decided.get(key)
                 if shown is None:
                     w = w or unpack(s)
-                    shown = decided[key] = [p for p in props if bool(p.holds(config, w)) is holding]
+                    shown = decided[key] = [
+                        p for p in props if bool(p.holds(checked, w)) is holding
+                    ]
                 for p in shown:
                     if p.name not in found:
                         found[p.name] = path_to(i)
@@ -158,11 +153,8 @@ def explore(
                 checks = [c for c in checks if any(p.name not in c[4] for p in c[2])]
                 settled = False
             if not enabled:
-                w = w or unpack(s)
                 result.terminal += 1
-                idle = w.agent.session in (V1.IDLE, V2.IDLE)
-                if w.to_agent or w.to_client or not idle or w.agent.pending is not None:
-                    result.deadlocks += 1
+                result.deadlocks += spec.deadlocked(unpack(s))
             if graph is not None:
                 edges = zip(targets, enabled, strict=True)
                 graph.add_state([(j, action) for j, (action, _) in edges])

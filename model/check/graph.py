@@ -8,7 +8,7 @@ agrees with networkx on the same graph, ties included."""
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import networkx as nx
 
@@ -116,29 +116,9 @@ class StateGraph:
         meet = None
         while forward and backward and meet is None:
             if len(forward) <= len(backward):
-                level, forward = forward, []
-                for v in level:
-                    for w in self.successors(v):
-                        if w not in pred:
-                            forward.append(w)
-                            pred[w] = v
-                        if w in succ:
-                            meet = w
-                            break
-                    if meet is not None:
-                        break
+                forward, meet = _grow(forward, self.successors, pred, succ)
             else:
-                level, backward = backward, []
-                for v in level:
-                    for w in self.predecessors(v):
-                        if w not in succ:
-                            succ[w] = v
-                            backward.append(w)
-                        if w in pred:
-                            meet = w
-                            break
-                    if meet is not None:
-                        break
+                backward, meet = _grow(backward, self.predecessors, succ, pred)
         if meet is None:
             raise nx.NetworkXNoPath(f"no path from {source} to {target}")
         path = [meet]
@@ -170,3 +150,22 @@ class StateGraph:
         graph.add_nodes_from(self.nodes)
         graph.add_edges_from((u, v, {"action": a}) for u, v, a in self.edges())
         return graph
+
+
+def _grow(
+    level: list[int],
+    neighbours: Callable[[int], Iterable[int]],
+    seen: dict[int, int | None],
+    other: dict[int, int | None],
+) -> tuple[list[int], int | None]:
+    """One level of one side of a two-ended search: the next fringe (each new state noted in
+    `seen` with where it came from), and the first state the other side has seen, if any."""
+    fringe = []
+    for v in level:
+        for w in neighbours(v):
+            if w not in seen:
+                seen[w] = v
+                fringe.append(w)
+            if w in other:
+                return fringe, w
+    return fringe, None

@@ -25,8 +25,9 @@ from numpy.typing import NDArray
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from acp_suggestions.model.check.explorer import Worlds, part_key
+from acp_suggestions.model.check.explorer import Worlds
 from acp_suggestions.model.check.graph import StateGraph
+from acp_suggestions.model.check.spec import part_key
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.liveness import LIVENESS, LeadsTo, fair_system_step
 from acp_suggestions.model.state import World

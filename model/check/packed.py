@@ -105,8 +105,10 @@ class PackedSystem:
             self._agents.values[s[0]], self._clients.values[s[1]], channels[s[2]], channels[s[3]]
         )
 
-    def successors(self, s: Packed) -> list[tuple[Action, Packed]]:
-        """Every enabled action with the world it leads to, in `System.successors`' order."""
+    def successors(self, s: Packed) -> list[tuple[Action, Packed]]:  # noqa: C901 (hot: see below)
+        """Every enabled action with the world it leads to, in `System.successors`' order.
+        One flat function: the search calls it once per state, and split into its four kinds
+        of move it made the explorer 7% slower (benchmarks/explorer.py)."""
         a, c, ta, tc = s
         out: list[tuple[Action, Packed]] = []
         empty, appended, append = EMPTY, self._appended, out.append

@@ -11,6 +11,7 @@ from typing import Literal
 from acp_suggestions.model.check import leadsto
 from acp_suggestions.model.check.explorer import Result, explore
 from acp_suggestions.model.check.rows import GOAL, Counterexample, Row, Status, standing
+from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.check.store import Spill
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.invariants import INVARIANTS
@@ -97,10 +98,15 @@ def verify(
     """Explore `cfg` breadth-first (its states moved to files past `spill`'s count; `progress`
     told of each further 50,000 states expanded) and, with `liveness` and a search that ends,
     decide the leads-to properties on its graph."""
+    spec = spec_of(cfg)
     result = explore(
-        cfg, max_states=max_states, keep_graph=liveness, spill=spill, progress=progress
+        spec, max_states=max_states, keep_graph=liveness, spill=spill, progress=progress
     )
     graph = result.graph
     decided = result.complete and graph is not None
-    lassos = leadsto.check(cfg, graph, result.worlds) if decided and graph is not None else {}
+    lassos = (
+        leadsto.check(cfg, graph, result.worlds, spec.leads_to)
+        if decided and graph is not None
+        else {}
+    )
     return Verdicts(cfg, result, lassos, decided)

@@ -92,6 +92,18 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
     """The review as Markdown, for the RFD's author: findings, a glossary, the rules with what
     breaking each does, the compliant peers and the other tables, then each counterexample
     once, with the settings it occurs in."""
+    groups = _groups(summary, outcomes)
+    link = {pair: _group_heading(n, g) for n, g in enumerate(groups, 1) for pair in g.pairs}
+    out = [*_body(summary, outcomes, link), *_appendix(summary)]
+    out += _counterexamples(groups)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _body(
+    summary: Summary, outcomes: Sequence[Outcome], link: dict[tuple[str, str], str]
+) -> list[str]:
+    """The report's body: the letter, the examples, the findings, the glossary, the rules
+    broken one at a time and the compliant peers."""
     out = ["# Spec review: prompt suggestions", "", *_letter_section(summary)]
     if summary.examples:
         out += sections.examples_section(summary.examples)
@@ -106,8 +118,6 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
     out += _findings_section(summary)
     out += ["", "## Glossary", ""]
     out += [f"- **{term}**: {meaning}." for term, meaning in _GLOSSARY]
-    groups = _groups(summary, outcomes)
-    link = {pair: _group_heading(n, g) for n, g in enumerate(groups, 1) for pair in g.pairs}
     out += ["", "## Rules broken one at a time", ""]
     rows = [
         [
@@ -152,7 +162,13 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
     if summary.failures:
         out += ["", "## Expected properties that do not hold", ""]
         out += [f"- {f}" for f in summary.failures]
-    out += [
+    return out
+
+
+def _appendix(summary: Summary) -> list[str]:
+    """The appendix: the tables behind the letter and the findings, the rules without a
+    mutation and every property."""
+    out = [
         "",
         APPENDIX,
         "",
@@ -202,7 +218,12 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
     for lt in LIVENESS:
         rules = ", ".join(lt.rules) or "a goal, no rule"
         out.append(f"- `{lt.name}` (leads-to, weak fairness; {rules}): {lt.doc}")
-    out += ["", "## Counterexamples", ""]
+    return out
+
+
+def _counterexamples(groups: Sequence[_Group]) -> list[str]:
+    """Each distinct run once, with the settings it breaks a property in."""
+    out = ["", "## Counterexamples", ""]
     out += [
         "Each run is shown once, with every setting it breaks a property in (a setting is "
         "named kind.name.version.transport); the runs behind the tables above, the compliant "
@@ -224,7 +245,7 @@ def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
         kinds = dict.fromkeys(k.split(".", 1)[0] for keys in group.settings.values() for k in keys)
         back = ", ".join(f"[{_BACK[k][0]}](#{page.anchor(_BACK[k][1])})" for k in kinds)
         out += ["", f"Back to the {back}."]
-    return "\n".join(out).rstrip() + "\n"
+    return out
 
 
 def _rules_of(name: str) -> tuple[str, ...]:

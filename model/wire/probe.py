@@ -159,52 +159,15 @@ async def _run(
         process,
     ):
 
-        async def step(what: str, call: Awaitable[Any], timeout: float = step_timeout) -> Any:
-            waiting = asyncio.ensure_future(call)
-            exited = asyncio.ensure_future(exit_of(process))
-            try:
-                done, _ = await asyncio.wait(
-                    {waiting, exited}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-                )
-            finally:  # also when the run is cancelled: no task left to fail unseen
-                exited.cancel()
-                waiting.cancel()  # nothing, once it has its answer
-            if waiting in done:
-                try:
-                    return waiting.result()
-                except RequestError as error:
-                    if what == "session/prompt" and error.code == CANCELLED:
-                        return None  # a prompt cancelled before it was accepted (v2)
-                    raise ProbeError(
-                        f"the agent answered {what} with error {error.code} ({error}"
-                        + _data(error.data)
-                        + ")"
-                    ) from None
-            if exited in done:
-                raise ProbeError(f"the agent exited (code {process.returncode}) during {what}")
-            raise ProbeError(f"no answer to {what} within {timeout:g} s")
+        def step(what: str, call: Awaitable[Any], timeout: float = step_timeout) -> Awaitable[Any]:
+            return _answered(process, what, call, timeout)
 
-        info = {"name": "acp-suggestions probe", "version": PROBE_VERSION}
-        if version == 1:
-            init = {"protocolVersion": 1, "clientCapabilities": caps, "clientInfo": info}
-        else:
-            init = {"protocolVersion": 2, "capabilities": caps, "info": info}
         started = await step(
-            "initialize", conn.send_request("initialize", init), agent.start_timeout
+            "initialize",
+            conn.send_request("initialize", _hello(version, caps)),
+            agent.start_timeout,
         )
-        answered = started.get("protocolVersion") if isinstance(started, dict) else None
-        if answered != version:
-            if answered in (1, 2):
-                raise VersionAnswered(answered)
-            raise ProbeError(
-                f"the agent answered initialize with protocolVersion {answered!r}, "
-                "which is neither 1 nor 2"
-            )
-        if not can_reopen(started, version) and any("user.load" in a for a in scenario.actions):
-            raise ProbeError(
-                f"the agent does not advertise {'loadSession' if version == 1 else 'resume'}, "
-                "which this scenario needs"
-            )
+        _check_started(started, version, scenario)
         if agent.auth is not None:
             method = agent.auth or _first_auth_method(started)
             await step("authenticate", conn.send_request("authenticate", {"methodId": method}))
@@ -217,6 +180,63 @@ async def _run(
                 await asyncio.sleep(rng.uniform(0.0, 0.05))
             else:
                 await act(action, conn, sessions, step, rng, new, version)
+
+
+def _hello(version: int, caps: dict[str, Any]) -> dict[str, Any]:
+    """The probe's `initialize` params in `version`, advertising `caps`."""
+    info = {"name": "acp-suggestions probe", "version": PROBE_VERSION}
+    if version == 1:
+        return {"protocolVersion": 1, "clientCapabilities": caps, "clientInfo": info}
+    return {"protocolVersion": 2, "capabilities": caps, "info": info}
+
+
+def _check_started(started: Any, version: int, scenario: Scenario) -> None:
+    """The agent answered in the version asked for (else VersionAnswered, or a ProbeError for
+    one that is neither) and can reopen a session if the scenario needs it."""
+    answered = started.get("protocolVersion") if isinstance(started, dict) else None
+    if answered != version:
+        if answered in (1, 2):
+            raise VersionAnswered(answered)
+        raise ProbeError(
+            f"the agent answered initialize with protocolVersion {answered!r}, "
+            "which is neither 1 nor 2"
+        )
+    if not can_reopen(started, version) and any("user.load" in a for a in scenario.actions):
+        raise ProbeError(
+            f"the agent does not advertise {'loadSession' if version == 1 else 'resume'}, "
+            "which this scenario needs"
+        )
+
+
+async def _answered(process: Any, what: str, call: Awaitable[Any], timeout: float) -> Any:
+    """The agent's answer to `call` (the request `what`) within `timeout` seconds; an error
+    answer, the agent's exit or the timeout is a ProbeError naming it (a v2 prompt cancelled
+    before it was accepted answers None)."""
+    from acp.exceptions import RequestError
+
+    waiting = asyncio.ensure_future(call)
+    exited = asyncio.ensure_future(exit_of(process))
+    try:
+        done, _ = await asyncio.wait(
+            {waiting, exited}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+    finally:  # also when the run is cancelled: no task left to fail unseen
+        exited.cancel()
+        waiting.cancel()  # nothing, once it has its answer
+    if waiting in done:
+        try:
+            return waiting.result()
+        except RequestError as error:
+            if what == "session/prompt" and error.code == CANCELLED:
+                return None  # a prompt cancelled before it was accepted (v2)
+            raise ProbeError(
+                f"the agent answered {what} with error {error.code} ({error}"
+                + _data(error.data)
+                + ")"
+            ) from None
+    if exited in done:
+        raise ProbeError(f"the agent exited (code {process.returncode}) during {what}")
+    raise ProbeError(f"no answer to {what} within {timeout:g} s")
 
 
 def _first_auth_method(initialized: Any) -> str:

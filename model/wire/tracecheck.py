@@ -220,57 +220,53 @@ class Checker:
         if method == "session/update":
             if sender == "agent":
                 self._on_update(number, params)
-        elif method == "initialize":  # a new connection: no session is live on it yet
-            for s in self.sessions.values():
-                s.live = False
-            self.version = (
-                params.get("protocolVersion")
-                if isinstance(params.get("protocolVersion"), int)
-                else None
-            )
-            try:
-                self.client_caps = parse_client_caps(self.version or 1, params)
-            except MessageError as err:
-                raise TraceError(number, str(err)) from None
+        elif method == "initialize":
+            self._on_initialize(number, params)
         elif method in ("session/load", "session/resume"):
-            replay = method == "session/load" or params.get("replayFrom") is not None
-            sid = str(params.get("sessionId"))
-            s = self.sessions.setdefault(sid, _Session(live=False))
-            s.list_nonempty = False  # RP-2: it starts empty
-            s.replaying, s.live = not s.live, True
-            for handle in self.on["reopened"]:
-                handle(number, sid, replay)
+            self._on_reopen(number, method, params)
         elif method == "session/prompt" and sender == "client":
-            sid = str(params.get("sessionId"))
-            self._session(sid).prompts[request_id] = _Prompt(number)
-            for handle in self.on["prompt_sent"]:
-                handle(number, sid, number)
-            if (self.version or 1) == 1:  # v1: the agent accepts a prompt as it reads it
-                for handle in self.on["prompt_accepted"]:
-                    handle(sid, number)
+            self._on_prompt(number, str(params.get("sessionId")), request_id)
         elif method not in _FOLLOWED:
             # Methods no rule here is about (and extensions, unknown notifications) are
             # tolerated as a real peer would, and reported once each as notes.
             first, count = self.unchecked.get(method, (number, 0))
             self.unchecked[method] = (first, count + 1)
 
+    def _on_initialize(self, number: int, params: dict[str, Any]) -> None:
+        """A new connection: no session is live on it yet; the client's capabilities are
+        read in the version it asks for."""
+        for s in self.sessions.values():
+            s.live = False
+        version = params.get("protocolVersion")
+        self.version = version if isinstance(version, int) else None
+        try:
+            self.client_caps = parse_client_caps(self.version or 1, params)
+        except MessageError as err:
+            raise TraceError(number, str(err)) from None
+
+    def _on_reopen(self, number: int, method: str, params: dict[str, Any]) -> None:
+        replay = method == "session/load" or params.get("replayFrom") is not None
+        sid = str(params.get("sessionId"))
+        s = self.sessions.setdefault(sid, _Session(live=False))
+        s.list_nonempty = False  # RP-2: it starts empty
+        s.replaying, s.live = not s.live, True
+        for handle in self.on["reopened"]:
+            handle(number, sid, replay)
+
+    def _on_prompt(self, number: int, sid: str, request_id: Any) -> None:
+        self._session(sid).prompts[request_id] = _Prompt(number)
+        for handle in self.on["prompt_sent"]:
+            handle(number, sid, number)
+        if (self.version or 1) == 1:  # v1: the agent accepts a prompt as it reads it
+            for handle in self.on["prompt_accepted"]:
+                handle(sid, number)
+
     def _on_response(
         self, number: int, method: str, params: dict[str, Any], msg: dict[str, Any], failed: bool
     ) -> None:
         result = msg.get("result")
         if method == "initialize" and isinstance(result, dict):
-            version = result.get("protocolVersion")
-            asked, self.version = (
-                self.version,
-                version if isinstance(version, int) else self.version,
-            )
-            try:
-                self.agent_caps = parse_agent_caps(self.version or 1, result)
-                if self.version != asked:  # the connection goes on in the answered version,
-                    # where the client's capabilities are read from that version's field
-                    self.client_caps = parse_client_caps(self.version or 1, params)
-            except MessageError as err:
-                raise TraceError(number, str(err)) from None
+            self._on_initialized(number, params, result)
         elif method == "session/new" and isinstance(result, dict):
             self.sessions[str(result.get("sessionId"))] = _Session()
         elif method in ("session/load", "session/resume"):
@@ -279,23 +275,37 @@ class Checker:
             for handle in self.on["reopen_answered"]:
                 handle(number, sid)
         elif method == "session/prompt":
-            sid = str(params.get("sessionId"))
-            s = self._session(sid)
-            prompt = s.prompts.get(msg["id"])
-            if prompt is None:
-                return
-            if failed:  # refused: never accepted, nothing to withdraw for it
-                del s.prompts[msg["id"]]
-                for handle in self.on["prompt_refused"]:
-                    handle(sid, prompt.line)
-            elif (self.version or 1) == 1:
-                del s.prompts[msg["id"]]
-                for handle in self.on["turn_ended"]:
-                    handle(number, sid, prompt.line)
-            else:  # v2: accepted by now, if not at its user message; its idle ends the turn
-                if s.first_message is None and isinstance(msg.get("result"), dict):
-                    s.first_message = msg["result"].get("messageId")
-                self._accept(sid, prompt)
+            self._on_prompt_answered(number, str(params.get("sessionId")), msg, failed)
+
+    def _on_initialized(self, number: int, params: dict[str, Any], result: dict[str, Any]) -> None:
+        """The agent's capabilities; the connection goes on in the version it answered, where
+        the client's capabilities are read from that version's field."""
+        version = result.get("protocolVersion")
+        asked, self.version = self.version, version if isinstance(version, int) else self.version
+        try:
+            self.agent_caps = parse_agent_caps(self.version or 1, result)
+            if self.version != asked:
+                self.client_caps = parse_client_caps(self.version or 1, params)
+        except MessageError as err:
+            raise TraceError(number, str(err)) from None
+
+    def _on_prompt_answered(self, number: int, sid: str, msg: dict[str, Any], failed: bool) -> None:
+        s = self._session(sid)
+        prompt = s.prompts.get(msg["id"])
+        if prompt is None:
+            return
+        if failed:  # refused: never accepted, nothing to withdraw for it
+            del s.prompts[msg["id"]]
+            for handle in self.on["prompt_refused"]:
+                handle(sid, prompt.line)
+        elif (self.version or 1) == 1:
+            del s.prompts[msg["id"]]
+            for handle in self.on["turn_ended"]:
+                handle(number, sid, prompt.line)
+        else:  # v2: accepted by now, if not at its user message; its idle ends the turn
+            if s.first_message is None and isinstance(msg.get("result"), dict):
+                s.first_message = msg["result"].get("messageId")
+            self._accept(sid, prompt)
 
     def _accept(self, sid: str, prompt: _Prompt) -> None:
         """v2: the prompt's user message is inserted, so the next idle ends its turn."""

@@ -1,0 +1,83 @@
+"""What a checker checks, as one value (stateright's `Model`): the initial world, the steps
+(over packed worlds, each step labelled), the invariants and the goals that must be reachable,
+the leads-to properties with the fairness they assume, and what counts as a deadlock.  The
+explorer and `verify` take a Spec; `of(config)` is the protocol model's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from operator import itemgetter
+from typing import Any, Protocol
+
+from acp_suggestions.model.check.packed import EMPTY, PackedSystem
+from acp_suggestions.model.config import Config
+from acp_suggestions.model.invariants import INVARIANTS, REACHABLE, Property
+from acp_suggestions.model.liveness import LIVENESS, LeadsTo
+from acp_suggestions.model.session import V1, V2
+from acp_suggestions.model.state import World
+
+WHOLE = ("agent", "client", "to_agent", "to_client")  # a property that reads all of a world
+_PARTS = {"agent": 0, "client": 1, "to_agent": 2, "to_client": 3}  # places in a packed world
+
+
+class Steps(Protocol):
+    """A system's worlds and steps: the initial world, a world packed to a hashable value and
+    back (a protocol world to four numbers, which a spilled search stores), and each packed
+    world's enabled steps, each a label (the model's `Action`) and where it leads."""
+
+    def init_state(self) -> Any: ...
+
+    def pack(self, w: Any) -> Any: ...
+
+    def unpack(self, s: Any) -> Any: ...
+
+    def successors(self, s: Any) -> list[tuple[Any, Any]]: ...
+
+
+def _whole(parts: tuple[str, ...]) -> Callable[[Any], object]:
+    """A property reads the whole packed world, whatever it names."""
+    del parts
+    return lambda s: s
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One system to check and what to check in it.  `config` is what the properties'
+    predicates are given besides the world; `part_key` says what of a packed world a property
+    with the given `reads` depends on (by default the whole of it), so that the explorer
+    decides it once per distinct value."""
+
+    config: Any
+    steps: Steps
+    invariants: Sequence[Property]
+    reachable: Sequence[Property] = ()
+    leads_to: Sequence[LeadsTo] = ()  # decided on the whole graph, under weak fairness
+    deadlocked: Callable[[Any], bool] = field(default=lambda w: False)
+    part_key: Callable[[tuple[str, ...]], Callable[[Any], object]] = _whole
+
+
+def part_key(parts: tuple[str, ...]) -> Callable[[Any], object]:
+    """What of a packed protocol world the parts name: numbers at their places, and `drained`
+    for whether the agent's messages have all arrived."""
+    if "drained" not in parts:
+        return itemgetter(*(_PARTS[part] for part in parts))
+    places = itemgetter(*(_PARTS[part] for part in parts if part != "drained"))
+    return lambda s: (places(s), s[3] == EMPTY)
+
+
+def deadlocked(w: World) -> bool:
+    """A protocol world with nothing enabled is a deadlock if a message is in flight, a turn
+    is unfinished or a prompt is pending (else the bounds are used up)."""
+    idle = w.agent.session in (V1.IDLE, V2.IDLE)
+    return bool(w.to_agent or w.to_client or not idle or w.agent.pending is not None)
+
+
+def of(
+    config: Config,
+    invariants: Sequence[Property] = INVARIANTS,
+    reachable: Sequence[Property] = REACHABLE,
+) -> Spec:
+    """The protocol model of `config`: the composed system over packed worlds, its
+    invariants, goals and leads-to properties, and its deadlocks."""
+    return Spec(config, PackedSystem(config), invariants, reachable, LIVENESS, deadlocked, part_key)
