@@ -13,6 +13,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import page
+
 from acp_suggestions.model.wire.probe import probe
 
 
@@ -21,7 +23,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     agent = [sys.executable, "-m", "acp_suggestions.model.wire.agent"]
-    print("full probe of the reference agent (every scenario, a process each):")
+    rows = [
+        f"A full probe of the reference agent with `--legacy` (every scenario, a fresh agent "
+        f"process each), median of {args.runs} runs:",
+        "",
+        "| version | scenarios | seconds | range |",
+        "| --- | --- | --- | --- |",
+    ]
     for version in (1, 2):
         times = []
         for _ in range(args.runs):
@@ -32,10 +40,9 @@ def main() -> None:
             verdicts = {o.report.verdict for o in outcomes}
             assert verdicts <= {"pass", "inconclusive"}, verdicts  # a race may leave one open
         median, low, high = statistics.median(times), min(times), max(times)
-        print(
-            f"  v{version}, {len(outcomes)} scenarios: {median:.2f} s median of {args.runs} "
-            f"({low:.2f}-{high:.2f} s)"
-        )
+        rows.append(f"| v{version} | {len(outcomes)} | {median:.2f} | {low:.2f}-{high:.2f} |")
+    print("\n".join(rows))
+    page.record("probe", "\n".join(rows))
 
 
 if __name__ == "__main__":

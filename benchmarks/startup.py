@@ -14,6 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import page
+
 CAPS: dict[str, object] = {"session": {"promptSuggestions": {}}}
 TEXT = [{"type": "text", "text": "Run the tests"}]
 
@@ -78,8 +80,16 @@ def main() -> None:
         trace.write_text(_trace())
         helped = median_seconds([*command, "--help"], args.runs)
         checked = median_seconds([*command, "trace", "check", str(trace)], args.runs)
-    print(f"acp-suggestions --help                 {helped:.2f} s (median of {args.runs})")
-    print(f"acp-suggestions trace check (10 lines) {checked:.2f} s (median of {args.runs})")
+    rows = [
+        f"Wall time of a fresh process, median of {args.runs} runs:",
+        "",
+        "| command | seconds |",
+        "| --- | --- |",
+        f"| `acp-suggestions --help` | {helped:.2f} |",
+        f"| `acp-suggestions trace check` of a ten-message trace | {checked:.2f} |",
+    ]
+    print("\n".join(rows))
+    page.record("startup", "\n".join(rows))
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import page
+
 from acp_suggestions.model.wire.tracecheck import check_lines
 
 TEXT = [{"type": "text", "text": "Run the tests and fix what breaks"}]
@@ -120,9 +122,17 @@ def main() -> None:
     base = count / statistics.median(t for t, _ in times)
     ours = count / statistics.median(t for _, t in times)
     ratio = statistics.median(b / c for b, c in times)
-    print(f"{count:,} messages, median of {args.runs} runs each, alternated:")
-    print(f"  json.loads alone  {base:>12,.0f} messages/s")
-    print(f"  trace check       {ours:>12,.0f} messages/s   ({ratio:.2f} of json.loads)")
+    rows = [
+        f"{count:,} messages ({args.chunks} chunks a turn), median of {args.runs} runs each, "
+        "alternated:",
+        "",
+        "| reader | messages/s |",
+        "| --- | --- |",
+        f"| `json.loads` alone | {base:,.0f} |",
+        f"| the trace checker | {ours:,.0f} ({ratio:.2f} of `json.loads`) |",
+    ]
+    print("\n".join(rows))
+    page.record("tracecheck", "\n".join(rows))
 
 
 if __name__ == "__main__":
