@@ -37,3 +37,10 @@ def record(name: str, figures: str, page: Path = PAGE) -> None:
     temporary = page.with_suffix(".md.part")
     temporary.write_text(text, encoding="utf-8")
     temporary.replace(page)
+
+
+def publish(name: str, lines: list[str]) -> None:
+    """Print a benchmark's figures and put them on the page (`record`)."""
+    text = "\n".join(lines)
+    print(text)
+    record(name, text)

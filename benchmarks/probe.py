@@ -41,8 +41,7 @@ def main() -> None:
             assert verdicts <= {"pass", "inconclusive"}, verdicts  # a race may leave one open
         median, low, high = statistics.median(times), min(times), max(times)
         rows.append(f"| v{version} | {len(outcomes)} | {median:.2f} | {low:.2f}-{high:.2f} |")
-    print("\n".join(rows))
-    page.record("probe", "\n".join(rows))
+    page.publish("probe", rows)
 
 
 if __name__ == "__main__":

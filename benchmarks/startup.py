@@ -88,8 +88,7 @@ def main() -> None:
         f"| `acp-suggestions --help` | {helped:.2f} |",
         f"| `acp-suggestions trace check` of a ten-message trace | {checked:.2f} |",
     ]
-    print("\n".join(rows))
-    page.record("startup", "\n".join(rows))
+    page.publish("startup", rows)
 
 
 if __name__ == "__main__":

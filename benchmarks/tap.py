@@ -101,8 +101,7 @@ def main() -> None:
     for name in setups:
         us, mib_s = statistics.median(latency[name]), statistics.median(speed[name])
         rows.append(f"| {name} | {us:,.0f} µs | +{us - base:,.0f} µs | {mib_s:,.1f} MiB/s |")
-    print("\n".join(rows))
-    page.record("tap", "\n".join(rows))
+    page.publish("tap", rows)
 
 
 if __name__ == "__main__":

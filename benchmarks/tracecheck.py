@@ -131,8 +131,7 @@ def main() -> None:
         f"| `json.loads` alone | {base:,.0f} |",
         f"| the trace checker | {ours:,.0f} ({ratio:.2f} of `json.loads`) |",
     ]
-    print("\n".join(rows))
-    page.record("tracecheck", "\n".join(rows))
+    page.publish("tracecheck", rows)
 
 
 if __name__ == "__main__":
