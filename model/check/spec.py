@@ -35,10 +35,13 @@ class Steps(Protocol):
     def successors(self, s: Any) -> list[tuple[Any, Any]]: ...
 
 
-def _whole(parts: tuple[str, ...]) -> Callable[[Any], object]:
+def _itself(s: Any) -> object:
+    return s
+
+
+def _whole(_parts: tuple[str, ...]) -> Callable[[Any], object]:
     """A property reads the whole packed world, whatever it names."""
-    del parts
-    return lambda s: s
+    return _itself
 
 
 @dataclass(frozen=True)

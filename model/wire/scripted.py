@@ -57,14 +57,13 @@ class Script:
         return tuple(t.format(turn=turn) for t in self.offered)
 
 
-_PREDICTION = (PREDICTION,)
 SCRIPTS: tuple[Script, ...] = (
     Script(
         "offer",
         "ends each turn with one prediction",
         "the prediction in the empty composer; Tab fills the composer and sends nothing",
         "turn",
-        _PREDICTION,
+        (PREDICTION,),
         ("CP-1", "D-5", "TM-3"),
     ),
     Script(
@@ -76,7 +75,7 @@ SCRIPTS: tuple[Script, ...] = (
         "client that hides lists while a prompt is in flight (LT-7) never shows "
         "the crossing one",
         "turn",
-        _PREDICTION,
+        (PREDICTION,),
         ("UPD-3", "LT-2", "LT-7", "D-4"),
         cross=True,
     ),
@@ -98,7 +97,7 @@ SCRIPTS: tuple[Script, ...] = (
         "the second suggestion only: the first is skipped whole, and the update still replaces "
         "the list (a typed SDK that rejects the whole update keeps the old list: finding 10)",
         "turn",
-        _PREDICTION,
+        (PREDICTION,),
         ("SC-4", "SC-5", "SC-6"),
         breaks=("SC-3",),
         prediction="unsupported",
