@@ -13,6 +13,8 @@ import statistics
 import time
 from pathlib import Path
 
+import page
+
 from acp_suggestions.model.check.audit import audit
 from acp_suggestions.model.rules import Revision
 
@@ -41,6 +43,12 @@ def main() -> None:
     cases = {"the RFD": RFD.read_text(encoding="utf-8")} if RFD.exists() else {}
     for scale in (1, 2):
         cases |= {f"{name} x{scale}": text for name, text in texts(scale).items()}
+    lines = [
+        f"Each text audited {args.runs} times in one process, the median:",
+        "",
+        "| text | size | seconds | seconds per MB |",
+        "| --- | --- | --- | --- |",
+    ]
     for name, text in cases.items():
         seconds = []
         for _ in range(args.runs):
@@ -49,9 +57,8 @@ def main() -> None:
             seconds.append(time.perf_counter() - started)
         median = statistics.median(seconds)
         mb = len(text.encode()) / 1e6
-        print(
-            f"{name}: {mb:.2f} MB, {median:.3f} s (median of {args.runs}), {median / mb:.3f} s/MB"
-        )
+        lines.append(f"| {name} | {mb:.2f} MB | {median:.3f} | {median / mb:.3f} |")
+    page.publish("audit", lines)
 
 
 if __name__ == "__main__":

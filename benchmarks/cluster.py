@@ -21,6 +21,8 @@ import statistics
 import time
 from dataclasses import replace
 
+import page
+
 from acp_suggestions.model.amendments import PROPOSED_BY_FINDINGS
 from acp_suggestions.model.check import deep, duties, review, sessions
 from acp_suggestions.model.check.executor import Executor, local_cluster
@@ -79,19 +81,27 @@ def _sim(sessions: int) -> None:
     seconds = time.perf_counter() - started
     mine = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(
+    line = (
         f"{sessions:,} sessions ({totals[0].events:,} events) of the default point on 2 "
-        f"workers: {seconds:.1f} s; peak memory {mine:,.0f} MiB in this process, "
-        f"{workers:,.0f} MiB in the largest worker"
+        f"workers: {seconds:.1f} s wall; peak resident memory {mine:,.0f} MiB in this "
+        f"process, {workers:,.0f} MiB in the largest worker."
     )
+    page.publish("cluster", [line], part="sim")
 
 
 def _deep_speed_up(max_states: int) -> None:
     one, two = _deep(Executor(1), max_states), _deep(Executor(2), max_states)
     tasks = len(deep.tasks(max_states))
-    print(f"deep review ({tasks} explorations, --max-states {max_states:,}):")
-    print(f"  1 worker    {one:7.1f} s")
-    print(f"  2 workers   {two:7.1f} s   (speed-up {one / two:.2f}x)")
+    lines = [
+        f"The deep review's {tasks} explorations, each capped at {max_states:,} states or "
+        "pairs, one run on each:",
+        "",
+        "| workers | seconds | speed-up |",
+        "| --- | --- | --- |",
+        f"| 1 | {one:.1f} | |",
+        f"| 2 | {two:.1f} | {one / two:.2f}x |",
+    ]
+    page.publish("cluster", lines, part="deep")
 
 
 def _dask_overhead(runs: int) -> None:
@@ -102,12 +112,17 @@ def _dask_overhead(runs: int) -> None:
             pool.append(_review(Executor(2)))
             dask.append(_review(on_dask))
     ratios = [d / p for d, p in zip(dask, pool, strict=True)]
-    print(f"default review, median of {runs} runs each, alternated:")
-    print(f"  local pool of 2       {statistics.median(pool):7.1f} s")
-    print(
-        f"  Dask LocalCluster(2)  {statistics.median(dask):7.1f} s   "
-        f"(overhead {100 * (statistics.median(ratios) - 1):+.1f}%)"
-    )
+    how = "one run on each" if runs == 1 else f"median of {runs} runs on each, alternated"
+    lines = [
+        f"The default review's tasks, {how}:",
+        "",
+        "| where | seconds | overhead |",
+        "| --- | --- | --- |",
+        f"| local pool of 2 processes | {statistics.median(pool):.1f} | |",
+        f"| Dask `LocalCluster` of 2 worker processes | {statistics.median(dask):.1f} | "
+        f"{100 * (statistics.median(ratios) - 1):+.1f}% |",
+    ]
+    page.publish("cluster", lines, part="dask")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ import functools
 import statistics
 import time
 
+import page
+
 from acp_suggestions.model.amendments import PROPOSED_BY_FINDINGS
 from acp_suggestions.model.check import duties, explorer, review, sessions, spec
 from acp_suggestions.model.check.executor import Executor
@@ -78,10 +80,15 @@ def main() -> None:
     states, fast = rate(PackedSystem, args.runs)
     _, slow = rate(Recomputing, args.runs)
     _, readable = rate(Readable, args.runs)
-    print(f"explorer, v2 unordered baseline ({states:,} states), median of {args.runs}:")
-    print(f"  memoized           {fast:>10,.0f} states/s")
-    print(f"  recomputing        {slow:>10,.0f} states/s   (ratio {fast / slow:.2f}x)")
-    print(f"  readable Next      {readable:>10,.0f} states/s   (ratio {fast / readable:.2f}x)")
+    lines = [
+        f"The v2 unordered compliant peers ({states:,} states), median of {args.runs} runs each:",
+        "",
+        "| explorer | states/s | the packed system's ratio |",
+        "| --- | --- | --- |",
+        f"| packed, local steps remembered | {fast:,.0f} | |",
+        f"| packed, no local step remembered | {slow:,.0f} | {fast / slow:.2f}x |",
+        f"| the readable system's Next | {readable:,.0f} | {fast / readable:.2f}x |",
+    ]
     if not args.no_review:
         jobs = review.jobs() + review.proposal_jobs(PROPOSED_BY_FINDINGS)
         cells, pairs = duties.cells(), sessions.settings()
@@ -90,11 +97,14 @@ def main() -> None:
         seconds = time.perf_counter() - started
         total = sum(o.states for o in review.outcomes_of(done))
         explored = sum(p.explored for p in review.placements_of(done))
-        print(
-            f"full default review: {len(jobs)} explorations, {total:,} states, duty placement "
-            f"{len(cells)} cells, {explored} explorations, two sessions in {len(pairs)} "
-            f"settings: {seconds:.1f}s wall on 2 workers (without writing the report)"
-        )
+        lines += [
+            "",
+            f"The full default review (once, without writing its report): {len(jobs)} "
+            f"explorations, {total:,} states; duty placement {len(cells)} cells, {explored} "
+            f"explorations; two sessions in {len(pairs)} settings: {seconds:.1f} s wall on 2 "
+            "workers.",
+        ]
+    page.publish("explorer", lines)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ import statistics
 import subprocess
 import sys
 
+import page
+
 SEARCH = """
 import json, sys, time
 from pathlib import Path
@@ -100,7 +102,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     idle = statistics.median(measure((0, "fifo", {}), False)[1] for _ in range(args.runs))
-    print(f"explorer memory (peak RSS less an idle process's {idle / 2**20:.0f} MiB):")
+    lines = [f"Peak resident memory less an idle process's {idle / 2**20:.0f} MiB:", ""]
     for name, setting in SETTINGS.items():
         if setting[2] and not args.deep:
             continue
@@ -110,8 +112,8 @@ def main() -> None:
             peak = statistics.median(r[1] for r in runs)
             rate = statistics.median(r[0] / r[2] for r in runs)
             graph = "graph kept" if keep else "no graph"
-            print(
-                f"  {name}, {graph}: {states:,} states, {(peak - idle) / states:,.0f} bytes per "
+            lines.append(
+                f"- {name}, {graph}: {states:,} states, {(peak - idle) / states:,.0f} bytes per "
                 f"state, {rate:,.0f} states/s (median of {args.runs})"
             )
     if args.spill:
@@ -121,8 +123,8 @@ def main() -> None:
             states, peak = runs[0][0], statistics.median(r[1] for r in runs)
             rate = statistics.median(r[0] / r[2] for r in runs)
             where = "spilled past 100,000 states" if folder else "in memory"
-            print(
-                f"  the deep setting, graph kept, {where}: {states:,} states, "
+            lines.append(
+                f"- the deep setting, graph kept, {where}: {states:,} states, "
                 f"{(peak - idle) / states:,.0f} bytes per state, {rate:,.0f} states/s "
                 f"(median of {args.runs})"
             )
@@ -135,17 +137,20 @@ def main() -> None:
         for tree, done in by_tree.items():
             pairs, peak = done[0][0], statistics.median(r[1] for r in done)
             seconds = statistics.median(r[2] for r in done)
-            print(
-                f"  two sessions, v1 unordered, deep bounds ({tree or 'this tree'}): {pairs:,} "
+            lines.append(
+                f"- two sessions, v1 unordered, deep bounds ({tree or 'this tree'}): {pairs:,} "
                 f"pairs, {(peak - idle) / pairs:,.0f} bytes per pair, {pairs / seconds:,.0f} "
                 f"pairs/s (median of {args.runs})"
             )
     if args.leads_to:
         states, peak, seconds = measure(LEADS_TO, True, decide=True)
-        print(
-            f"  v2 fifo, deep bounds, graph kept and leads-to decided: {states:,} states, "
+        lines.append(
+            f"- v2 fifo, deep bounds, graph kept and leads-to decided: {states:,} states, "
             f"{(peak - idle) / states:,.0f} bytes per state, {seconds:,.0f} s (once)"
         )
+
+    parts = ("deep", "spill", "pairs", "leads_to")
+    page.publish("memory", lines, part=" ".join(p for p in parts if getattr(args, p)))
 
 
 if __name__ == "__main__":

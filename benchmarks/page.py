@@ -13,14 +13,19 @@ from pathlib import Path
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
 
 
-def _markers(name: str) -> tuple[str, str]:
-    return f"<!-- benchmark {name}: written by benchmarks/{name}.py -->", f"<!-- end {name} -->"
+def _markers(name: str, part: str) -> tuple[str, str]:
+    section = f"{name} {part}".strip()
+    return (
+        f"<!-- benchmark {section}: written by benchmarks/{name}.py -->",
+        f"<!-- end {section} -->",
+    )
 
 
-def record(name: str, figures: str, page: Path = PAGE) -> None:
-    """Put `figures` (Markdown) into the page's section for benchmark `name`, with the command
-    that ran it, the date and the machine; the section is added at the end if missing."""
-    begin, end = _markers(name)
+def record(name: str, figures: str, page: Path = PAGE, part: str = "") -> None:
+    """Put `figures` (Markdown) into the page's section for benchmark `name` (and `part`, for a
+    script that measures in parts run apart), with the command that ran it, the date and the
+    machine; the section is added at the end if missing."""
+    begin, end = _markers(name, part)
     command = " ".join(["python", f"benchmarks/{name}.py", *sys.argv[1:]])
     machine = f"{os.cpu_count()} cores, Python {platform.python_version()}"
     section = (
@@ -39,8 +44,8 @@ def record(name: str, figures: str, page: Path = PAGE) -> None:
     temporary.replace(page)
 
 
-def publish(name: str, lines: list[str]) -> None:
+def publish(name: str, lines: list[str], part: str = "") -> None:
     """Print a benchmark's figures and put them on the page (`record`)."""
     text = "\n".join(lines)
     print(text)
-    record(name, text)
+    record(name, text, part=part)

@@ -15,6 +15,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import page
+
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "hostile_agent.py"
 AGENTS = {
@@ -39,10 +41,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    print("the probe's peak memory (RSS), one scenario:")
+    lines = [
+        f"The probe's peak resident memory, one scenario, median of {args.runs} runs:",
+        "",
+        "| agent | MiB |",
+        "| --- | --- |",
+    ]
     for name, agent in AGENTS.items():
         peaks = [peak_mib(agent) for _ in range(args.runs)]
-        print(f"  {name}: {statistics.median(peaks):.0f} MiB median of {args.runs}")
+        lines.append(f"| {name} | {statistics.median(peaks):.0f} |")
+    page.publish("probe_memory", lines)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from collections.abc import Generator
 from dataclasses import replace
 from typing import Any
 
+import page
 import simpy
 
 from acp_suggestions.model.check.executor import Executor
@@ -105,25 +106,29 @@ def main() -> None:
             counts[name].add(events)
     if len({frozenset(c) for c in counts.values()}) != 1:
         raise SystemExit(f"the engines disagree on the events processed: {counts}")
-    print(f"{args.sessions:,} sessions of the default point, median of {args.runs} runs each:")
+    lines = [
+        f"{args.sessions:,} sessions of the default point, median of {args.runs} runs each, "
+        "the engines back to back:",
+        "",
+        "| engine | events/s | this engine's ratio |",
+        "| --- | --- | --- |",
+    ]
     mine = rates["this engine"]
     for name, rate in rates.items():
         ratios = [ours / theirs for ours, theirs in zip(mine, rate, strict=True)]
-        ratio = (
-            "" if name == "this engine" else f"  (this engine: {statistics.median(ratios):.2f}x)"
-        )
-        print(f"  {name:<17} {statistics.median(rate):>10,.0f} events/s{ratio}")
-    if args.no_sweep:
-        return
-    scenario = load(DEFAULT_SCENARIO).with_sessions(100_000)
-    scenario = replace(scenario, sweep={})
-    started = time.perf_counter()
-    totals = sweep.run(scenario, seed=1, executor=Executor(2))
-    seconds = time.perf_counter() - started
-    print(
-        f"100,000 sessions ({totals[0].events:,} events) of the default point on 2 workers: "
-        f"{seconds:.1f} s"
-    )
+        ratio = "" if name == "this engine" else f"{statistics.median(ratios):.2f}x"
+        lines.append(f"| {name} | {statistics.median(rate):,.0f} | {ratio} |")
+    if not args.no_sweep:
+        scenario = replace(load(DEFAULT_SCENARIO).with_sessions(100_000), sweep={})
+        started = time.perf_counter()
+        totals = sweep.run(scenario, seed=1, executor=Executor(2))
+        seconds = time.perf_counter() - started
+        lines += [
+            "",
+            f"100,000 sessions ({totals[0].events:,} events) of the default point on 2 workers: "
+            f"{seconds:.1f} s wall.",
+        ]
+    page.publish("simulator", lines)
 
 
 if __name__ == "__main__":

@@ -101,24 +101,24 @@ def client_holds_latest(cfg: Config, w: World) -> bool:
     return same and held.suggestions == usable(w.agent.last_sent)
 
 
-def stale(held: Update | None, w: World) -> bool:
-    """Whether `held` is a list predicted before a prompt the agent has accepted: the one
-    meaning of stale the properties use (the draft's client rule counts the client's own
-    prompts instead, `no_offer_from_before_own_prompt`)."""
+def out_of_date(held: Update | None, w: World) -> bool:
+    """Whether `held` is a list predicted before a prompt the agent has accepted, out of date
+    in the words of Lifetime (the draft's client rule counts the client's own prompts instead,
+    `no_offer_from_before_own_prompt`; "stale" is the list lifecycle's state alone)."""
     return held is not None and held.prompts_seen < w.agent.accepted
 
 
 def withdrawn_after_prompt(cfg: Config, w: World) -> bool:
     """Once the agent's messages have drained, the client holds no list predicted before a
     prompt the agent has accepted."""
-    return not stale(_drained_and_held(w), w)
+    return not out_of_date(_drained_and_held(w), w)
 
 
 def withdrawn_after_foreground_work(cfg: Config, w: World) -> bool:
     """Once the agent's messages have drained, the client holds no list predicted before
     foreground work the agent started without a prompt."""
     held = _drained_and_held(w)
-    if held is None or stale(held, w):
+    if held is None or out_of_date(held, w):
         return True
     return held.predicted_epoch >= w.agent.epoch
 

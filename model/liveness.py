@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from acp_suggestions.model import actors
 from acp_suggestions.model.config import Config
-from acp_suggestions.model.invariants import stale, usable
+from acp_suggestions.model.invariants import INVARIANTS, out_of_date, usable
 from acp_suggestions.model.lifecycle import ListState
 from acp_suggestions.model.rules import RuleId, in_force
 from acp_suggestions.model.state import Composer, World
@@ -45,8 +45,8 @@ class LeadsTo:
         return in_force(self.rules, cfg.revision, cfg.version)
 
 
-def _stale_at_client(cfg: Config, w: World) -> bool:
-    return stale(w.client.held, w)
+def _out_of_date_at_client(cfg: Config, w: World) -> bool:
+    return out_of_date(w.client.held, w)
 
 
 def _wants_to_send(cfg: Config, w: World) -> bool:
@@ -80,10 +80,10 @@ def _offered_or_moot(cfg: Config, w: World) -> bool:
 
 LIVENESS: tuple[LeadsTo, ...] = (
     LeadsTo(
-        "stale_list_eventually_dropped",
+        "out_of_date_list_eventually_dropped",
         (RuleId.LT_5, RuleId.L_6),
-        _stale_at_client,
-        lambda cfg, w: not _stale_at_client(cfg, w),
+        _out_of_date_at_client,
+        lambda cfg, w: not _out_of_date_at_client(cfg, w),
         "After the agent accepts a prompt, the client eventually stops holding a list "
         "predicted before it.",
         "The client comes to hold a list predicted before a prompt the agent accepted, and the "
@@ -114,3 +114,10 @@ LIVENESS: tuple[LeadsTo, ...] = (
         reads=("agent", "client"),
     ),
 )
+
+
+def properties_in_force(cfg: Config) -> list[str]:
+    """The properties in force in `cfg` (one of their rules is, `in_force`), invariants then
+    leads-to, in catalogue order: what a check of `cfg` holds the peers to."""
+    invariants = [p.name for p in INVARIANTS if p.in_force(cfg)]
+    return invariants + [p.name for p in LIVENESS if p.in_force(cfg)]

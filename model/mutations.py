@@ -9,23 +9,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from acp_suggestions.model.config import Config
-from acp_suggestions.model.rules import RULES, Revision, Rule, RuleId, Side
+from acp_suggestions.model.invariants import INVARIANTS, Property
+from acp_suggestions.model.rules import RULES, Revision, Rule, RuleId, Side, in_force
 
 
 @dataclass(frozen=True, slots=True)
 class Mutation:
-    """Break `rule` in a configuration; `expect` names the invariant meant to catch it."""
+    """Break `rule` in a configuration; `expect` is the invariant meant to catch it."""
 
     rule: RuleId
     summary: str
     apply: Callable[[Config], Config]
-    expect: str
+    expect: Property
     versions: tuple[int, ...]
     revision: Revision
 
     def fits(self, revision: Revision, version: int) -> bool:
         """Whether the rule is one of `revision`'s and applies to protocol `version`."""
-        return revision is self.revision and version in self.versions
+        return in_force((self.rule,), revision, version) and version in self.versions
 
     @property
     def setting(self) -> str:
@@ -47,6 +48,15 @@ def _breaks(
     return apply
 
 
+def _catching(rule: Rule) -> Property:
+    """The invariant a card's breach names as catching it; a name that is none fails here."""
+    assert rule.breach is not None
+    named = [p for p in INVARIANTS if p.name == rule.breach.caught_by]
+    if not named:
+        raise ValueError(f"{rule.id}: no invariant is named {rule.breach.caught_by!r}")
+    return named[0]
+
+
 def mutations_of(rules: tuple[Rule, ...]) -> tuple[Mutation, ...]:
     """The mutation of each card with a breach, in catalogue order."""
     return tuple(
@@ -54,7 +64,7 @@ def mutations_of(rules: tuple[Rule, ...]) -> tuple[Mutation, ...]:
             rule.id,
             rule.breach.summary,
             _breaks(rule.id, rule.breach.by, rule.breach.env),
-            rule.breach.caught_by,
+            _catching(rule),
             rule.breach.versions or rule.versions,
             rule.revisions[0],
         )

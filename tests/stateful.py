@@ -9,15 +9,16 @@ freely, races happen, and a shrunk failure reads as a scenario: `state.user_send
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from acp_suggestions.model.check.spec import Spec
 from acp_suggestions.model.config import Config
-from acp_suggestions.model.invariants import REACHABLE, Property
+from acp_suggestions.model.invariants import Property
 from acp_suggestions.model.system import Act, Action, System
 
 SETTINGS = settings(
@@ -92,11 +93,12 @@ def _check(cfg: Config, p: Property) -> Callable[[Any], None]:
     return invariant()(holds)
 
 
-def machine_for(
-    cfg: Config, check: Sequence[Property], seen: Counter[str] | None = None
-) -> type[RuleBasedStateMachine]:
-    """A state machine class for `cfg` that asserts `check`; `seen` counts reachability
-    properties met along the way (to show the runs reach races)."""
+def machine_for(checked: Spec, seen: Counter[str] | None = None) -> type[RuleBasedStateMachine]:
+    """A state machine class for a spec of the protocol model that asserts the spec's
+    invariants; `seen` counts its reachability goals met along the way (to show the runs reach
+    races).  It steps the readable system (`System`), one rule per action, where the explorer
+    steps the packed one: the two are held equal by the explorer's tests."""
+    cfg: Config = checked.config
 
     class SystemMachine(RuleBasedStateMachine):
         def __init__(self) -> None:
@@ -113,11 +115,11 @@ def machine_for(
 
         def count_what_is_reached(self) -> None:
             if seen is not None:
-                seen.update(p.name for p in REACHABLE if p.holds(cfg, self.world))
+                seen.update(p.name for p in checked.reachable if p.holds(cfg, self.world))
 
     for key, (name, several) in RULES.items():
         setattr(SystemMachine, name, _step(key, several))
-    for p in check:
+    for p in checked.invariants:
         setattr(SystemMachine, p.name, _check(cfg, p))
     SystemMachine.__name__ = f"System_v{cfg.version}_{cfg.revision.value}_{cfg.semantics.value}"
     return SystemMachine

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import acp_suggestions
 from acp_suggestions import Revision, Verdict, baseline, check_file, check_records, verify
+from acp_suggestions.model.amendments import PROPOSED_BY_FINDINGS
 from acp_suggestions.model.cli.main import main
+from acp_suggestions.model.render import atomic
 
 
 def test_every_declared_name_loads_and_is_documented() -> None:
@@ -59,3 +62,30 @@ def test_a_configuration_checked_from_python_is_the_commands_check() -> None:
     checked = verify(baseline(Revision.CURRENT, 1))
     assert checked.exit_code == 0 == main(["check", "--json"])
     assert {r.status.severity for r in checked.rows()} <= {"ok", "aside", "doubt"}
+
+
+@pytest.mark.documents("./dev review", "acp-suggestions review --out out/ --jobs 2")
+def test_the_review_command_writes_what_the_api_review_gives(
+    full_review: tuple[Any, list[Any]],
+    review_folder: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`review` is `api.review` (the default review the tests compute once, on two workers)
+    and its report: with the computation handed the tests' own result, the command writes the
+    same files byte for byte, having asked for the same review."""
+    asked: list[tuple[Any, ...]] = []
+
+    def computed(*args: Any, **options: Any) -> tuple[Any, list[Any]]:
+        asked.append((*args, options["with_duties"], options["executor"].jobs))
+        return full_review
+
+    monkeypatch.setattr(acp_suggestions.api, "review", computed)
+    monkeypatch.chdir(tmp_path)
+    assert main(["review", "--out", "out/", "--jobs", "2", "--quiet"]) == 0
+    assert asked == [({}, list(PROPOSED_BY_FINDINGS), True, 2)]
+    out = tmp_path / "out"
+    written = sorted(p.relative_to(out) for p in out.rglob("*") if p.name != atomic.MANIFEST)
+    assert written == sorted(p.relative_to(review_folder) for p in review_folder.rglob("*"))
+    for name in (p for p in written if (review_folder / p).is_file()):
+        assert (out / name).read_bytes() == (review_folder / name).read_bytes()

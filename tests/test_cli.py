@@ -33,7 +33,7 @@ def test_check_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "--json", "--break", "LT-5"]) == 1
     out = json.loads(capsys.readouterr().out)
     assert "withdrawn_after_prompt" in out["in_force_violated"]
-    assert out["liveness_violated"] == ["stale_list_eventually_dropped"]
+    assert out["liveness_violated"] == ["out_of_date_list_eventually_dropped"]
 
 
 def test_check_prints_the_counterexample(capsys: pytest.CaptureFixture[str]) -> None:
@@ -82,7 +82,7 @@ def test_review_outputs_are_complete_and_deterministic(tmp_path: Path) -> None:
     md = (tmp_path / "a" / "report.md").read_text()
     assert (
         "| does not replace or withdraw its list when it accepts a prompt | yes | "
-        "withdrawn_after_prompt, stale_list_eventually_dropped" in md
+        "withdrawn_after_prompt, out_of_date_list_eventually_dropped" in md
     )
     itf = json.loads(
         (
@@ -90,11 +90,8 @@ def test_review_outputs_are_complete_and_deterministic(tmp_path: Path) -> None:
         ).read_text()
     )
     assert "then the run may stop" in md  # the lasso's ending is in the report
-    lasso = json.loads(
-        (
-            tmp_path / "a" / "itf" / "mutation.LT-5.v1.fifo.stale_list_eventually_dropped.itf.json"
-        ).read_text()
-    )
+    name = "mutation.LT-5.v1.fifo.out_of_date_list_eventually_dropped.itf.json"
+    lasso = json.loads((tmp_path / "a" / "itf" / name).read_text())
     assert "loop" not in lasso  # it stops: no state repeats
     assert itf["vars"] == ["agent", "client", "to_agent", "to_client"]
     assert itf["states"][0]["#meta"]["action"] == "init"

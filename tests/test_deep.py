@@ -33,6 +33,7 @@ def _run(out: Path, *options: str) -> int:
 
 
 @pytest.mark.slow
+@pytest.mark.documents("acp-suggestions review --depth deep")
 def test_capped_searches_are_labelled_and_the_same_on_one_or_two_workers_or_spilled(
     tmp_path: Path,
 ) -> None:

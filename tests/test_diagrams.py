@@ -155,7 +155,7 @@ def test_each_mutation_caption_names_its_rule_and_who_breaks_it(
         side = RULES_BY_ID[m.rule].side
         who = "agent or client" if side is Side.BOTH else side.value
         assert caption.startswith(f"{m.rule} broken: the {who} "), caption
-        assert f"({m.expect})" in caption
+        assert f"({m.expect.name})" in caption
 
 
 def test_every_breach_chart_ends_saying_what_is_wrong(generated: list[Diagram]) -> None:

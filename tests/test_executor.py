@@ -37,6 +37,7 @@ def _files(folder: Path) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.documents("acp-suggestions simulate grid.toml --scheduler tcp://HOST:8786")
 def test_a_sweep_is_the_same_on_one_process_a_pool_and_a_cluster(
     cluster: Any, tmp_path: Path
 ) -> None:
@@ -49,6 +50,7 @@ def test_a_sweep_is_the_same_on_one_process_a_pool_and_a_cluster(
     assert outputs[0] == outputs[1] == outputs[2]
 
 
+@pytest.mark.documents("acp-suggestions review --scheduler tcp://HOST:8786")
 def test_the_reviews_tasks_give_the_same_on_a_cluster(cluster: Any) -> None:
     """A task of each kind the review runs (a baseline, a mutation, an environment, a
     proposal, a duty cell, a two-session setting), on the cluster and in this process: the
@@ -66,6 +68,17 @@ def test_the_reviews_tasks_give_the_same_on_a_cluster(cluster: Any) -> None:
     on_cluster = review.run_all(todo, Executor(scheduler=cluster.scheduler_address))
     assert on_cluster == review.run_all(todo, Executor(1))
     assert any(o.counterexamples for o in review.outcomes_of(on_cluster))
+
+
+@pytest.mark.documents("acp-suggestions review --depth deep --scheduler tcp://HOST:8786")
+def test_the_deep_review_writes_the_same_on_a_cluster(cluster: Any, tmp_path: Path) -> None:
+    """The deep review, each search capped, on the cluster and on one local process."""
+    capped = ["review", "--depth", "deep", "--max-states", "3000", "--max-pairs", "3000"]
+    where = {"here": ["--jobs", "1"], "there": ["--scheduler", cluster.scheduler_address]}
+    for name, option in where.items():
+        assert main([*capped, *option, "--quiet", "--out", str(tmp_path / name)]) == 0
+    for name in ("deep.md", "deep.json"):
+        assert (tmp_path / "here" / name).read_bytes() == (tmp_path / "there" / name).read_bytes()
 
 
 def test_a_worker_killed_mid_sweep_changes_nothing(cluster: Any) -> None:

@@ -154,8 +154,8 @@ def test_counterexamples_are_shortest(rule_id: str) -> None:
     m = MUTATIONS_BY_RULE[rule_id]
     cfg = m.apply(baseline(m.revision, 1, bounds=replace(SMALL, predictions=2)))
     result = explore(cfg)
-    _, steps = result.counterexamples[m.expect]
-    assert _shortest_by_brute_force(cfg, m.expect, len(steps)) == len(steps)
+    _, steps = result.counterexamples[m.expect.name]
+    assert _shortest_by_brute_force(cfg, m.expect.name, len(steps)) == len(steps)
     # The path replays: each step is enabled where it is taken and leads where it says.
     system = System(cfg)
     w = system.init_state()

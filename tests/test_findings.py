@@ -55,7 +55,7 @@ def test_finding_3_the_sdk_lets_a_withdrawal_overtake_its_list(
     block = out.split("VIOLATED withdrawn_after_prompt")[1].split("\nholds")[0]
     assert "   7. client receives prompt_suggestions_update suggestions: [text]" in block
     v1 = _check(capsys, "--semantics", "python-sdk")
-    assert {"withdrawn_after_prompt", "stale_list_eventually_dropped"} <= set(
+    assert {"withdrawn_after_prompt", "out_of_date_list_eventually_dropped"} <= set(
         v1["in_force_violated"]
     )
     v2 = _check(capsys, "--semantics", "python-sdk", "--version", "2")
@@ -165,11 +165,15 @@ def test_a_finding_the_review_no_longer_supports_is_an_error(
         findings.render(changed)
 
 
-def test_the_findings_command_rewrites_only_its_section(
+@pytest.mark.documents("acp-suggestions findings out/review.json")
+def test_the_findings_command_prints_or_rewrites_only_its_section(
     review_json: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = tmp_path / "review.json"
     data.write_text(json.dumps(review_json))
+    assert main(["findings", str(data)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith(findings.BEGIN) and "1. Every rule with a mutation" in printed
     readme = tmp_path / "README.md"
     readme.write_text(f"# Title\n\n{findings.BEGIN}\nold\n{findings.END}\n\n## Next\n")
     assert main(["findings", str(data), "--write", str(readme)]) == 0

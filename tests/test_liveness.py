@@ -89,7 +89,7 @@ def test_compliant_peers_are_live_over_stdio(version: int) -> None:
 
 def test_unordered_delivery_leaves_a_stale_list_for_good() -> None:
     result, found = _liveness(baseline(Revision.CURRENT, 1, semantics=Semantics.UNORDERED))
-    lasso = found["stale_list_eventually_dropped"]
+    lasso = found["out_of_date_list_eventually_dropped"]
     assert lasso is not None and found["user_can_always_send"] is None
     assert result.graph is not None
     steps = [str(a) for a, _ in lasso_steps(result.graph, result.worlds, lasso.prefix)]
@@ -98,7 +98,7 @@ def test_unordered_delivery_leaves_a_stale_list_for_good() -> None:
 
 @pytest.mark.parametrize(
     ("rule_id", "prop"),
-    [("LT-5", "stale_list_eventually_dropped"), ("TM-3", "user_can_always_send")],
+    [("LT-5", "out_of_date_list_eventually_dropped"), ("TM-3", "user_can_always_send")],
 )
 def test_mutations_break_liveness(rule_id: str, prop: str) -> None:
     m = MUTATIONS_BY_RULE[rule_id]

@@ -48,13 +48,13 @@ EFFECTS = [
         "reopened-list=replayed",
         RP_1.apply(baseline(Revision.CURRENT, 1)),
         set(),
-        {"withdrawn_after_prompt", "stale_list_eventually_dropped"},
+        {"withdrawn_after_prompt", "out_of_date_list_eventually_dropped"},
     ),
     (
         "reopened-empty-from=completion",
         baseline(Revision.CURRENT, 1, load_on_live_connection=True),
         set(),
-        {"withdrawn_after_prompt", "stale_list_eventually_dropped"},
+        {"withdrawn_after_prompt", "out_of_date_list_eventually_dropped"},
     ),
 ]
 

@@ -60,6 +60,11 @@ def _sent(tmp_path: Path) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("version", [1, 2])
 @pytest.mark.parametrize("channel", ["legacy", "both"])
+@pytest.mark.documents(
+    "acp-suggestions probe --channel legacy --env CLAUDE_CODE_EXECUTABLE=$PWD/claude "
+    "--env ANTHROPIC_API_KEY=none --env HOME=X "
+    "-- node node_modules/@agentclientprotocol/claude-agent-acp/dist/index.js"
+)
 def test_the_adapter_on_its_own_channel(
     version: int, channel: str, agent: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from acp_suggestions.model.invariants import INVARIANTS, REACHABLE, Property
 from acp_suggestions.model.liveness import LIVENESS, LeadsTo
-from acp_suggestions.model.mutations import MUTATIONS
+from acp_suggestions.model.mutations import MUTATIONS, mutations_of
 from acp_suggestions.model.render.report import counts_markdown
 from acp_suggestions.model.rules import RULES, RULES_BY_ID, Check, Level, Revision
 from acp_suggestions.model.wire.monitors import MONITORS
@@ -78,12 +79,18 @@ def test_every_modelled_rule_is_enforced_and_checked() -> None:
     assert mentioned <= set(RULES_BY_ID), mentioned - set(RULES_BY_ID)
 
 
-def test_every_mutation_names_a_catalogued_rule_and_invariant() -> None:
-    names = {p.name for p in INVARIANTS}
+def test_every_mutation_is_caught_by_an_invariant_standing_for_its_rule() -> None:
     for m in MUTATIONS:
-        assert m.rule in RULES_BY_ID and m.expect in names
-        (target,) = [p for p in INVARIANTS if p.name == m.expect]
-        assert m.rule in target.rules, f"{m.expect} does not name {m.rule}"
+        assert m.rule in RULES_BY_ID and m.expect in INVARIANTS
+        assert m.rule in m.expect.rules, f"{m.expect.name} does not name {m.rule}"
+
+
+def test_a_breach_naming_no_invariant_is_refused() -> None:
+    card = next(r for r in RULES_BY_ID.values() if r.breach)
+    assert card.breach is not None
+    wrong = replace(card, breach=replace(card.breach, caught_by="withdrawn_after_promt"))
+    with pytest.raises(ValueError, match="no invariant is named 'withdrawn_after_promt'"):
+        mutations_of((wrong,))
 
 
 def test_the_rule_counts_in_the_docs_are_current() -> None:

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import settings
 from hypothesis.stateful import run_state_machine_as_test
 
+from acp_suggestions.model.check import spec
 from acp_suggestions.model.config import Bounds, Config, baseline
-from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.mutations import MUTATIONS, Mutation
 from acp_suggestions.model.network import Semantics
 from acp_suggestions.model.rules import Revision
@@ -36,7 +36,8 @@ COMPLIANT = [
 @pytest.mark.parametrize("cfg", COMPLIANT, ids=describe)
 def test_compliant_peers_keep_the_invariants(cfg: Config) -> None:
     seen: Counter[str] = Counter()
-    run_state_machine_as_test(machine_for(cfg, expected_to_hold(cfg), seen), settings=SETTINGS)
+    machine = machine_for(spec.of(cfg, expected_to_hold(cfg)), seen)
+    run_state_machine_as_test(machine, settings=SETTINGS)
     if cfg.revision is Revision.CURRENT:
         # The runs reach the races the invariants are about, so passing means something.
         assert seen["list_crosses_prompt"] > 0, seen
@@ -49,9 +50,9 @@ MUTANTS = [(m, v) for m in MUTATIONS for v in m.versions]
 @pytest.mark.parametrize(("mutation", "version"), MUTANTS, ids=lambda x: getattr(x, "rule", x))
 def test_hypothesis_finds_each_mutation(mutation: Mutation, version: int) -> None:
     cfg = mutation.apply(baseline(mutation.revision, version, bounds=WIDE))
-    (target,) = [p for p in INVARIANTS if p.name == mutation.expect]
+    target = mutation.expect
     with pytest.raises(AssertionError, match=rf"^{target.name} \(.*{mutation.rule}"):
-        run_state_machine_as_test(machine_for(cfg, [target]), settings=FIND)
+        run_state_machine_as_test(machine_for(spec.of(cfg, [target])), settings=FIND)
 
 
 def test_every_action_of_the_model_has_a_rule_of_its_own() -> None:
@@ -73,10 +74,10 @@ def test_every_action_of_the_model_has_a_rule_of_its_own() -> None:
 def test_a_shrunk_failure_reads_as_a_scenario() -> None:
     mutation = next(m for m in MUTATIONS if m.rule == "LT-5")
     cfg = mutation.apply(baseline(mutation.revision, 1))
-    (target,) = [p for p in INVARIANTS if p.name == mutation.expect]
+    target = mutation.expect
     with pytest.raises(AssertionError) as failure:  # found by the examples that always find it
         run_state_machine_as_test(
-            machine_for(cfg, [target]), settings=settings(SETTINGS, derandomize=True)
+            machine_for(spec.of(cfg, [target])), settings=settings(SETTINGS, derandomize=True)
         )
     steps = "\n".join(failure.value.__notes__ if hasattr(failure.value, "__notes__") else [])
     assert "state.user_sends()" in steps and "state.deliver_to_agent(i=" in steps

@@ -15,7 +15,7 @@ from acp_suggestions.model.check.rows import Counterexample
 from acp_suggestions.model.check.verify import verify
 from acp_suggestions.model.config import Bounds, Config, baseline, client_policy
 from acp_suggestions.model.invariants import INVARIANTS
-from acp_suggestions.model.liveness import LIVENESS
+from acp_suggestions.model.liveness import LIVENESS, properties_in_force
 from acp_suggestions.model.messages import AgentPromptCaps, ClientSuggestionCaps
 from acp_suggestions.model.mutations import MUTATIONS
 from acp_suggestions.model.network import REVIEWED, Semantics
@@ -276,16 +276,9 @@ def _cost(task: Task) -> int:
     )
 
 
-def in_force_properties(job: Job) -> list[str]:
-    """The properties in force in a job's configuration, invariants first."""
-    cfg = job.config
-    names = [p.name for p in INVARIANTS if p.in_force(cfg)]
-    return names + [p.name for p in LIVENESS if p.in_force(cfg)]
-
-
 def judged(job: Job) -> list[str]:
     """What a proposal is judged by: the properties in force, and the goals."""
-    return in_force_properties(job) + [p.name for p in LIVENESS if not p.rules]
+    return properties_in_force(job.config) + [p.name for p in LIVENESS if not p.rules]
 
 
 def counterexamples(outcomes: Sequence[Outcome]) -> Iterator[tuple[Job, str, Counterexample]]:

@@ -19,9 +19,9 @@ from acp_suggestions.model.check.review import (
     Job,
     Outcome,
     compared,
-    in_force_properties,
     judged,
 )
+from acp_suggestions.model.liveness import properties_in_force
 from acp_suggestions.model.mutations import MUTATIONS, MUTATIONS_BY_RULE
 from acp_suggestions.model.network import Semantics
 from acp_suggestions.model.readings import READINGS_BY_NAME
@@ -377,9 +377,9 @@ def summarize(
         already: list[bool] = []  # the compliant peers already break the expected invariant
         for o in (o for o in outcomes if o.job.kind == "mutation" and o.job.name == m.rule):
             base = base_of(o.job)
-            in_force = in_force_properties(o.job)
+            in_force = properties_in_force(o.job.config)
             new = [n for n in o.violated if n in in_force and n not in base.violated]
-            already.append(m.expect in base.violated)
+            already.append(m.expect.name in base.violated)
             envs.append(
                 Setting(
                     version=o.job.config.version,
@@ -396,9 +396,9 @@ def summarize(
             level=RULES_BY_ID[m.rule].level.value,
             section=RULES_BY_ID[m.rule].section,
             mutation=m.summary,
-            expected=m.expect,
+            expected=m.expect.name,
             load_bearing=bool(broken),
-            caught_as_expected=m.expect in broken or all(already),
+            caught_as_expected=m.expect.name in broken or all(already),
             compliant_peers_already_break=all(already),
             breaks=broken,
             shortest=min(lengths, default=None),
@@ -410,8 +410,8 @@ def summarize(
             version=o.job.config.version,
             semantics=o.job.config.semantics.value,
             states=o.states,
-            violated_in_force=[n for n in o.violated if n in in_force_properties(o.job)],
-            violated_other=[n for n in o.violated if n not in in_force_properties(o.job)],
+            violated_in_force=[n for n in o.violated if n in properties_in_force(o.job.config)],
+            violated_other=[n for n in o.violated if n not in properties_in_force(o.job.config)],
             shortest={n: len(o.counterexamples[n].steps) for n in o.violated},
         )
         for o in outcomes

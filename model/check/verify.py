@@ -15,7 +15,7 @@ from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.check.store import Spill
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.invariants import INVARIANTS
-from acp_suggestions.model.liveness import LIVENESS
+from acp_suggestions.model.liveness import LIVENESS, properties_in_force
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,9 +31,8 @@ class Verdicts:
     def broken(self) -> list[str]:
         """The properties in force here that are broken, invariants first, in catalogue
         order."""
-        cfg, result = self.config, self.result
-        out = [p.name for p in INVARIANTS if p.in_force(cfg) and p.name in result.counterexamples]
-        return out + [p.name for p in LIVENESS if p.in_force(cfg) and self.lassos.get(p.name)]
+        found = self.result.counterexamples
+        return [n for n in properties_in_force(self.config) if n in found or self.lassos.get(n)]
 
     def rows(self) -> list[Row]:
         """Every property's verdict, invariants then leads-to, in catalogue order."""

@@ -112,17 +112,19 @@ def _review(args: argparse.Namespace) -> int:
         )
     audited = _audit_of_file(args, args.rfd, "--rfd") if args.rfd else None
     proposed = list(dict.fromkeys([*PROPOSED_BY_FINDINGS, *args.propose]))
-    todo = review.tasks(chosen_readings(args), proposed, with_duties=not args.no_duties)
-    jobs = [t for t in todo if isinstance(t, review.Job)]
-    cells = [t for t in todo if isinstance(t, duties.Cell)]
+    readings, with_duties = chosen_readings(args), not args.no_duties
+    todo = review.tasks(readings, proposed, with_duties)
     executor = executor_for(args, len(todo))
     started = time.perf_counter()
     with output_folder(args, "out") as out:
         with progress("exploring", len(todo), args.quiet) as advance:
-            done = review.run_all(todo, executor, lambda _: advance(1))
-        outcomes = review.outcomes_of(done)
-        placements = review.placements_of(done)
-        summary = api.summary_of(done, executor)
+            summary, outcomes = api.review(
+                readings,
+                proposed,
+                with_duties=with_duties,
+                executor=executor,
+                on_done=lambda _: advance(1),
+            )
         summary.audit = audited
         paths = report.write(out.staging, summary, outcomes)
         out.commit(paths)
@@ -143,11 +145,11 @@ def _review(args: argparse.Namespace) -> int:
         settings.add_row(*row, ", ".join(b.violated_in_force) or "none")
     stdout.print(settings)
     err.print(
-        f"{len(jobs)} explorations, {summary.states_explored:,} states"
+        f"{summary.explorations} explorations, {summary.states_explored:,} states"
         + (
-            f"; duty placement: {len(cells)} cells, {sum(p.explored for p in placements)} "
-            "explorations"
-            if cells
+            f"; duty placement: {sum(isinstance(t, duties.Cell) for t in todo)} cells, "
+            f"{summary.duties.explorations} explorations"
+            if summary.duties
             else ""
         )
         + f"; {seconds:.1f}s; wrote {len(paths)} files under {out.given}"

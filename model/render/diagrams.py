@@ -267,7 +267,7 @@ def counterexample_charts() -> list[Diagram]:
                 f"mutation-{m.rule}",
                 f"{m.rule} broken: the {_party(m.rule)} {m.summary}.",
                 m.apply(baseline(m.revision, version)),
-                m.expect,
+                m.expect.name,
             )
         )
     for name, caption, cfg, prop in findings:

@@ -213,7 +213,7 @@ def _finding_3(data: Review) -> str:
     v1, v2 = _base(data, CURRENT, 1, "python-sdk"), _base(data, CURRENT, 2, "python-sdk")
     lt5, lt6 = "withdrawn_after_prompt", "withdrawn_after_foreground_work"
     latest = "client_holds_latest"
-    _need({lt5, "stale_list_eventually_dropped"} <= set(v1["violated_in_force"]), 3, "v1 sdk")
+    _need({lt5, "out_of_date_list_eventually_dropped"} <= set(v1["violated_in_force"]), 3, "v1 sdk")
     _need({lt5, lt6} <= set(v2["violated_in_force"]), 3, "v2 sdk")
     _need(_needs(data, lt5, 1, "python-sdk", FENCED) == OUT_OF_REPLAY, 3, "fenced v1 sdk")
     _v2_fence_ends(data, lt5, 3)

@@ -61,7 +61,7 @@ class Breach:
 
     by: Side
     summary: str
-    caught_by: str
+    caught_by: str  # the invariant meant to catch it (a `Mutation` holds the property itself)
     env: tuple[tuple[str, object], ...] = ()
     # Where the breach can show, if narrower than the rule (LT-6 needs v2's foreground work).
     versions: tuple[int, ...] | None = None
