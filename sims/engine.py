@@ -439,9 +439,9 @@ class Engine:
             self.send_wait += t - self.wants_send
         session = Session(
             turns=self.sent,
-            stale_time=screen.stale_time,
-            stale_turns=screen.stale_turns,
-            outdated_time=screen.outdated_time,
+            pre_prompt_time=screen.pre_prompt_time,
+            pre_prompt_turns=screen.pre_prompt_turns,
+            pre_turn_time=screen.pre_turn_time,
             shown_delays=tuple(screen.delays),
             predictions=self.predictions,
             discarded=self.discarded,

@@ -12,9 +12,9 @@ class Session(NamedTuple):
     """One session's measures; times in simulated seconds."""
 
     turns: int  # prompts sent
-    stale_time: float  # time the client offered a list predicted before its latest prompt
-    stale_turns: int  # turns during which such a list was offered
-    outdated_time: float  # time it offered a list predicted before the agent's latest work
+    pre_prompt_time: float  # time the client offered a list predicted before its latest prompt
+    pre_prompt_turns: int  # turns during which such a list was offered
+    pre_turn_time: float  # time it offered a list predicted before the agent's latest work
     shown_delays: tuple[float, ...]  # turn end to its prediction first shown, per shown one
     predictions: int  # model calls started
     discarded: int  # sent nothing: the conversation moved on (LT-4), nothing usable (TM-2),
@@ -150,7 +150,7 @@ class Totals:
     sessions: int = 0
     events: int = 0
     turns: int = 0
-    stale_turns: int = 0
+    pre_prompt_turns: int = 0
     predictions: int = 0
     discarded: int = 0
     shown: int = 0
@@ -160,20 +160,20 @@ class Totals:
     auto_sent: int = 0
     send_wait: float = 0.0
     stalled: int = 0
-    stale_times: Spread = field(default_factory=Spread)
-    outdated_times: Spread = field(default_factory=Spread)
+    pre_prompt_times: Spread = field(default_factory=Spread)
+    pre_turn_times: Spread = field(default_factory=Spread)
     shown_delays: Spread = field(default_factory=Spread)
 
     def add(self, sessions: Iterable[Session]) -> None:
         """Add one chunk's sessions."""
-        stale: list[float] = []
-        outdated: list[float] = []
+        pre_prompt: list[float] = []
+        pre_turn: list[float] = []
         delays: list[float] = []
         for s in sessions:
             self.sessions += 1
             self.events += s.events
             self.turns += s.turns
-            self.stale_turns += s.stale_turns
+            self.pre_prompt_turns += s.pre_prompt_turns
             self.predictions += s.predictions
             self.discarded += s.discarded
             self.shown += s.shown
@@ -183,11 +183,11 @@ class Totals:
             self.auto_sent += s.auto_sent
             self.send_wait += s.send_wait
             self.stalled += s.stalled
-            stale.append(s.stale_time)
-            outdated.append(s.outdated_time)
+            pre_prompt.append(s.pre_prompt_time)
+            pre_turn.append(s.pre_turn_time)
             delays.extend(s.shown_delays)
-        self.stale_times.merge(Spread.of(stale))
-        self.outdated_times.merge(Spread.of(outdated))
+        self.pre_prompt_times.merge(Spread.of(pre_prompt))
+        self.pre_turn_times.merge(Spread.of(pre_turn))
         self.shown_delays.merge(Spread.of(delays))
 
     def merge(self, other: Totals) -> None:
@@ -203,7 +203,7 @@ class Totals:
         """The figures a sweep reports for one point, keyed by stable names that carry their
         unit (`_s` seconds, `_fraction` 0 to 1, `_per_turn` a count per turn), then the 95%
         interval of each figure in `BANDED` (`_lo`, `_hi`)."""
-        stale, outdated, delays = self.stale_times, self.outdated_times, self.shown_delays
+        pre_prompt, pre_turn, delays = self.pre_prompt_times, self.pre_turn_times, self.shown_delays
 
         def share(part: float, whole: float) -> float:
             return part / whole if whole else math.nan
@@ -212,13 +212,13 @@ class Totals:
             "sessions": self.sessions,
             "turns": self.turns,
             "events": self.events,
-            "stale_exposure_mean_s": stale.mean(),
-            "stale_exposure_p50_s": stale.percentile(50),
-            "stale_exposure_p95_s": stale.percentile(95),
-            "stale_exposure_p99_s": stale.percentile(99),
-            "stale_turns_fraction": share(self.stale_turns, self.turns),
-            "outdated_exposure_mean_s": outdated.mean(),
-            "outdated_exposure_p95_s": outdated.percentile(95),
+            "pre_prompt_exposure_mean_s": pre_prompt.mean(),
+            "pre_prompt_exposure_p50_s": pre_prompt.percentile(50),
+            "pre_prompt_exposure_p95_s": pre_prompt.percentile(95),
+            "pre_prompt_exposure_p99_s": pre_prompt.percentile(99),
+            "pre_prompt_turns_fraction": share(self.pre_prompt_turns, self.turns),
+            "pre_turn_exposure_mean_s": pre_turn.mean(),
+            "pre_turn_exposure_p95_s": pre_turn.percentile(95),
             "shown_delay_p50_s": delays.percentile(50),
             "shown_delay_p95_s": delays.percentile(95),
             "shown_delay_p99_s": delays.percentile(99),
@@ -232,13 +232,13 @@ class Totals:
             "stalled_fraction": share(self.stalled, self.sessions),
         }
         bands = {
-            "stale_exposure_mean_s": stale.mean_band(),
-            "stale_exposure_p50_s": stale.percentile_band(50),
-            "stale_exposure_p95_s": stale.percentile_band(95),
-            "stale_exposure_p99_s": stale.percentile_band(99),
-            "stale_turns_fraction": wilson(self.stale_turns, self.turns),
-            "outdated_exposure_mean_s": outdated.mean_band(),
-            "outdated_exposure_p95_s": outdated.percentile_band(95),
+            "pre_prompt_exposure_mean_s": pre_prompt.mean_band(),
+            "pre_prompt_exposure_p50_s": pre_prompt.percentile_band(50),
+            "pre_prompt_exposure_p95_s": pre_prompt.percentile_band(95),
+            "pre_prompt_exposure_p99_s": pre_prompt.percentile_band(99),
+            "pre_prompt_turns_fraction": wilson(self.pre_prompt_turns, self.turns),
+            "pre_turn_exposure_mean_s": pre_turn.mean_band(),
+            "pre_turn_exposure_p95_s": pre_turn.percentile_band(95),
             "shown_delay_p50_s": delays.percentile_band(50),
             "wasted_fraction": wilson(self.predictions - self.shown, self.predictions),
             "flicker_per_turn": poisson_rate(self.flicker, self.turns),
@@ -249,13 +249,13 @@ class Totals:
 
 
 BANDED = (
-    "stale_exposure_mean_s",
-    "stale_exposure_p50_s",
-    "stale_exposure_p95_s",
-    "stale_exposure_p99_s",
-    "stale_turns_fraction",
-    "outdated_exposure_mean_s",
-    "outdated_exposure_p95_s",
+    "pre_prompt_exposure_mean_s",
+    "pre_prompt_exposure_p50_s",
+    "pre_prompt_exposure_p95_s",
+    "pre_prompt_exposure_p99_s",
+    "pre_prompt_turns_fraction",
+    "pre_turn_exposure_mean_s",
+    "pre_turn_exposure_p95_s",
     "shown_delay_p50_s",
     "wasted_fraction",
     "flicker_per_turn",

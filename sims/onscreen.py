@@ -13,7 +13,8 @@ SEED = 1
 
 
 def measure(executor: Executor) -> ScreenTime:
-    """Every point of the default sweep: its latency, client and stale-list figures."""
+    """Every point of the default sweep: its latency, client and pre-prompt figures (a list from
+    before the latest prompt offered)."""
     scenario = load(DEFAULT_SCENARIO)
     points = scenario.points()
     rows = []
@@ -23,10 +24,10 @@ def measure(executor: Executor) -> ScreenTime:
             ScreenRow(
                 latency_s=float(point.label["latency.median"]),
                 client=str(point.label["client"]),
-                stale_turns_fraction=figures["stale_turns_fraction"],
-                stale_turns_fraction_lo=figures["stale_turns_fraction_lo"],
-                stale_turns_fraction_hi=figures["stale_turns_fraction_hi"],
-                stale_exposure_mean_s=figures["stale_exposure_mean_s"],
+                pre_prompt_turns_fraction=figures["pre_prompt_turns_fraction"],
+                pre_prompt_turns_fraction_lo=figures["pre_prompt_turns_fraction_lo"],
+                pre_prompt_turns_fraction_hi=figures["pre_prompt_turns_fraction_hi"],
+                pre_prompt_exposure_mean_s=figures["pre_prompt_exposure_mean_s"],
             )
         )
     sessions = points[0].sessions

@@ -16,20 +16,21 @@ from acp_suggestions.model.render.atomic import write_atomic
 from acp_suggestions.sims.metrics import Totals
 from acp_suggestions.sims.scenario import CHANCES, TIMINGS, Point, Scenario
 
-WORDS = {  # each plotted figure in words, with its unit
-    "stale_exposure_p50_s": "stale list offered, median (s per session)",
-    "stale_exposure_p95_s": "stale list offered, p95 (s per session)",
-    "stale_exposure_p99_s": "stale list offered, p99 (s per session)",
-    "stale_turns_fraction": "turns showing a stale list (fraction)",
-    "outdated_exposure_mean_s": "outdated list offered, mean (s per session)",
+WORDS = {  # each plotted figure in words, with its unit (sims/screen.py says what
+    # pre-prompt and pre-turn lists are)
+    "pre_prompt_exposure_p50_s": "pre-prompt list offered, median (s per session)",
+    "pre_prompt_exposure_p95_s": "pre-prompt list offered, p95 (s per session)",
+    "pre_prompt_exposure_p99_s": "pre-prompt list offered, p99 (s per session)",
+    "pre_prompt_turns_fraction": "turns showing a pre-prompt list (fraction)",
+    "pre_turn_exposure_mean_s": "pre-turn list offered, mean (s per session)",
     "flicker_per_turn": "lists replaced within the flicker window (per turn)",
     "wasted_fraction": "predictions never shown while current (fraction)",
     "shown_delay_p50_s": "turn end to suggestion shown, median (s)",
 }
-PLOTTED = ("stale_exposure_p50_s", "stale_exposure_p95_s", "stale_exposure_p99_s")
+PLOTTED = ("pre_prompt_exposure_p50_s", "pre_prompt_exposure_p95_s", "pre_prompt_exposure_p99_s")
 OVERVIEW = (
-    "stale_turns_fraction",
-    "outdated_exposure_mean_s",
+    "pre_prompt_turns_fraction",
+    "pre_turn_exposure_mean_s",
     "flicker_per_turn",
     "wasted_fraction",
     "shown_delay_p50_s",
@@ -159,8 +160,9 @@ def can_plot() -> bool:
 
 def plot(out: Path, scenario: Scenario, table: list[dict[str, Any]]) -> list[Path]:
     """Each figure against the first numeric swept parameter, one line per setting of the
-    others, its 95% interval shaded: stale exposure, and an overview of the other figures;
-    none without such a sweep or without matplotlib."""
+    others, its 95% interval shaded: pre-prompt exposure (a list from before the latest prompt
+    offered), and an overview of the other figures; none without such a sweep or without
+    matplotlib."""
     x = _axis(scenario)
     if x is None or not can_plot():
         return []
@@ -179,7 +181,11 @@ def plot(out: Path, scenario: Scenario, table: list[dict[str, Any]]) -> list[Pat
     sessions = f"{counts[0]:,}" if len(counts) == 1 else f"{counts[0]:,} to {counts[-1]:,}"
     paths = []
     for filename, panels, title in (
-        ("stale-exposure.png", PLOTTED, "How long a list from before the latest prompt is offered"),
+        (
+            "pre-prompt-exposure.png",
+            PLOTTED,
+            "How long a list from before the latest prompt is offered",
+        ),
         ("overview.png", OVERVIEW, "Suggestions under network delay"),
     ):
         # At most three panels a row, so each stays legible where the picture is shown.

@@ -261,3 +261,18 @@ def test_the_verdict_rows_from_python_give_the_commands_exit_code(
         assert line.startswith(row.status.value), (line, row.status)
         shown = row.status in (Status.VIOLATED, Status.NOT_MET)
         assert (row.counterexample is not None) == shown, row
+        if row.counterexample is not None:
+            told = [line for line in printed if line.startswith("   ") and line[3:4].isdigit()]
+            assert len(told) >= len(row.counterexample.steps)
+
+
+def test_counterexample_lengths_are_those_of_the_steps() -> None:
+    """The duty placement's lengths (`Verdicts.lengths`, no steps taken) are the lengths of
+    the counterexamples shown, invariants and leads-to alike, in the same order."""
+    from acp_suggestions.model.check.verify import verify
+
+    checked = verify(MUTATIONS_BY_RULE["LT-5"].apply(baseline(Revision.CURRENT, 1)))
+    shown = checked.counterexamples()
+    assert {"withdrawn_after_prompt", "out_of_date_list_eventually_dropped"} <= set(shown)
+    assert checked.lengths() == {name: len(cex.steps) for name, cex in shown.items()}
+    assert list(checked.lengths()) == list(shown)

@@ -12,13 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from acp_suggestions.model.check.rows import Counterexample
 from acp_suggestions.model.config import Config
-from acp_suggestions.model.render import diagrams, lifetime, msc, narrate, scenarios
+from acp_suggestions.model.render import diagrams, lifetime, msc, scenarios
 from acp_suggestions.model.render.dotlang import Diagram, dot_string, mermaid_text
-from acp_suggestions.model.render.narrate import flights, told
+from acp_suggestions.model.render.narrate import flights, sequence
 from acp_suggestions.model.rules import RULES_BY_ID
-from acp_suggestions.model.state import World
-from acp_suggestions.model.system import System
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = 'Fix "it" [now] <script>alert(1)</script> & \\ back\nslash --> x; y: z #1'
@@ -98,17 +97,17 @@ def test_the_overtaking_chart_draws_the_withdrawal_crossing_the_list(
     assert "(sent at 5, overtakes what 4 sent)" in chart.mermaid
 
 
-def _counterexamples() -> list[tuple[Config, World, narrate.Path]]:
+def _counterexamples() -> list[tuple[Config, Counterexample]]:
     """Every counterexample of the current revision's v1 review, over stdio and unordered."""
     from acp_suggestions.model.check import review
 
-    found: list[tuple[Config, World, narrate.Path]] = []
+    found: list[tuple[Config, Counterexample]] = []
     for job in review.jobs():
         c = job.config
         if (c.version, c.revision.value) != (1, "2026-11-14") or c.semantics.value == "python-sdk":
             continue
         outcome = review.run(job)
-        found += [(c, x.start, x.steps) for x in outcome.counterexamples.values()]
+        found += [(c, x) for x in outcome.counterexamples.values()]
     return found
 
 
@@ -117,19 +116,19 @@ def test_every_message_of_a_counterexample_is_told_and_drawn() -> None:
     is an arrow from the step that sent it to the step that delivers it."""
     paths = _counterexamples()
     assert len(paths) > 20
-    for cfg, start, steps in paths:
-        chart = msc.sequence_chart("x", "x", cfg, start, steps)
-        words = told(cfg, start, steps)
-        before = start
-        for i, (action, after) in enumerate(steps, 1):
+    for cfg, cex in paths:
+        chart = msc.sequence_chart("x", "x", cfg, cex.start, cex.steps)
+        words = sequence(cex.steps, cfg.version, cfg.revision)
+        before = cex.start
+        for i, (action, after) in enumerate(((s.action, s.after) for s in cex.steps), 1):
             sent = 0
             for channel in ("to_agent", "to_client"):
                 left = len(getattr(before, channel)) - (action.name == f"deliver_{channel}")
                 sent += max(0, len(getattr(after, channel)) - left)
             assert words[i - 1].count(" sends ") >= sent, words[i - 1]
             before = after
-        for i, flight in flights(start, System(cfg).walk(start, steps)).delivered.items():
-            src, dst = msc.lanes_of(steps[i - 1][0])
+        for i, flight in flights(cex.start, cex.steps).delivered.items():
+            src, dst = msc.lanes_of(cex.steps[i - 1].action)
             assert f"p{flight.sent}_{src} -> p{i}_{dst};" in chart.dot, (i, words)
 
 

@@ -136,12 +136,12 @@ def test_the_send_change_stands_on_the_simulators_figures(data: dict[str, Any]) 
     rows = {(r["latency_s"], r["client"]): r for r in data["on_screen"]["rows"]}
     for latency in (0.005, 1.0):
         kept = rows[latency, "rfd-minimal"]
-        assert f"{kept['stale_turns_fraction']:.0%} of turns" in change.fixes
+        assert f"{kept['pre_prompt_turns_fraction']:.0%} of turns" in change.fixes
     assert change.proof.startswith("`acp-suggestions simulate --seed 1`")
     changed = copy.deepcopy(data)
     for r in changed["on_screen"]["rows"]:
         if r["client"] == "drop-on-send":
-            r["stale_turns_fraction_hi"] = 0.5
+            r["pre_prompt_turns_fraction_hi"] = 0.5
     with pytest.raises(Unsupported, match="dropping on send"):
         letter.changes(changed)
     del changed["on_screen"]

@@ -48,11 +48,11 @@ def simulate(seed: int = 0, /, **raw: Any) -> Run:
 def test_one_v1_session_by_hand() -> None:
     # t=2 type, 7 send, 7.1 read, 17.1 turn ends and predicts, 17.2 response, 18.1 list sent,
     # 18.2 list shown (1.1 s after the turn ended), 19.2 the user comes back to it and types,
-    # 24.2 sends: the old list shows again, stale, until the withdrawal arrives at 24.4 (a
+    # 24.2 sends: the old list shows again, pre-prompt, until the withdrawal arrives at 24.4 (a
     # flicker); 34.3 turn ends, 35.4 the next list is shown, 36.4 the user comes back: done.
     s = simulate().session
     assert s.turns == 2 and s.events == 16
-    assert s.stale_time == pytest.approx(0.2) and s.stale_turns == 1
+    assert s.pre_prompt_time == pytest.approx(0.2) and s.pre_prompt_turns == 1
     assert s.shown_delays == pytest.approx((1.1, 1.1))
     assert (s.predictions, s.discarded, s.shown, s.flicker) == (2, 0, 2, 1)
     assert (s.offered_at_compose, s.composes, s.auto_sent) == (1, 1, 0)
@@ -61,29 +61,29 @@ def test_one_v1_session_by_hand() -> None:
 
 def test_v2_session_has_the_same_timing() -> None:
     s = simulate(version=2).session
-    assert s.stale_time == pytest.approx(0.2) and s.shown_delays == pytest.approx((1.1, 1.1))
+    assert s.pre_prompt_time == pytest.approx(0.2) and s.shown_delays == pytest.approx((1.1, 1.1))
     assert (s.predictions, s.shown, s.flicker) == (2, 2, 1)
 
 
-def test_drop_on_send_shows_nothing_stale_without_a_crossing() -> None:
+def test_drop_on_send_shows_nothing_pre_prompt_without_a_crossing() -> None:
     s = simulate(client="drop-on-send").session
-    assert (s.stale_time, s.stale_turns, s.flicker) == (0, 0, 0)
+    assert (s.pre_prompt_time, s.pre_prompt_turns, s.flicker) == (0, 0, 0)
 
 
 @pytest.mark.parametrize("client", ["rfd-minimal", "drop-on-send"])
-def test_a_list_crossing_the_prompt_is_stale_for_any_client(client: str) -> None:
+def test_a_list_crossing_the_prompt_is_pre_prompt_for_any_client(client: str) -> None:
     # The list is sent at 12.05 and arrives at 12.15, after the prompt went out at 12.10;
     # the agent reads the prompt at 12.20 and its withdrawal arrives at 12.30.  Dropping the
     # list on send cannot help: it was not there yet (the draft's D-4 problem).
     s = simulate(think=0.5, typing=0.45, client=client).session
-    assert s.stale_time == pytest.approx(0.15) and s.stale_turns == 1
+    assert s.pre_prompt_time == pytest.approx(0.15) and s.pre_prompt_turns == 1
     assert (s.predictions, s.shown, s.flicker, s.discarded) == (2, 0, 1, 0)
     assert s.duration == pytest.approx(22.8)
 
 
 def test_a_prediction_finished_after_the_next_prompt_is_discarded() -> None:
     s = simulate(think=0.5, typing=0.45, prediction=3.0).session
-    assert s.discarded == 1 and s.stale_time == 0
+    assert s.discarded == 1 and s.pre_prompt_time == 0
 
 
 def test_a_client_that_waits_for_a_suggestion_delays_or_stalls_the_user() -> None:
@@ -99,10 +99,10 @@ COMPACTING = {"version": 2, "foreground": 1, "foreground_start": 1.5, "foregroun
 
 def test_v2_work_without_a_prompt_by_hand() -> None:
     # Each turn is followed by compaction 1.5 s after it ends (18.6, 35.8).  The compliant
-    # agent withdraws its list as it starts (LT-6), so the list shown at 18.2 is outdated for
+    # agent withdraws its list as it starts (LT-6), so the list shown at 18.2 is pre-turn for
     # the 0.1 s the withdrawal travels; likewise at 35.8; and after the prompt read at 24.3.
     s = simulate(**COMPACTING).session
-    assert s.outdated_time == pytest.approx(0.3) and s.stale_time == pytest.approx(0.2)
+    assert s.pre_turn_time == pytest.approx(0.3) and s.pre_prompt_time == pytest.approx(0.2)
     assert (s.predictions, s.shown, s.discarded, s.offered_at_compose) == (3, 2, 0, 0)
 
 
@@ -111,7 +111,7 @@ def test_the_legacy_adapter_keeps_its_list_over_compaction() -> None:
     # at 19.2 (the JetBrains client drops it), and from 35.8 to the end at 36.4.  It does not
     # resend the same list after the compaction (L-5): one prediction comes to nothing.
     s = simulate(**COMPACTING, revision="legacy-meta").session
-    assert s.outdated_time == pytest.approx(1.2) and s.stale_time == 0
+    assert s.pre_turn_time == pytest.approx(1.2) and s.pre_prompt_time == 0
     assert (s.predictions, s.shown, s.discarded, s.offered_at_compose) == (3, 2, 1, 1)
 
 
@@ -119,15 +119,15 @@ def test_reopening_the_session_by_hand() -> None:
     # At 19.2 the user comes back and reopens the session on a new connection: the client's
     # list starts empty (RP-2), the agent replays until 19.5 and its answer arrives at 19.6.
     s = simulate(reopen=1, replay_duration=0.3).session
-    assert (s.turns, s.stale_time, s.offered_at_compose, s.shown, s.events) == (2, 0, 0, 2, 17)
+    assert (s.turns, s.pre_prompt_time, s.offered_at_compose, s.shown, s.events) == (2, 0, 0, 2, 17)
 
 
-def test_suggestions_in_replay_come_back_stale() -> None:
+def test_suggestions_in_replay_come_back_pre_prompt() -> None:
     # The replay carries the old list (RP-1 broken); it arrives at 19.3 while the user types,
     # shows once the prompt has gone at 24.2, and nothing withdraws it (the agent's own list
     # started empty) until the next list at 35.4.
     s = simulate(reopen=1, replay_duration=0.3, **{"break": ["RP-1"]}).session
-    assert s.stale_time == pytest.approx(11.2) and s.stale_turns == 1
+    assert s.pre_prompt_time == pytest.approx(11.2) and s.pre_prompt_turns == 1
 
 
 # --- replay through the model ------------------------------------------------------------
@@ -306,7 +306,7 @@ def test_sweeps_are_reproducible_whatever_the_workers(tmp_path: Path) -> None:
     assert (other / "results.csv").read_bytes() != (one / "results.csv").read_bytes()
     rows = (one / "results.csv").read_text().splitlines()
     assert len(rows) == 5 and rows[0].startswith("point,latency.median,client,sessions")
-    assert (one / "stale-exposure.png").stat().st_size > 0
+    assert (one / "pre-prompt-exposure.png").stat().st_size > 0
     traces = sorted((one / "traces").iterdir())
     assert len(traces) == 4
     assert main(["trace", "check", *map(str, traces)]) == 0
@@ -324,13 +324,15 @@ def test_without_matplotlib_the_results_come_without_plots(
     assert "pip install 'acp-prompt-suggestions-model[plots]'" in capsys.readouterr().err
 
 
-def test_latency_makes_stale_exposure_grow(tmp_path: Path) -> None:
+def test_latency_makes_pre_prompt_exposure_grow(tmp_path: Path) -> None:
     _, out = _run(tmp_path, "out", "--sessions", "400", "--jobs", "1")
     points = json.loads((out / "results.json").read_text())["points"]
     by = {(p["label"]["latency.median"], p["label"]["client"]): p["results"] for p in points}
     fast, slow = by[0.01, "rfd-minimal"], by[0.4, "rfd-minimal"]
-    assert slow["stale_exposure_mean_s"] > 10 * fast["stale_exposure_mean_s"] > 0
-    assert by[0.01, "drop-on-send"]["stale_exposure_mean_s"] < fast["stale_exposure_mean_s"]
+    assert slow["pre_prompt_exposure_mean_s"] > 10 * fast["pre_prompt_exposure_mean_s"] > 0
+    assert (
+        by[0.01, "drop-on-send"]["pre_prompt_exposure_mean_s"] < fast["pre_prompt_exposure_mean_s"]
+    )
 
 
 def test_the_documented_example_sweep_reproduces(tmp_path: Path) -> None:
@@ -433,11 +435,11 @@ def test_plot_axes_and_legends_speak_words_with_units() -> None:
 
 
 def test_a_scenario_names_the_figures_of_its_summary(tmp_path: Path, capsys: Any) -> None:
-    text = 'report = ["outdated_exposure_p95_s"]\n' + SWEEP
+    text = 'report = ["pre_turn_exposure_p95_s"]\n' + SWEEP
     code, _ = _run(tmp_path, "out", "--sessions", "5", "--jobs", "1", text=text)
     assert code == 0
     header = next(line for line in capsys.readouterr().out.splitlines() if "point" in line)
-    assert "outdated_exposure_p95_s" in header and "stale_exposure_p95_s" not in header
+    assert "pre_turn_exposure_p95_s" in header and "pre_prompt_exposure_p95_s" not in header
 
 
 def test_a_built_in_scenario_is_named_by_name(tmp_path: Path) -> None:

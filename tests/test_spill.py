@@ -34,7 +34,7 @@ def _found(r: Result) -> tuple[object, ...]:
         r.counterexamples,
         r.reached,
         list(r.graph.edges()),
-        list(r.worlds.packed),  # type: ignore[attr-defined]  # the explorer's Worlds
+        list(r.worlds.packed),
     )
 
 
@@ -51,7 +51,7 @@ def test_a_spilled_search_finds_what_a_search_in_memory_finds(name: str, tmp_pat
     cfg, cap = CONFIGS[name]
     kept = explore(cfg, max_states=cap, keep_graph=True)
     spilled = explore(cfg, max_states=cap, keep_graph=True, spill=Spill(tmp_path, 150))
-    assert isinstance(spilled.worlds.packed, Spilled)  # type: ignore[attr-defined]  # Worlds
+    assert isinstance(spilled.worlds.packed, Spilled)
     assert _found(spilled) == _found(kept)
     assert kept.states > 1000 and bool(kept.counterexamples)
 
@@ -93,7 +93,7 @@ def test_spilled_states_live_in_unnamed_files_that_vanish_with_the_search(tmp_pa
 
 def test_no_spill_below_the_budget(tmp_path: Path) -> None:
     result = explore(Config(version=1), keep_graph=True, spill=Spill(tmp_path, 10**6))
-    assert isinstance(result.worlds.packed, list)  # type: ignore[attr-defined]  # Worlds
+    assert isinstance(result.worlds.packed, list)
     assert Spill.within(tmp_path, 3.0).after == 3 * 2**30 // store.BYTES_PER_STATE
 
 

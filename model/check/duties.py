@@ -109,7 +109,7 @@ def violated(cfg: Config, liveness: bool) -> dict[str, int]:
     shortest counterexample; leads-to properties only when `liveness` (it needs the graph)."""
     verdicts = verify(cfg, liveness=liveness)
     assert verdicts.result.complete
-    return {name: len(cex.steps) for name, cex in verdicts.counterexamples().items()}
+    return verdicts.lengths()
 
 
 @dataclass

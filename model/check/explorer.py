@@ -30,6 +30,10 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+def _not_kept(s: Packed) -> World:
+    raise LookupError("no worlds were kept: explore with keep_graph")
+
+
 @dataclass
 class Result:
     """What an exploration found.  With `keep_graph`, `graph` has the state numbers as nodes
@@ -46,7 +50,7 @@ class Result:
     counterexamples: dict[str, tuple[World, Path]] = field(default_factory=dict)
     reached: dict[str, tuple[World, Path]] = field(default_factory=dict)
     graph: StateGraph | None = None
-    worlds: Sequence[World] = ()
+    worlds: Worlds = field(default_factory=lambda: Worlds((), _not_kept))  # with the graph
     invariants: Sequence[Property] = INVARIANTS  # what was checked, in catalogue order
 
     @property

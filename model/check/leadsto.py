@@ -290,12 +290,9 @@ def leads_to(
     return _decide(g, p_mask, q_mask, nodes.__getitem__)
 
 
-def _masks(
-    cfg: Config, worlds: Sequence[World], props: Sequence[LeadsTo]
-) -> list[tuple[Mask, Mask]]:
+def _masks(cfg: Config, worlds: Worlds, props: Sequence[LeadsTo]) -> list[tuple[Mask, Mask]]:
     """Each property's P and Q over every state, decided once per distinct value of what of
     the world it reads (`LeadsTo.reads`, found in the explorer's packed worlds)."""
-    assert isinstance(worlds, Worlds), "leads-to is decided on the explorer's worlds"
     # One pass over the states for each set of parts read, deciding every property reading it.
     masks: dict[str, tuple[Mask, Mask]] = {}
     for reads in dict.fromkeys(prop.reads for prop in props):
@@ -320,7 +317,7 @@ def _masks(
 
 
 def check(
-    cfg: Config, graph: StateGraph, worlds: Sequence[World], props: Sequence[LeadsTo] = LIVENESS
+    cfg: Config, graph: StateGraph, worlds: Worlds, props: Sequence[LeadsTo] = LIVENESS
 ) -> dict[str, Lasso | None]:
     """Decide each leads-to property on the explorer's graph of `cfg` (node i is worlds[i],
     node 0 the initial state)."""

@@ -24,7 +24,7 @@ from acp_suggestions.model.state import PREDICT_SOMETIMES_UNREADABLE, PREDICT_TE
 
 VERSIONS = (1, 2)
 # The version of review.json's format (`model/render/review.schema.json`).
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the screen rows name pre-prompt lists (were "stale")
 PROPERTY_ORDER = [p.name for p in INVARIANTS] + [p.name for p in LIVENESS]
 # Liveness needs the whole graph, which costs time: it is decided for the compliant peers and
 # for the mutations of the rules a leads-to property names.

@@ -9,11 +9,14 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Literal
 
 from acp_suggestions.model.rules import in_force
+from acp_suggestions.model.system import System
 
 if TYPE_CHECKING:
-    from acp_suggestions.model.check.explorer import Path
+    from collections.abc import Iterable
+
     from acp_suggestions.model.config import Config
     from acp_suggestions.model.state import World
+    from acp_suggestions.model.system import Action, Step
 
 
 VERSIONS = (1, 2)
@@ -78,9 +81,23 @@ class Row:
 @dataclass(frozen=True, slots=True)
 class Counterexample:
     """A path from the initial world to a violation (for a leads-to property, its lasso
-    walked once)."""
+    walked once) as the steps Next takes, with what each sends and delivers: the record the
+    narrator, the charts and the ITF traces read."""
 
     start: World
-    steps: Path
+    steps: tuple[Step, ...]
     ending: str = ""  # a leads-to counterexample: how the run goes on (repeats or stops)
     loop: int | None = None  # and the state its repetition starts from
+
+    @classmethod
+    def along(
+        cls,
+        cfg: Config,
+        start: World,
+        path: Iterable[tuple[Action, World]],
+        ending: str = "",
+        loop: int | None = None,
+    ) -> Counterexample:
+        """The counterexample of a search's path of (action, world after) pairs: each
+        step's messages found once, here, by taking the step as `cfg`'s Next does."""
+        return cls(start, System(cfg).walk(start, path), ending, loop)

@@ -107,10 +107,10 @@ class ScreenRow:
 
     latency_s: float  # one-way latency, median
     client: str
-    stale_turns_fraction: float
-    stale_turns_fraction_lo: float
-    stale_turns_fraction_hi: float
-    stale_exposure_mean_s: float
+    pre_prompt_turns_fraction: float
+    pre_prompt_turns_fraction_lo: float
+    pre_prompt_turns_fraction_hi: float
+    pre_prompt_exposure_mean_s: float
 
 
 @dataclass(frozen=True, slots=True)

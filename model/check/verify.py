@@ -77,13 +77,20 @@ class Verdicts:
     def counterexamples(self) -> dict[str, Counterexample]:
         """Every broken property's shortest counterexample, in force or not: invariants'
         paths, then leads-to lassos walked once."""
-        result, graph = self.result, self.result.graph
-        out = {name: Counterexample(*path) for name, path in result.counterexamples.items()}
+        cfg, result, graph = self.config, self.result, self.result.graph
+        out = {n: Counterexample.along(cfg, *path) for n, path in result.counterexamples.items()}
         for name, lasso in self.lassos.items():
             if lasso is not None and graph is not None:
-                steps = tuple(leadsto.lasso_steps(graph, result.worlds, lasso.walk))
-                out[name] = Counterexample(result.worlds[0], steps, lasso.ending, lasso.loop)
+                path = leadsto.lasso_steps(graph, result.worlds, lasso.walk)
+                start = result.worlds[0]
+                out[name] = Counterexample.along(cfg, start, path, lasso.ending, lasso.loop)
         return out
+
+    def lengths(self) -> dict[str, int]:
+        """Each broken property's shortest counterexample's number of steps, in
+        `counterexamples`' order, without taking the steps."""
+        out = {name: len(path) for name, (_, path) in self.result.counterexamples.items()}
+        return out | {n: len(x.walk) - 1 for n, x in self.lassos.items() if x is not None}
 
 
 def verify(

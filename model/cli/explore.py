@@ -133,11 +133,11 @@ def _config(args: argparse.Namespace) -> Config:
 def _told(cfg: Config, row: Row) -> list[str]:
     """A broken property's counterexample as `check` prints it: the numbered steps, how a
     leads-to run goes on, and what is wrong."""
-    from acp_suggestions.model.render.narrate import told
+    from acp_suggestions.model.render.narrate import sequence
 
     shown = row.counterexample
     assert shown is not None
-    lines = [f"   {line}" for line in told(cfg, shown.start, shown.steps)]
+    lines = [f"   {line}" for line in sequence(shown.steps, cfg.version, cfg.revision)]
     return [
         *lines,
         *([f"   {shown.ending}"] if shown.ending else []),

@@ -23,7 +23,7 @@ from acp_suggestions.model.render.msc import AGENT_WORDS, USER_WORDS, message_la
 from acp_suggestions.model.render.narrate import describe_world
 from acp_suggestions.model.rules import RULES_BY_ID, Revision, Side
 from acp_suggestions.model.state import Composer, Update, World
-from acp_suggestions.model.system import REOPENS, Act, Action
+from acp_suggestions.model.system import REOPENS, Act, Action, System
 
 # --- state machines ----------------------------------------------------------------------
 
@@ -271,7 +271,8 @@ def counterexample_charts() -> list[Diagram]:
             )
         )
     for name, caption, cfg, prop in findings:
-        init, steps = explore(cfg).counterexamples[prop]
+        init, path = explore(cfg).counterexamples[prop]
+        steps = System(cfg).walk(init, path)
         group = "What goes wrong" if name.startswith("mutation-") else "Races"
         wrong = PROPERTIES_BY_NAME[prop].broken
         chart = sequence_chart(

@@ -27,7 +27,7 @@ V2_CHOICES = (
     "before it are handled, lets later updates pass it meanwhile, and holds a load or resume "
     "result for nothing; the TypeScript SDK (2.4.0) holds no result back."
 )
-# What the fenced client needs of the agent: LT-4, and an outdated list kept out of a
+# What the fenced client needs of the agent: LT-4, and an out-of-date list kept out of a
 # reopened session, withdrawn at acceptance (LT-5) or never replayed (RP-1).
 OUT_OF_REPLAY = [["LT-4", "LT-5"], ["LT-4", "RP-1"]]
 
@@ -186,7 +186,7 @@ def _finding_2(data: Review) -> str:
         "can be kept without message ids: a client that stops offering on send and ignores "
         "updates while its own prompt is unacknowledged keeps it over stdio in v1 and v2 and "
         "over the SDK's dispatch in v1, provided the agent discards predictions the "
-        "conversation overtook (LT-4) and keeps an outdated list out of a reopened session, by "
+        "conversation overtook (LT-4) and keeps an out-of-date list out of a reopened session, by "
         "withdrawing it when it accepts the prompt (LT-5) or by leaving suggestions out of "
         "replay (RP-1) (`acp-suggestions check --revision 2026-10-15 --client "
         "drop-on-send,fence-prompt`, with `--version 2`, or `--semantics python-sdk`: the draft's "
@@ -234,7 +234,7 @@ def _finding_3(data: Review) -> str:
         "Over the ACP Python SDK's dispatch (`--semantics python-sdk`: each notification "
         "handled as a task of its own), compliant current peers break LT-5's property in v1 "
         "and v2: the withdrawal and the list it withdraws are both updates, handled in either "
-        "order, and the client keeps the stale list for good (`acp-suggestions check "
+        "order, and the client keeps the out-of-date list for good (`acp-suggestions check "
         "--semantics python-sdk`, "
         f"{v1['shortest'][lt5]} steps; the leads-to property fails too), and in v2 LT-6's the "
         "same way. A client that stops offering on send and fences on its prompt keeps LT-5's "
@@ -370,7 +370,7 @@ def _finding_10(data: Review) -> str:
         "older list than the agent's latest, over stdio in v1 and v2 (report, environment "
         "`typed-sdk-client`; the client strategy `rejects-whole-update`). In the model the "
         "agent withdraws with an empty list when it accepts a prompt; an agent that replaces "
-        "the list instead, with one the client's SDK rejects, would leave the outdated list "
+        "the list instead, with one the client's SDK rejects, would leave the out-of-date list "
         "itself, which the review does not explore. Candidate sentence for the SDKs rather "
         "than the Client: each suggestion is parsed on its own, so that a block a Client "
         "cannot parse drops that suggestion and not the update."

@@ -7,7 +7,7 @@ import json
 from enum import Enum
 from typing import Any
 
-from acp_suggestions.model.render.narrate import Path
+from acp_suggestions.model.render.narrate import Steps
 from acp_suggestions.model.state import (
     Cancel,
     Load,
@@ -42,11 +42,11 @@ def _itf(value: object) -> Any:
     raise TypeError(f"no ITF encoding for {type(value).__name__}")
 
 
-def to_itf(init: World, steps: Path, description: str, loop: int | None = None) -> dict[str, Any]:
+def to_itf(init: World, steps: Steps, description: str, loop: int | None = None) -> dict[str, Any]:
     """A path as an ITF trace: one state per step, with the action that led to it; `loop` is
     the index of the state from which the trace repeats forever (a lasso)."""
-    worlds = [init, *(w for _, w in steps)]
-    actions = ["init", *(str(a) for a, _ in steps)]
+    worlds = [init, *(step.after for step in steps)]
+    actions = ["init", *(str(step.action) for step in steps)]
     return {
         **({"loop": loop} if loop is not None else {}),
         "#meta": {"format": "ITF", "source": "acp-suggestions", "description": description},

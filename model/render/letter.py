@@ -174,9 +174,9 @@ def _reopen(data: Review) -> Change:
 
 
 def _share(row: dict[str, Any]) -> str:
-    exposure = row["stale_exposure_mean_s"]
+    exposure = row["pre_prompt_exposure_mean_s"]
     per_session = f"{exposure * 1000:.0f} ms" if exposure < 1 else f"{exposure:.1f} s"
-    return f"{row['stale_turns_fraction']:.0%} of turns, {per_session} a session"
+    return f"{row['pre_prompt_turns_fraction']:.0%} of turns, {per_session} a session"
 
 
 def _stop_on_send(data: Review) -> Change:
@@ -188,8 +188,8 @@ def _stop_on_send(data: Review) -> Change:
     for latency in (stdio, slow):
         kept, dropped = rows[latency, "rfd-minimal"], rows[latency, "drop-on-send"]
         _need(
-            kept["stale_turns_fraction_lo"] > 10 * dropped["stale_turns_fraction_hi"],
-            f"dropping on send shows a stale list on far fewer turns at {latency} s",
+            kept["pre_prompt_turns_fraction_lo"] > 10 * dropped["pre_prompt_turns_fraction_hi"],
+            f"dropping on send shows a pre-prompt list on far fewer turns at {latency} s",
         )
     judged = _judged(data, "client-stops-on-send")
     _need(not any(s["opened"] for s in judged), "dropping the list on send opens nothing")
@@ -204,7 +204,7 @@ def _stop_on_send(data: Review) -> Change:
         "Keeping its list on send, a client shows the old suggestion in the emptied composer "
         "until the withdrawal returns: at 5 ms one-way (stdio) on "
         f"{_share(rows[stdio, 'rfd-minimal'])}; at 1 s on {_share(rows[slow, 'rfd-minimal'])}. "
-        f"Dropping it: {rows[slow, 'drop-on-send']['stale_turns_fraction']:.1%} at 1 s.",
+        f"Dropping it: {rows[slow, 'drop-on-send']['pre_prompt_turns_fraction']:.1%} at 1 s.",
         "what the user sees, on every transport.",
         f"`{screen['command']}` ({screen['sessions']:,} sessions per point).",
         replacement,

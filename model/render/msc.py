@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.render.dotlang import Diagram, dot_string, mermaid_text
-from acp_suggestions.model.render.narrate import UPDATE_NAMES, Flight, Path, flights, sequence
+from acp_suggestions.model.render.narrate import UPDATE_NAMES, Flight, Steps, flights, sequence
 from acp_suggestions.model.state import (
     Cancel,
     Client,
@@ -23,7 +23,7 @@ from acp_suggestions.model.state import (
     UserMessage,
     World,
 )
-from acp_suggestions.model.system import Act, Action, Step, System
+from acp_suggestions.model.system import Act, Action, Step
 
 LANES = ("user", "client", "agent")
 _X = {"user": 0.0, "client": 3.2, "agent": 9.0}  # lifelines (inches)
@@ -220,16 +220,16 @@ def sequence_chart(
     caption: str,
     cfg: Config,
     init: World,
-    path: Path,
+    steps: Steps,
     ending: str = "",
     wrong: str = "",
     group: str = "",
     preamble: Sequence[tuple[str, str, str]] = (),
 ) -> Diagram:
-    """The chart of one path.  `ending` says how a leads-to counterexample goes on; `wrong`,
-    for a breach, what is wrong at its end (a red closing note); `preamble`, level arrows
-    (lane, lane, message) drawn before the path's first step, unnumbered."""
-    steps = System(cfg).walk(init, path)
+    """The chart of one path, its steps as Next takes them.  `ending` says how a leads-to
+    counterexample goes on; `wrong`, for a breach, what is wrong at its end (a red closing
+    note); `preamble`, level arrows (lane, lane, message) drawn before the path's first step,
+    unnumbered."""
     flown = flights(init, steps)
     final = steps[-1].after if steps else init
     waiting = [

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from acp_suggestions.model.config import Config
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.state import (
     Cancel,
@@ -18,7 +17,7 @@ from acp_suggestions.model.state import (
     UserMessage,
     World,
 )
-from acp_suggestions.model.system import NET, TO_AGENT, TO_CLIENT, Act, Action, Step, System
+from acp_suggestions.model.system import NET, TO_AGENT, TO_CLIENT, Act, Action, Step
 
 Steps = Sequence[Step]
 Path = Sequence[tuple[Action, World]]
@@ -128,11 +127,6 @@ def describe_world(w: World, version: int) -> str:
 def sequence(steps: Steps, version: int, revision: Revision = Revision.CURRENT) -> list[str]:
     """A path as numbered sentences, each message under its revision's name."""
     return [f"{i}. {describe(step, version, revision)}" for i, step in enumerate(steps, 1)]
-
-
-def told(cfg: Config, start: World, path: Path) -> list[str]:
-    """A path of (action, world after) pairs from `start` as numbered sentences."""
-    return sequence(System(cfg).walk(start, path), cfg.version, cfg.revision)
 
 
 class Flight(NamedTuple):

@@ -20,7 +20,7 @@ from acp_suggestions.model.render.itf import dumps as itf_dumps
 from acp_suggestions.model.render.itf import to_itf
 from acp_suggestions.model.render.mdtext import bounds, count, markdown_table
 from acp_suggestions.model.render.msc import sequence_chart
-from acp_suggestions.model.render.narrate import told
+from acp_suggestions.model.render.narrate import sequence
 from acp_suggestions.model.rules import RULES, RULES_BY_ID, counts_by_section_and_level
 
 
@@ -347,7 +347,7 @@ def _groups(summary: Summary, outcomes: Sequence[Outcome]) -> list[_Group]:
     for job, name, cex in counterexamples(outcomes):
         if name not in shown.get(job.key, ()):
             continue
-        lines = tuple(told(job.config, cex.start, cex.steps))
+        lines = tuple(sequence(cex.steps, job.config.version, job.config.revision))
         key = (job.config.version, lines, cex.ending)
         group = groups.setdefault(key, _Group(cex, lines, {}))
         group.settings.setdefault(name, []).append(job.key)

@@ -19,6 +19,7 @@ from acp_suggestions.model.render.narrate import Path
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.session import V2
 from acp_suggestions.model.state import Composer, Update, World
+from acp_suggestions.model.system import System
 
 Milestone = tuple[str, Callable[[World], bool]]
 
@@ -181,7 +182,8 @@ def charts() -> list[Diagram]:
     """Every scenario's chart."""
     out = []
     for s in SCENARIOS:
-        init, steps = path_through(s.config, s.milestones)
+        init, path = path_through(s.config, s.milestones)
+        steps = System(s.config).walk(init, path)
         ending = _never_sends(_WITHOUT) if s.name == "negotiation" else s.closing
         out.append(
             sequence_chart(
