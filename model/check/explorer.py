@@ -30,16 +30,13 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
-def _not_kept(s: Packed) -> World:
-    raise LookupError("no worlds were kept: explore with keep_graph")
-
-
 @dataclass
 class Result:
     """What an exploration found.  With `keep_graph`, `graph` has the state numbers as nodes
     (`worlds[i]` is state i, 0 the initial one) and each edge's action."""
 
     config: Config
+    worlds: Worlds  # by state number: every one with `keep_graph`, else none
     states: int = 0
     transitions: int = 0
     terminal: int = 0  # states with nothing enabled: the bounds are used up
@@ -50,7 +47,6 @@ class Result:
     counterexamples: dict[str, tuple[World, Path]] = field(default_factory=dict)
     reached: dict[str, tuple[World, Path]] = field(default_factory=dict)
     graph: StateGraph | None = None
-    worlds: Worlds = field(default_factory=lambda: Worlds((), _not_kept))  # with the graph
     invariants: Sequence[Property] = INVARIANTS  # what was checked, in catalogue order
 
     @property
@@ -118,8 +114,8 @@ def explore(  # noqa: C901 (the search's loop, flat: a call per state costs, as 
     system, checked = spec.steps, spec.config
     init = system.init_state()
     store: Found | Spilled = Found(system.pack(init))
-    result = Result(checked, invariants=spec.invariants)
     unpack = system.unpack
+    result = Result(checked, Worlds((), unpack), invariants=spec.invariants)
     graph = StateGraph() if keep_graph else None
 
     def path_to(i: int) -> tuple[World, Path]:
