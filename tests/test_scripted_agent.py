@@ -14,6 +14,7 @@ import pytest
 
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.messages import BASELINE_KINDS
+from acp_suggestions.model.wire.agent import ReferenceAgent
 from acp_suggestions.model.wire.scripted import SCRIPTS, Script, ScriptedAgent
 from tests.helpers import CLI
 
@@ -142,3 +143,56 @@ def test_the_command_lists_its_scenarios_and_refuses_an_unknown_one(
     assert "no scenario 'crossing'" in err and "crossing-prompt" in err
     assert main(["agent"]) == 2
     assert "--scenario NAME is needed" in capsys.readouterr().err
+
+
+class _Held(_Recorded):
+    """A connection that holds the replay's answer until `release` is set: a slow reopen."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+
+    async def send_notification(self, method: str, params: Any) -> None:
+        if params["update"].get("content") == {"type": "text", "text": "Earlier answer."}:
+            await self.release.wait()
+        await super().send_notification(method, params)
+
+
+def test_the_reference_agent_predicts_nothing_while_a_reopen_is_under_way(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A v2 turn whose prediction falls due while a resume replays the session: sent, it
+    would be in the replay (RP-1) and forgotten when the resumed session starts empty, so the
+    next prompt would leave it offered (LT-5). The agent drops it; the recording passes."""
+
+    async def run() -> list[dict[str, Any]]:
+        agent, conn = ReferenceAgent("", ""), _Held()
+        agent.conn = conn
+
+        async def ask(number: int, method: str, params: dict[str, Any]) -> None:
+            request = {"jsonrpc": "2.0", "id": number, "method": method, "params": params}
+            conn.records.append({"from": "client", "msg": request})
+            answer = await agent.handle(method, params, False)
+            response = {"jsonrpc": "2.0", "id": number, "result": answer}
+            conn.records.append({"from": "agent", "msg": response})
+
+        caps: dict[str, Any] = {"session": {"promptSuggestions": {}}}
+        await ask(0, "initialize", {"protocolVersion": 2, "capabilities": caps})
+        await ask(1, "session/new", {"cwd": "/", "mcpServers": []})
+        prompt = {"sessionId": "sess-1", "prompt": [{"type": "text", "text": "Go on"}]}
+        await ask(2, "session/prompt", prompt)
+        resume = {"sessionId": "sess-1", "cwd": "/", "replayFrom": {"type": "start"}}
+        reopen = asyncio.create_task(ask(3, "session/resume", resume))
+        await asyncio.sleep(0.2)  # the turn ends and its prediction falls due
+        conn.release.set()
+        await reopen
+        await ask(4, "session/prompt", prompt)
+        await asyncio.sleep(0.2)
+        return conn.records
+
+    records = asyncio.run(run())
+    for r in records:
+        r["msg"].setdefault("jsonrpc", "2.0")
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    assert main(["trace", "check", str(trace)]) == 0, capsys.readouterr().out

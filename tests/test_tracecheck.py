@@ -142,6 +142,32 @@ def test_a_v2_replay_is_seen_at_the_first_user_message_again() -> None:
 
 
 @pytest.mark.parametrize(
+    ("before", "client"),
+    [
+        # The list may have been sent before the agent read the load, its own list then empty.
+        ([_LOAD, suggest(TEXT)], {"inconclusive"}),
+        # Once the replay is visible, the list came after the load was read: it is current.
+        ([_LOAD, _REPLAYED, suggest(TEXT)], {"violation"}),
+        # Before the load went out, the load empties it: there is nothing to withdraw.
+        ([suggest(TEXT), _LOAD], set()),
+    ],
+    ids=["crossed", "replay-begun", "before"],
+)
+def test_a_list_that_may_have_crossed_a_reopen_is_not_blamed_on_the_next_prompt(
+    before: list[dict[str, Any]], client: set[str]
+) -> None:
+    """A prompt after a load, with no update in its turn: a violation of LT-5 from the
+    client's side only where the list it saw was certainly current for the agent (the shape
+    of a probe's run against the reference agent, a turn's prediction just ahead of a load).
+    From the agent's side a list recorded after the load's request was sent after reading it.
+    (The first turn's pass, "no list to withdraw", is in every set.)"""
+    trace = [*first_turn(), *before, res("agent", 5, {}), prompt(6), res("agent", 6, {})]
+    assert verdicts(trace, "LT-5", "client") == {"pass", *client}
+    certain = {"violation"} if client else set()
+    assert verdicts(trace, "LT-5", "agent") == {"pass", *certain}
+
+
+@pytest.mark.parametrize(
     ("raw", "expected"),
     [
         (b'{"from": "client", "msg": {"id": 1, "result": {}}}\n', "line 1: a response with id 1"),
@@ -253,6 +279,11 @@ def test_v2_foreground_work_over_a_list(observer: Observer) -> None:
     assert verdicts(kept, "LT-6", observer) == {"violation"}
     withdrawn = [*start, _state("running"), suggest(), _state("idle")]
     assert verdicts(withdrawn, "LT-6", observer) == {"pass"}
+    # A list that may have crossed a resume, then work over it: only the agent can tell.
+    resume = req("client", 5, "session/resume", {"sessionId": "s"})
+    crossed = [*start, resume, suggest(TEXT), res("agent", 5, {}), *kept[len(start) :]]
+    expected = "inconclusive" if observer == "client" else "violation"
+    assert verdicts(crossed, "LT-6", observer) == {expected}
 
 
 @pytest.mark.parametrize("observer", ["client", "agent"])

@@ -34,6 +34,7 @@ class ReferenceAgent:
         self.conn: Any = None
         self.advertised = self.allowlisted = False
         self.holding: dict[str, bool] = {}  # by session: the client holds a non-empty list
+        self.reopening: set[str] = set()  # sessions whose load or resume is under way
         self.turns: dict[str, int] = {}
         self.sessions = 0
 
@@ -74,7 +75,15 @@ class ReferenceAgent:
 
     async def _load(self, sid: str) -> dict[str, Any]:
         """Replay the session (its first user message and an answer), then answer: the list
-        starts empty (RP-2)."""
+        starts empty (RP-2).  No prediction goes out meanwhile: it would be in the replay
+        (RP-1) and the reopened session's empty list would forget it."""
+        self.reopening.add(sid)
+        try:
+            return await self._replay(sid)
+        finally:
+            self.reopening.discard(sid)
+
+    async def _replay(self, sid: str) -> dict[str, Any]:
         if self.turns.get(sid):
             if self.version == 2:
                 first = {"messageId": f"{sid}-1", "content": [_TEXT]}
@@ -143,9 +152,14 @@ class ReferenceAgent:
     async def _predict(self, sid: str, turn: int) -> None:
         """After the turn's response, publish a prediction if no prompt came since (LT-4)."""
         await asyncio.sleep(0.01)
-        if turn == self.turns[sid] and self._may_suggest():
+        if self._still_next(sid, turn) and self._may_suggest():
             text = "   " if self.breaks == "SC-2" else PREDICTION.format(turn=turn)
             await self._suggest(sid, [said(text)])
+
+    def _still_next(self, sid: str, turn: int) -> bool:
+        """Whether a prediction made after `turn` is still one for the next prompt: no prompt
+        came since (LT-4) and no reopen is under way (RP-1)."""
+        return turn == self.turns[sid] and sid not in self.reopening
 
 
 _TEXT = {"type": "text", "text": "A prompt."}

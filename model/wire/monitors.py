@@ -58,6 +58,11 @@ class Wire(Protocol):
     def listed(self, sid: str) -> bool:
         """Whether the list the observer last saw in the session is non-empty."""
 
+    def list_crossed(self, sid: str) -> bool:
+        """Whether that non-empty list may have crossed a reopen: the client saw it arrive
+        after the request went out and before the replay visibly began, so the agent may
+        have sent it before it read the reopen, after which its own list is empty (RP-2)."""
+
     def replay_visible(self, sid: str) -> bool:
         """Whether what arrives now was sent after the agent read the pending reopen."""
 
@@ -73,6 +78,13 @@ NOTHING_TO_WITHDRAW = "no list to withdraw"
 CROSSED_REOPEN = (
     "a list arrived after the reopen went out and before its replay visibly began: it may "
     "have been sent before the agent read the request"
+)
+# LT-5's and LT-6's doubt from the client's side about such a list, offered when a prompt or
+# work began: if it crossed the reopen, the agent's list is empty (RP-2), nothing to withdraw.
+LIST_CROSSED_REOPEN = (
+    "the list offered then arrived while a reopen was pending, before its replay visibly "
+    "began: if the agent sent it before reading the reopen, its own list is empty (RP-2) "
+    "and it has nothing to withdraw; only the agent's side can tell"
 )
 
 
@@ -233,6 +245,7 @@ class _Turn:
     """What the observer saw of the list around one prompt."""
 
     list_at_send: bool  # the list was non-empty when the prompt went out
+    crossed: bool  # that list may have crossed a reopen (client's side)
     last_after: bool | None = None  # the last list since it went out was non-empty
     obliged: bool = False  # agent's side: accepted with a non-empty list, not yet replaced
 
@@ -250,7 +263,7 @@ class Withdrawal(Monitor):
         self.turns: dict[tuple[str, int], _Turn] = {}
 
     def prompt_sent(self, number: int, sid: str, prompt: int) -> None:
-        self.turns[sid, prompt] = _Turn(self.wire.listed(sid))
+        self.turns[sid, prompt] = _Turn(self.wire.listed(sid), self.wire.list_crossed(sid))
 
     def prompt_accepted(self, sid: str, prompt: int) -> None:
         if self.wire.observer == "agent":
@@ -277,7 +290,9 @@ class Withdrawal(Monitor):
                 self.find(RuleId.LT_5, Verdict.PASS, number, sid, "no list left over a prompt")
             return
         verdict: Verdict
-        if turn.last_after is None:
+        if turn.last_after is None and turn.crossed:
+            verdict, message = Verdict.INCONCLUSIVE, LIST_CROSSED_REOPEN
+        elif turn.last_after is None:
             verdict = Verdict.VIOLATION if turn.list_at_send else Verdict.PASS
             message = (
                 f"a non-empty list was current when the prompt of line {prompt} went out, "
@@ -306,6 +321,7 @@ class Withdrawal(Monitor):
 class _Work:
     working: bool = False  # running or requires_action
     foreground: int | None = None  # line where work began with no prompt, over a list
+    crossed: bool = False  # that list may have crossed a reopen (client's side)
 
 
 class Foreground(Monitor):
@@ -322,7 +338,7 @@ class Foreground(Monitor):
     def working(self, number: int, sid: str) -> None:
         w = self.work.setdefault(sid, _Work())
         if not w.working and not self.wire.in_flight(sid) and self.wire.listed(sid):
-            w.foreground = number
+            w.foreground, w.crossed = number, self.wire.list_crossed(sid)
         w.working = True
 
     def suggestions(self, number: int, sid: str, update: SuggestionsUpdate) -> None:
@@ -331,7 +347,9 @@ class Foreground(Monitor):
 
     def idle(self, number: int, sid: str) -> None:
         w = self.work.pop(sid, _Work())
-        if w.foreground is not None:
+        if w.foreground is not None and w.crossed:
+            self.find(RuleId.LT_6, Verdict.INCONCLUSIVE, number, sid, LIST_CROSSED_REOPEN)
+        elif w.foreground is not None:
             message = (
                 f"work began without a prompt at line {w.foreground} while a list was offered, "
                 "and the turn ended without replacing or withdrawing it"

@@ -193,7 +193,7 @@ class ScriptedAgent(ReferenceAgent):
             await super()._predict(sid, turn)
             return
         await asyncio.sleep(0.01)
-        if turn == self.turns[sid]:
+        if self._still_next(sid, turn):
             first = [self._unsupported(), *said("And then")]
             await self._suggest(sid, [first, said(PREDICTION.format(turn=turn))])
 

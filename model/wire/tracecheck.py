@@ -88,6 +88,10 @@ class _Prompt:
 @dataclass
 class _Session:
     list_nonempty: bool = False  # the list the observer last saw is non-empty
+    # The client saw that list arrive while a reopen was pending and before its replay visibly
+    # began: the agent may have sent it before it read the reopen, its own list then empty.
+    list_crossed: bool = False
+    reopening: bool = False  # a load or resume of the session is pending
     prompts: dict[Any, _Prompt] = field(default_factory=dict)  # by request id
     live: bool = True  # traffic of the session was seen on this connection
     # While a reopen is pending, what arrives was sent after the agent read it: the reopen
@@ -140,6 +144,12 @@ class Checker:
         """Whether the list the observer last saw in session `sid` is non-empty."""
         s = self.sessions.get(sid)
         return s is not None and s.list_nonempty
+
+    def list_crossed(self, sid: str) -> bool:
+        """Whether the non-empty list last seen in session `sid` may have crossed a reopen:
+        seen by the client after the request went out and before the replay visibly began."""
+        s = self.sessions.get(sid)
+        return s is not None and s.list_nonempty and s.list_crossed
 
     def replay_visible(self, sid: str) -> bool:
         """Whether everything of session `sid` that arrives now was sent after the agent read
@@ -249,7 +259,7 @@ class Checker:
         sid = str(params.get("sessionId"))
         s = self.sessions.setdefault(sid, _Session(live=False))
         s.list_nonempty = False  # RP-2: it starts empty
-        s.replaying, s.live = not s.live, True
+        s.replaying, s.live, s.reopening = not s.live, True, True
         for handle in self.on["reopened"]:
             handle(number, sid, replay)
 
@@ -271,7 +281,8 @@ class Checker:
             self.sessions[str(result.get("sessionId"))] = _Session()
         elif method in ("session/load", "session/resume"):
             sid = str(params.get("sessionId"))
-            self._session(sid).replaying = False
+            s = self._session(sid)
+            s.replaying = s.reopening = False
             for handle in self.on["reopen_answered"]:
                 handle(number, sid)
         elif method == "session/prompt":
@@ -351,6 +362,7 @@ class Checker:
         for handle in self.on["suggestions"]:
             handle(number, sid, parsed)
         s.list_nonempty = bool(parsed.suggestions)
+        s.list_crossed = self.observer == "client" and s.reopening and not s.replaying
 
     def _on_state(self, number: int, sid: str, s: _Session, state: object) -> None:
         """v2 `state_update`: running or requires_action is work; idle ends the turns of the
