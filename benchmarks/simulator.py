@@ -23,6 +23,7 @@ import page
 import simpy
 
 from acp_suggestions.model.check.executor import Executor
+from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.sims import sweep
 from acp_suggestions.sims.draws import Draws
 from acp_suggestions.sims.engine import Engine, Run
@@ -94,7 +95,7 @@ def main() -> None:
     parser.add_argument("--no-sweep", action="store_true", help="skip the 100,000-session run")
     args = parser.parse_args()
     point = compile_point({}, {}, DEFAULT_SCENARIO.parent)  # the default point: v1, fifo
-    model = Interned(point.config)
+    model = Interned(spec_of(point.config))
     measure(Engine, point, model, args.sessions, 99)  # fill the model's memo for both
     engines = {"this engine": Engine, "SimPy": SimPyEngine, "SimPy, callbacks": SimPyCallbacks}
     rates: dict[str, list[float]] = {name: [] for name in engines}

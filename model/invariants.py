@@ -37,6 +37,9 @@ class Property:
     # to_client, or just whether to_client is empty: drained), so a checker may decide it once
     # per distinct value of those; () for the whole world
     broken: str = ""  # an invariant: what is wrong in a state that breaks it, in words
+    # The rules (among `rules`) whose breach, the rule's mutation, this invariant is the one
+    # meant to catch; where several invariants stand for a rule, exactly one names it here.
+    catches: tuple[RuleId, ...] = ()
 
     @property
     def doc(self) -> str:
@@ -187,6 +190,7 @@ INVARIANTS: tuple[Property, ...] = (
             "A suggestions update is on its way to a client that did not advertise "
             "promptSuggestions."
         ),
+        catches=(RuleId.CAP_2,),
     ),
     Property(
         "never_in_transcript",
@@ -201,6 +205,7 @@ INVARIANTS: tuple[Property, ...] = (
         content_supported,
         reads=("to_client",),
         broken="A suggestion on its way uses a content type that one side did not advertise.",
+        catches=(RuleId.SC_3,),
     ),
     Property(
         "no_blank_suggestion",
@@ -208,6 +213,7 @@ INVARIANTS: tuple[Property, ...] = (
         no_blank_suggestion,
         reads=("to_client",),
         broken="A suggestion on its way is only whitespace.",
+        catches=(RuleId.SC_2,),
     ),
     Property(
         "prediction_current",
@@ -218,6 +224,7 @@ INVARIANTS: tuple[Property, ...] = (
             "A list on its way was predicted for an earlier point of the conversation than the "
             "one it was sent at."
         ),
+        catches=(RuleId.LT_4,),
     ),
     Property(
         "withdrawn_after_prompt",
@@ -228,6 +235,7 @@ INVARIANTS: tuple[Property, ...] = (
             "Nothing is left in flight to the client, and it still holds a list predicted before "
             "a prompt the agent has accepted."
         ),
+        catches=(RuleId.LT_5,),
     ),
     Property(
         "withdrawn_after_foreground_work",
@@ -238,6 +246,7 @@ INVARIANTS: tuple[Property, ...] = (
             "Nothing is left in flight to the client, and it still holds a list predicted before "
             "work the agent started without a prompt."
         ),
+        catches=(RuleId.LT_6,),
     ),
     Property(
         "user_sends_every_prompt",
@@ -245,6 +254,7 @@ INVARIANTS: tuple[Property, ...] = (
         user_sends_every_prompt,
         reads=("client",),
         broken="A prompt was sent that the user did not send.",
+        catches=(RuleId.CP_1,),
     ),
     Property(
         "replay_carries_no_suggestions",
@@ -252,6 +262,7 @@ INVARIANTS: tuple[Property, ...] = (
         replay_carries_no_suggestions,
         reads=("to_client",),
         broken="A suggestions update is part of a load or resume's replay.",
+        catches=(RuleId.RP_1,),
     ),
     Property(
         "list_starts_empty",
@@ -262,6 +273,7 @@ INVARIANTS: tuple[Property, ...] = (
             "After a load or resume, the client still holds a list from before it, or the agent "
             "holds a list while it replays."
         ),
+        catches=(RuleId.RP_2,),
     ),
     Property(
         "client_holds_last_update",
@@ -277,6 +289,7 @@ INVARIANTS: tuple[Property, ...] = (
         client_holds_last_update,
         reads=("client",),
         broken="The client's list is not the last update it received (less what it cannot use).",
+        catches=(RuleId.UPD_3, RuleId.UPD_6, RuleId.SC_4, RuleId.SC_5, RuleId.SC_6),
     ),
     Property(
         "client_holds_latest",
@@ -296,6 +309,7 @@ INVARIANTS: tuple[Property, ...] = (
         broken=(
             "The user has something to send, the protocol allows it, and the client holds it back."
         ),
+        catches=(RuleId.TM_3,),
     ),
     Property(
         "no_offer_from_before_own_prompt",
@@ -303,6 +317,7 @@ INVARIANTS: tuple[Property, ...] = (
         no_offer_from_before_own_prompt,
         reads=("client",),
         broken="The client offers a suggestion predicted before the most recent prompt it sent.",
+        catches=(RuleId.D_4,),
     ),
 )
 

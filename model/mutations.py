@@ -49,12 +49,12 @@ def _breaks(
 
 
 def _catching(rule: Rule) -> Property:
-    """The invariant a card's breach names as catching it; a name that is none fails here."""
-    assert rule.breach is not None
-    named = [p for p in INVARIANTS if p.name == rule.breach.caught_by]
-    if not named:
-        raise ValueError(f"{rule.id}: no invariant is named {rule.breach.caught_by!r}")
-    return named[0]
+    """The one invariant that says it catches the rule's breach; none or several fail here."""
+    catching = [p for p in INVARIANTS if rule.id in p.catches]
+    if len(catching) != 1:
+        named = ", ".join(p.name for p in catching) or "none"
+        raise ValueError(f"{rule.id}: one invariant must catch its breach, not: {named}")
+    return catching[0]
 
 
 def mutations_of(rules: tuple[Rule, ...]) -> tuple[Mutation, ...]:

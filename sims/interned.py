@@ -1,8 +1,8 @@
-"""The model of one configuration as the sessions of a point walk it, shared by them all."""
+"""The model of one spec as the sessions of a point walk it, shared by them all."""
 
 from __future__ import annotations
 
-from acp_suggestions.model.config import Config
+from acp_suggestions.model.check.spec import Spec
 from acp_suggestions.model.state import World
 from acp_suggestions.model.system import Action, Step, System
 
@@ -12,8 +12,10 @@ class Interned:
     `System.steps`, so every step is the model's own, with what it sent), so that a session in
     flight is an int and a step taken before is a list index and a dict lookup."""
 
-    def __init__(self, config: Config) -> None:
-        self.system = System(config)
+    def __init__(self, spec: Spec) -> None:
+        if spec.system is None:
+            raise ValueError("the simulator times readable steps: this spec has none")
+        self.system: System = spec.system
         start = self.system.init_state()
         self._ids: dict[World, int] = {start: 0}
         self.worlds: list[World] = [start]

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from acp_suggestions.model.check.executor import Executor, Setup
+from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.sims.draws import Draws
 from acp_suggestions.sims.engine import run_session
 from acp_suggestions.sims.interned import Interned
@@ -53,7 +54,7 @@ def _run(task: Task, seed: int) -> tuple[Task, Totals]:
     point = _worker["points"][task.point]
     system = _worker["systems"].get(task.point)
     if system is None:
-        system = _worker["systems"][task.point] = Interned(point.config)
+        system = _worker["systems"][task.point] = Interned(spec_of(point.config))
     draws = chunk_draws(point, seed, task)
     totals = Totals()
     totals.add(run_session(point, system, draws).session for _ in range(task.sessions))

@@ -99,11 +99,14 @@ def machine_for(checked: Spec, seen: Counter[str] | None = None) -> type[RuleBas
     races).  It steps the readable system (`System`), one rule per action, where the explorer
     steps the packed one: the two are held equal by the explorer's tests."""
     cfg: Config = checked.config
+    if checked.system is None:
+        raise ValueError("the machine steps the readable system: this spec has none")
+    system: System = checked.system
 
     class SystemMachine(RuleBasedStateMachine):
         def __init__(self) -> None:
             super().__init__()
-            self.system = System(cfg)
+            self.system = system
             self.world = self.system.init_state()
             self.enabled = self.system.actions(self.world)
             self.trail: list[str] = []

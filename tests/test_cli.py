@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -257,13 +258,14 @@ def test_the_verdict_rows_from_python_give_the_commands_exit_code(
     assert main(["check", *argv]) == checked.exit_code
     printed = capsys.readouterr().out.splitlines()
     for row in checked.rows():
-        line = next(line for line in printed if f" {row.name} (" in line)
-        assert line.startswith(row.status.value), (line, row.status)
+        at = next(i for i, line in enumerate(printed) if f" {row.name} (" in line)
+        assert printed[at].startswith(row.status.value), (printed[at], row.status)
         shown = row.status in (Status.VIOLATED, Status.NOT_MET)
         assert (row.counterexample is not None) == shown, row
-        if row.counterexample is not None:
-            told = [line for line in printed if line.startswith("   ") and line[3:4].isdigit()]
-            assert len(told) >= len(row.counterexample.steps)
+        block = list(itertools.takewhile(lambda line: line.startswith("   "), printed[at + 1 :]))
+        numbered = [line for line in block if line[3:4].isdigit()]
+        steps = row.counterexample.steps if row.counterexample is not None else []
+        assert len(numbered) == len(steps), (row.name, block)
 
 
 def test_counterexample_lengths_are_those_of_the_steps() -> None:

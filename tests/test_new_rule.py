@@ -1,8 +1,9 @@
 """A new rule with its mutation is a change to three files: its card (id and breach) in
 `model/rules/current.py`, the `keeps` call that enforces it in `model/actors.py`, and its id
-on the property that catches the breach in `model/invariants.py`.  Shown on a copy of the
-code with a throwaway rule: the catalogue lists it, the review runs its mutation, the explorer
-catches the breach, and the traceability tests pass."""
+on the property that catches the breach (in its rules and its `catches`) in
+`model/invariants.py`.  Shown on a copy of the code with a throwaway rule: the catalogue lists
+it, the review runs its mutation, the explorer catches the breach, and the traceability tests
+pass."""
 
 from __future__ import annotations
 
@@ -30,7 +31,6 @@ CARD = """
         breach=Breach(
             A,
             "sends a whitespace-only suggestion past the throwaway duty",
-            "no_blank_suggestion",
             env=(("predictions", PREDICT_BLANK),),
         ),
     ),
@@ -48,7 +48,8 @@ EDITS = {
         )
     ],
     "model/invariants.py": [
-        ("(RuleId.SC_2, RuleId.L_4),", "(RuleId.SC_2, RuleId.L_4, RuleId.CT_9),")
+        ("(RuleId.SC_2, RuleId.L_4),", "(RuleId.SC_2, RuleId.L_4, RuleId.CT_9),"),
+        ("catches=(RuleId.SC_2,),", "catches=(RuleId.SC_2, RuleId.CT_9),"),
     ],
 }
 

@@ -14,7 +14,7 @@ from acp_suggestions.model.invariants import INVARIANTS, REACHABLE, Property
 from acp_suggestions.model.liveness import LIVENESS, LeadsTo
 from acp_suggestions.model.mutations import MUTATIONS, mutations_of
 from acp_suggestions.model.render.report import counts_markdown
-from acp_suggestions.model.rules import RULES, RULES_BY_ID, Check, Level, Revision
+from acp_suggestions.model.rules import RULES, RULES_BY_ID, Check, Level, Revision, RuleId
 from acp_suggestions.model.wire.monitors import MONITORS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,12 +85,15 @@ def test_every_mutation_is_caught_by_an_invariant_standing_for_its_rule() -> Non
         assert m.rule in m.expect.rules, f"{m.expect.name} does not name {m.rule}"
 
 
-def test_a_breach_naming_no_invariant_is_refused() -> None:
+def test_every_invariant_catches_only_rules_it_stands_for() -> None:
+    assert [p.name for p in INVARIANTS if not set(p.catches) <= set(p.rules)] == []
+
+
+def test_a_breach_no_invariant_catches_is_refused() -> None:
     card = next(r for r in RULES_BY_ID.values() if r.breach)
-    assert card.breach is not None
-    wrong = replace(card, breach=replace(card.breach, caught_by="withdrawn_after_promt"))
-    with pytest.raises(ValueError, match="no invariant is named 'withdrawn_after_promt'"):
-        mutations_of((wrong,))
+    uncaught = replace(card, id=RuleId.LT_1)  # a rule whose breach no invariant catches
+    with pytest.raises(ValueError, match="LT-1: one invariant must catch its breach, not: none"):
+        mutations_of((uncaught,))
 
 
 def test_the_rule_counts_in_the_docs_are_current() -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.invariants import INVARIANTS, REACHABLE
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
@@ -42,7 +43,9 @@ FIXED = {
 
 def simulate(seed: int = 0, /, **raw: Any) -> Run:
     point = compile_point({**FIXED, **raw}, {}, Path("."))
-    return run_session(point, Interned(point.config), Draws.seeded(point, seed), record=True)
+    return run_session(
+        point, Interned(spec_of(point.config)), Draws.seeded(point, seed), record=True
+    )
 
 
 def test_one_v1_session_by_hand() -> None:
@@ -193,7 +196,7 @@ def test_every_simulated_step_is_a_legal_model_step(raw: dict[str, Any], rule: s
     invariant in some replayed state, so the sessions do reach the race."""
     point = compile_point({**raw, "turns": 4}, {}, Path("."))
     cfg = point.config
-    model, draws, fresh = Interned(cfg), Draws.seeded(point, 7), System(cfg)
+    model, draws, fresh = Interned(spec_of(cfg)), Draws.seeded(point, 7), System(cfg)
     expected = expected_to_hold(cfg) if rule is None else []
     caught, reached = set(), set()
     for _ in range(60):
@@ -218,7 +221,7 @@ def test_every_simulated_step_is_a_legal_model_step(raw: dict[str, Any], rule: s
 
 def _check(raw: dict[str, Any], observer: Observer, sessions: int = 30) -> set[tuple[str, str]]:
     point = compile_point(raw, {}, Path("."))
-    model, draws = Interned(point.config), Draws.seeded(point, 3)
+    model, draws = Interned(spec_of(point.config)), Draws.seeded(point, 3)
     found: set[tuple[str, str]] = set()
     for _ in range(sessions):
         trace = run_session(point, model, draws, observer=observer).trace
@@ -263,7 +266,7 @@ def test_broken_simulated_agents_are_caught_by_the_checker(raw: dict[str, Any], 
 @pytest.mark.parametrize("version", [1, 2])
 def test_tracing_does_not_change_the_session(version: int) -> None:
     point = compile_point({"version": version}, {}, Path("."))
-    model = Interned(point.config)
+    model = Interned(spec_of(point.config))
     for seed in range(20):
         plain = run_session(point, model, Draws.seeded(point, seed)).session
         traced = run_session(point, model, Draws.seeded(point, seed), observer="client")
@@ -384,7 +387,7 @@ def test_empirical_samples_are_read_from_a_file(tmp_path: Path) -> None:
     (tmp_path / "rtt.csv").write_text("# one-way seconds\n0.1,from host a\n\n0.1\n")
     spec = {"dist": "empirical", "file": "rtt.csv"}
     point = compile_point({**FIXED, "latency": spec}, {}, tmp_path)
-    s = run_session(point, Interned(point.config), Draws.seeded(point, 0)).session
+    s = run_session(point, Interned(spec_of(point.config)), Draws.seeded(point, 0)).session
     assert s == simulate().session
     (tmp_path / "rtt.csv").write_text("0.1\nfast\n")
     with pytest.raises(ScenarioError, match=r"latency\.file: .*rtt\.csv:2: expected a number"):

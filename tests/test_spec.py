@@ -6,10 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from acp_suggestions.model.check.explorer import explore
 from acp_suggestions.model.check.spec import Spec
+from acp_suggestions.model.check.spec import of as spec_of
+from acp_suggestions.model.config import baseline
 from acp_suggestions.model.invariants import Property
-from acp_suggestions.model.rules import RuleId
+from acp_suggestions.model.rules import Revision, RuleId
+from acp_suggestions.sims.interned import Interned
 
 Counts = tuple[int, int]  # how far each of the two actors has counted
 
@@ -59,3 +64,10 @@ def test_the_toys_deadlock_is_its_own() -> None:
     toy = _toy()
     stuck = Spec(toy.config, toy.steps, toy.invariants, deadlocked=lambda w: True)
     assert explore(stuck).deadlocks == 1
+
+
+def test_the_simulator_needs_a_spec_with_readable_steps() -> None:
+    """The simulator times what each step sends, which packed steps alone do not say."""
+    with pytest.raises(ValueError, match="this spec has none"):
+        Interned(_toy())
+    assert Interned(spec_of(baseline(Revision.CURRENT, 1))).moves_from(0)

@@ -16,6 +16,7 @@ from acp_suggestions.model.invariants import INVARIANTS, REACHABLE, Property
 from acp_suggestions.model.liveness import LIVENESS, LeadsTo
 from acp_suggestions.model.session import V1, V2
 from acp_suggestions.model.state import World
+from acp_suggestions.model.system import System
 
 WHOLE = ("agent", "client", "to_agent", "to_client")  # a property that reads all of a world
 _PARTS = {"agent": 0, "client": 1, "to_agent": 2, "to_client": 3}  # places in a packed world
@@ -49,7 +50,9 @@ class Spec:
     """One system to check and what to check in it.  `config` is what the properties'
     predicates are given besides the world; `part_key` says what of a packed world a property
     with the given `reads` depends on (by default the whole of it), so that the explorer
-    decides it once per distinct value."""
+    decides it once per distinct value.  `system` is the same system over readable worlds,
+    whose steps say what each sends, delivers and loses, for those who walk or time them
+    (the simulator, the Hypothesis machine); a spec of packed steps alone has none."""
 
     config: Any
     steps: Steps
@@ -58,6 +61,7 @@ class Spec:
     leads_to: Sequence[LeadsTo] = ()  # decided on the whole graph, under weak fairness
     deadlocked: Callable[[Any], bool] = field(default=lambda w: False)
     part_key: Callable[[tuple[str, ...]], Callable[[Any], object]] = _whole
+    system: System | None = None
 
 
 def part_key(parts: tuple[str, ...]) -> Callable[[Any], object]:
@@ -81,6 +85,7 @@ def of(
     invariants: Sequence[Property] = INVARIANTS,
     reachable: Sequence[Property] = REACHABLE,
 ) -> Spec:
-    """The protocol model of `config`: the composed system over packed worlds, its
-    invariants, goals and leads-to properties, and its deadlocks."""
-    return Spec(config, PackedSystem(config), invariants, reachable, LIVENESS, deadlocked, part_key)
+    """The protocol model of `config`: the composed system over packed and over readable
+    worlds, its invariants, goals and leads-to properties, and its deadlocks."""
+    packed, readable = PackedSystem(config), System(config)
+    return Spec(config, packed, invariants, reachable, LIVENESS, deadlocked, part_key, readable)

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 def _simulate(args: argparse.Namespace) -> int:
     from rich.table import Table
 
+    from acp_suggestions.model.check.spec import of as spec_of
     from acp_suggestions.model.render.atomic import write_atomic
     from acp_suggestions.sims import report as sim_report
     from acp_suggestions.sims import scenario as sim_scenario
@@ -65,7 +66,7 @@ def _simulate(args: argparse.Namespace) -> int:
         paths = sim_report.write(out.staging, scenario, rerun, points, totals)
         for i, p in enumerate(points):
             draws = sweep.chunk_draws(p, args.seed, sweep.Task(i, 0, 0))
-            model = Interned(p.config)
+            model = Interned(spec_of(p.config))
             for j in range(min(args.traces, p.sessions)):
                 run = run_session(p, model, draws, observer=args.observer)
                 assert run.trace is not None

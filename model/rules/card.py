@@ -57,11 +57,11 @@ class Revision(StrEnum):
 class Breach:
     """Breaking a rule on purpose (its mutation): which side breaks it, in what environment
     (Config fields that give the breach a chance to show, e.g. a model call that may return
-    whitespace), and the invariant meant to catch it."""
+    whitespace).  The invariant meant to catch it says so (`Property.catches`): the
+    invariants stand above the rules."""
 
     by: Side
     summary: str
-    caught_by: str  # the invariant meant to catch it (a `Mutation` holds the property itself)
     env: tuple[tuple[str, object], ...] = ()
     # Where the breach can show, if narrower than the rule (LT-6 needs v2's foreground work).
     versions: tuple[int, ...] | None = None

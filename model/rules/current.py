@@ -116,7 +116,7 @@ RULES: tuple[Rule, ...] = (
         B,
         "an empty list withdraws what the client is offering",
         INV,
-        breach=Breach(C, "ignores an empty update", "client_holds_last_update"),
+        breach=Breach(C, "ignores an empty update"),
     ),
     card(
         RuleId.UPD_4,
@@ -141,9 +141,7 @@ RULES: tuple[Rule, ...] = (
         B,
         "each update replaces the whole current list; no ids, no append, no single removal",
         INV,
-        breach=Breach(
-            C, "appends an update to its list instead of replacing it", "client_holds_last_update"
-        ),
+        breach=Breach(C, "appends an update to its list instead of replacing it"),
     ),
     card(
         RuleId.SC_1,
@@ -165,7 +163,6 @@ RULES: tuple[Rule, ...] = (
         breach=Breach(
             A,
             "sends a whitespace-only suggestion",
-            "no_blank_suggestion",
             env=(("predictions", PREDICT_BLANK),),
         ),
     ),
@@ -181,7 +178,6 @@ RULES: tuple[Rule, ...] = (
         breach=Breach(
             A,
             "sends image suggestions that neither side advertised",
-            "content_supported",
             env=(("predictions", PREDICT_IMAGE),),
         ),
     ),
@@ -195,7 +191,6 @@ RULES: tuple[Rule, ...] = (
         breach=Breach(
             C,
             "drops a whole update when one suggestion is unusable",
-            "client_holds_last_update",
             env=(("predictions", PREDICT_ONE_UNUSABLE),),
         ),
     ),
@@ -210,7 +205,6 @@ RULES: tuple[Rule, ...] = (
         breach=Breach(
             C,
             "offers what remains of a suggestion after dropping an unusable block",
-            "client_holds_last_update",
             env=(("predictions", PREDICT_TRIMMABLE),),
         ),
     ),
@@ -224,7 +218,6 @@ RULES: tuple[Rule, ...] = (
         breach=Breach(
             C,
             "keeps its old list when every suggestion of an update is unusable",
-            "client_holds_last_update",
             env=(("predictions", PREDICT_ALL_UNUSABLE),),
         ),
     ),
@@ -262,9 +255,7 @@ RULES: tuple[Rule, ...] = (
         "a prediction overtaken by a conversation change before it is sent is discarded",
         INV,
         signature="conversation changes before agent sent prediction discard",
-        breach=Breach(
-            A, "publishes a prediction after the conversation moved on", "prediction_current"
-        ),
+        breach=Breach(A, "publishes a prediction after the conversation moved on"),
     ),
     card(
         RuleId.LT_5,
@@ -278,7 +269,6 @@ RULES: tuple[Rule, ...] = (
         breach=Breach(
             A,
             "does not replace or withdraw its list when it accepts a prompt",
-            "withdrawn_after_prompt",
         ),
     ),
     card(
@@ -293,7 +283,6 @@ RULES: tuple[Rule, ...] = (
         breach=Breach(
             A,
             "does not withdraw its list when foreground work starts without a prompt",
-            "withdrawn_after_foreground_work",
             versions=(2,),
         ),
     ),
@@ -342,7 +331,7 @@ RULES: tuple[Rule, ...] = (
         C,
         "the client does not wait for an update before it accepts the user's next prompt",
         INV,
-        breach=Breach(C, "blocks the next prompt until a suggestion arrives", "client_never_waits"),
+        breach=Breach(C, "blocks the next prompt until a suggestion arrives"),
     ),
     card(
         RuleId.RP_1,
@@ -352,9 +341,7 @@ RULES: tuple[Rule, ...] = (
         "no suggestions in session/load (v1) or session/resume (v2) replay",
         BOTH,
         signature="agents include suggestions session replay",
-        breach=Breach(
-            A, "includes past suggestions in load/resume replay", "replay_carries_no_suggestions"
-        ),
+        breach=Breach(A, "includes past suggestions in load/resume replay"),
     ),
     card(
         RuleId.RP_2,
@@ -367,7 +354,6 @@ RULES: tuple[Rule, ...] = (
             B,
             "keeps its list across load/resume "
             "(the agent its current list, the client what it held)",
-            "list_starts_empty",
         ),
     ),
     card(
@@ -388,9 +374,7 @@ RULES: tuple[Rule, ...] = (
         "the client never sends a suggestion as a prompt without an explicit user action",
         INV,
         signature="client send suggestion as prompt explicit user action",
-        breach=Breach(
-            C, "sends an offered suggestion as a prompt by itself", "user_sends_every_prompt"
-        ),
+        breach=Breach(C, "sends an offered suggestion as a prompt by itself"),
     ),
     card(
         RuleId.CP_2,
@@ -430,7 +414,6 @@ RULES: tuple[Rule, ...] = (
         breach=Breach(
             A,
             "sends updates to a client that did not advertise promptSuggestions",
-            "capability_respected",
             env=(("client_caps", ClientSuggestionCaps()),),
         ),
     ),

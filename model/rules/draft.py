@@ -63,9 +63,7 @@ RULES: tuple[Rule, ...] = (
         revisions=_DRAFT,
         keyword="must never",
         signature="client offer suggestion from before most recent prompt it sent",
-        breach=Breach(
-            C, "keeps offering its list after it sends a prompt", "no_offer_from_before_own_prompt"
-        ),
+        breach=Breach(C, "keeps offering its list after it sends a prompt"),
     ),
     card(
         RuleId.D_5,
