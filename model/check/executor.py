@@ -232,9 +232,12 @@ def _on_cluster(
             parse_host_port(where)
     except ValueError as exc:  # refused here: a client given it hangs in its finalizer
         raise ExecutorError(f"--scheduler {address}: not a Dask address ({exc})") from None
-    # The client's own log would print its reconnection attempts as tracebacks; what goes
-    # wrong is reported here, once, as an ExecutorError.
-    logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
+    # The client's own logs would print its reconnection attempts and a lost connection's
+    # background sends as tracebacks; what goes wrong is reported here, once, as an
+    # ExecutorError.  Dask's logging configuration gives the client's logger a level of its
+    # own; the others (`distributed.batched`, `distributed.core`...) take the family's.
+    for name in ("distributed", "distributed.client"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
         client = Client(address, timeout="10s", set_as_default=False)
     except (OSError, TimeoutError) as exc:
