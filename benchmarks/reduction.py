@@ -127,6 +127,8 @@ def labeller(
 
 
 def reductions() -> list[str]:
+    """The bounds table: for each configuration, the states left keeping every property's
+    value, and the invariants' only."""
     everything: list[Predicate] = [p.holds for p in (*INVARIANTS, *REACHABLE)]
     everything += [f for lt in LIVENESS for f in (lt.p, lt.q)]
     invariants = [p.holds for p in INVARIANTS]
