@@ -4,14 +4,17 @@ verdict files wherever it runs, and a property broken only at depth called out."
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 
 from acp_suggestions.model.check import deep, store
 from acp_suggestions.model.cli.main import main
-from acp_suggestions.model.config import Bounds
+from acp_suggestions.model.config import Bounds, baseline
+from acp_suggestions.model.network import Semantics
 from acp_suggestions.model.render import deep as rendered
+from acp_suggestions.model.rules import Revision
 
 
 def _run(out: Path, *options: str) -> int:
@@ -52,9 +55,13 @@ def test_capped_searches_are_labelled_and_the_same_on_one_or_two_workers_or_spil
         assert row["new_at_depth"] == []
         if not row["setting"].startswith("two sessions"):
             assert row["checked_depth"] >= 5 and not row["liveness_decided"]
-            assert row["bounds"]["prompts"] == 4 and row["bounds"]["cancels"] == 2
+    ladder = [r for r in rows if "(" in r["setting"]]
+    assert len(ladder) == 3 * len(deep.LADDER_TRANSPORTS) * len(deep.LADDER)
+    assert all(
+        r["bounds"]["prompts"] == 4 for r in rows if r not in ladder and "two" not in r["setting"]
+    )
     text = (tmp_path / "one" / "deep.md").read_text()
-    assert "24 of 24 searches stopped at their cap" in text
+    assert f"{len(rows)} of {len(rows)} searches stopped at their cap" in text
     assert "partial: every run of up to" in text
     timings = json.loads((tmp_path / "one" / "timings.json").read_text())["explorations"]
     assert all(t["seconds"] > 0 and t["peak_mib"] > 10 for t in timings)
@@ -69,6 +76,36 @@ def test_a_complete_search_decides_liveness_and_finds_the_known_gaps() -> None:
     m = deep.run(task)
     assert m.complete and m.depth is None and m.liveness_decided
     assert m.broken == m.broken_small == []  # the current revision's compliant peers, v1 fifo
+
+
+def test_the_ladder_raises_the_default_bounds_by_one_where_the_deep_search_cannot_end() -> None:
+    todo = deep.tasks()
+    assert len({t.name for t in todo}) == len(todo)
+    ladder = [t for t in todo if t.rung]
+    assert {(t.config.version, t.config.semantics) for t in ladder} == {
+        (2, s) for s in deep.LADDER_TRANSPORTS
+    }
+    assert {t.rung for t in ladder} == set(deep.LADDER)
+    default = asdict(Bounds())
+    for t in ladder:
+        grown = {k: v - default[k] for k, v in asdict(t.config.bounds).items() if v != default[k]}
+        assert tuple(grown) == t.rung and set(grown.values()) == {1}
+        assert all(v <= getattr(deep.DEEP, k) for k, v in asdict(t.config.bounds).items())
+    assert ladder[0].name == "2026-11-14 v2 python-sdk (prompts 3)"
+    assert all(deep.cost(t) > 0 for t in todo)
+
+
+def test_a_rung_of_the_ladder_ends_and_decides_its_leads_to() -> None:
+    rung = deep.Deep(
+        baseline(
+            Revision.CURRENT, 2, semantics=Semantics.UNORDERED, bounds=deep.raised(("loads",))
+        ),
+        False,
+        10**6,
+    )
+    m = deep.run(rung)
+    assert m.complete and m.liveness_decided and m.states > 100_000
+    assert m.broken == m.broken_small != [] and m.new == []  # v2's known gaps, no new one
 
 
 def test_a_property_broken_only_at_depth_is_called_out() -> None:

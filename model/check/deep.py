@@ -1,5 +1,6 @@
 """The deep review: the compliant peers of every revision, protocol version and transport, and
-the two-session check, explored again at larger bounds, each exploration a task of its own.
+the two-session check, explored again at larger bounds, each exploration a task of its own;
+where v2's cannot end, a ladder of searches that do, each a little past the default bounds.
 
 A mutation's break needs no deeper search (a run within small bounds is a run within larger
 ones); what a deeper search can overturn is a "holds".  Each exploration stops at
@@ -9,10 +10,11 @@ partial and labelled rather than an out-of-memory kill."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import resource
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from acp_suggestions.model.check import sessions, store
@@ -31,6 +33,19 @@ DEEP_SESSIONS = {
     1: Bounds(prompts=2, predictions=2, loads=0),
     2: Bounds(prompts=2, predictions=1, loads=0, foreground=0),
 }
+# v2's searches over the Python SDK and over unordered delivery cannot end at DEEP here (near
+# 10^10 states, the benchmarks page): searches that do end, at the default bounds raised by one
+# in one bound or more, decide every verdict (leads-to too) at bounds between the two.
+LADDER_TRANSPORTS = (Semantics.PYTHON_SDK, Semantics.UNORDERED)
+LADDER: tuple[tuple[str, ...], ...] = (
+    ("prompts",),
+    ("predictions",),
+    ("loads",),
+    ("cancels",),
+    ("prompts", "predictions"),
+    ("loads", "cancels"),
+    ("prompts", "predictions", "loads"),
+)
 MAX_STATES = 40_000_000  # a lone search (v2 fifo, the largest that ends, has 30.6 million)
 MAX_PAIRS = 25_000_000  # a two-session search's (v2 over the SDK, the largest, has 22.4 million)
 # Peak resident bytes a state costs: a lone search with the graph kept and leads-to's arrays
@@ -49,10 +64,30 @@ class Deep:
     spill: store.Spill | None = None  # a lone search's states to files past this count
 
     @property
+    def rung(self) -> tuple[str, ...]:
+        """The bounds a lone search sets apart from the default ones, unless it is at DEEP:
+        a rung of the ladder."""
+        b, default = self.config.bounds, Bounds()
+        if self.two_sessions or b == DEEP:
+            return ()
+        return tuple(
+            f.name for f in fields(Bounds) if getattr(b, f.name) != getattr(default, f.name)
+        )
+
+    @property
     def name(self) -> str:
         c = self.config
         what = "two sessions" if self.two_sessions else c.revision.value
-        return f"{what} v{c.version} {c.semantics.value}"
+        name = f"{what} v{c.version} {c.semantics.value}"
+        if not self.rung:
+            return name
+        return f"{name} ({', '.join(f'{n} {getattr(c.bounds, n)}' for n in self.rung)})"
+
+
+def raised(names: tuple[str, ...]) -> Bounds:
+    """The default bounds with each of `names` raised by one: a rung of the ladder."""
+    default = Bounds()
+    return replace(default, **{n: getattr(default, n) + 1 for n in names})
 
 
 @dataclass(slots=True)
@@ -105,6 +140,12 @@ def tasks(
         for sem in DEEP_TRANSPORTS
     ]
     out += [
+        Deep(baseline(rev, 2, semantics=sem, bounds=raised(rung)), False, max_states, spill)
+        for rev in Revision
+        for sem in LADDER_TRANSPORTS
+        for rung in LADDER
+    ]
+    out += [
         Deep(baseline(Revision.CURRENT, v, semantics=sem, bounds=DEEP_SESSIONS[v]), True, max_pairs)
         for v in (1, 2)
         for sem in DEEP_TRANSPORTS
@@ -124,9 +165,19 @@ _SECONDS = {  # (version, transport): (a lone session, two sessions)
 }
 
 
+# The same for the ladder's rungs, by transport, in LADDER's order.
+_RUNG_SECONDS = {
+    Semantics.PYTHON_SDK: dict(zip(LADDER, (30, 18, 6, 11, 232, 18, 346), strict=True)),
+    Semantics.UNORDERED: dict(zip(LADDER, (5, 4, 3, 3, 28, 5, 40), strict=True)),
+}
+
+
 def cost(task: Deep) -> int:
     """A rough rank of a task's cost, from measured times."""
-    return _SECONDS[task.config.version, task.config.semantics][task.two_sessions]
+    c = task.config
+    if task.rung:
+        return _RUNG_SECONDS[c.semantics][task.rung]
+    return _SECONDS[c.version, c.semantics][task.two_sessions]
 
 
 def _in_force_broken(
@@ -137,6 +188,13 @@ def _in_force_broken(
     verdicts = verify(cfg, max_states=max_states, spill=spill)
     result = verdicts.result
     return verdicts.broken(), result.states, result.complete, result.depth, verdicts.decided
+
+
+@functools.cache
+def _at_default(cfg: Config, max_states: int) -> tuple[str, ...]:
+    """The in-force properties broken at the default bounds: the ladder's rungs of one
+    setting share it, so a worker searches it once."""
+    return tuple(_in_force_broken(cfg, max_states)[0])
 
 
 def run(task: Deep) -> Measured:
@@ -155,7 +213,7 @@ def run(task: Deep) -> Measured:
         broken, states, complete, depth, decided = _in_force_broken(
             task.config, task.max_states, task.spill
         )
-        at_default, *_ = _in_force_broken(task.config.with_(bounds=Bounds()), task.max_states)
+        at_default = list(_at_default(task.config.with_(bounds=Bounds()), task.max_states))
         measured = Measured(task, states, complete, depth, broken, at_default, decided)
     measured.seconds = time.perf_counter() - started
     measured.peak_mib, measured.start_mib = _resident_mib("VmHWM"), start_mib

@@ -266,7 +266,9 @@ def add_parsers(sub: Subparsers) -> None:
         choices=["default", "deep"],
         default="default",
         help="deep: explore the compliant peers and two sessions again at larger bounds (4 "
-        "prompts and predictions, 2 loads, 2 cancels) and say whether any verdict changes",
+        "prompts and predictions, 2 loads, 2 cancels; for v2 over python-sdk and unordered, "
+        "also the default bounds raised by one in one or more of them, searches that end) and "
+        "say whether any verdict changes",
     )
     rev.add_argument(
         "--max-states",

@@ -10,12 +10,22 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from acp_suggestions.model.check.deep import DEEP, DEEP_SESSIONS, Measured
+from acp_suggestions.model.check.deep import (
+    DEEP,
+    DEEP_SESSIONS,
+    LADDER,
+    LADDER_TRANSPORTS,
+    Measured,
+)
 from acp_suggestions.model.render.atomic import write_atomic
 
 
 def _count(n: int, what: str) -> str:
     return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+def _and(words: list[str]) -> str:
+    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "".join(words)
 
 
 def _bounds(m: Measured) -> str:
@@ -90,9 +100,18 @@ def markdown(measured: Sequence[Measured]) -> str:
             f"{_count(b.prompts, 'prompt')} and {_count(b.predictions, 'prediction')} in v{v}"
             for v, b in DEEP_SESSIONS.items()
         )
-        + ", against the same settings at the default review's bounds. A rule broken on purpose "
-        "needs no deeper search (a run within small bounds is a run within larger ones): what a "
-        "deeper search can change is a property that held.",
+        + ", against the same settings at the default review's bounds. Where the search at "
+        "those bounds cannot end (v2 over "
+        + " and ".join(s.value for s in LADDER_TRANSPORTS)
+        + "), searches that do end decide every verdict, leads-to included, at the default "
+        "bounds raised by one "
+        + _and(
+            [f"in each of {_and([r[0] for r in LADDER if len(r) == 1])}"]
+            + [f"in {_and(list(r))} together" for r in LADDER if len(r) > 1]
+        )
+        + ". A rule broken on purpose needs no "
+        "deeper search (a run within small bounds is a run within larger ones): what a deeper "
+        "search can change is a property that held.",
         "",
     ]
     if new:
