@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 
-from acp_suggestions.model import lifecycle
+from acp_suggestions.model import lifecycle, presentation
 from acp_suggestions.model import session as sess
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.lifecycle import ListState, ListTrigger
@@ -319,7 +319,8 @@ def may_send(cfg: Config, c: Client) -> bool:
     return c.composer is not Composer.EMPTY and protocol_allows_send(cfg, c) and not waits
 
 
-def _stop_offering(c: Client) -> Client:
+def stop_offering(c: Client) -> Client:
+    """The client stops offering its list (LT-7): it holds none."""
     return c._replace(list_state=lifecycle.step(c.list_state, ListTrigger.STOP_OFFERING), held=None)
 
 
@@ -327,9 +328,13 @@ def _kept(cfg: Config, u: Update) -> SuggestionList:
     """The suggestions a client keeps from an update: it skips any it cannot use, whole (SC-4,
     SC-5); a client breaking SC-5 offers what remains of them instead."""
     if cfg.client.keeps(RuleId.SC_5):  # SC-5
-        return tuple(s for s in u.suggestions if UNPARSEABLE not in s)
-    trimmed = (tuple(k for k in s if k != UNPARSEABLE) for s in u.suggestions)
-    return tuple(s for s in trimmed if s)
+        kept = tuple(s for s in u.suggestions if UNPARSEABLE not in s)
+    else:
+        trimmed = (tuple(k for k in s if k != UNPARSEABLE) for s in u.suggestions)
+        kept = tuple(s for s in trimmed if s)
+    if cfg.client.skips_unshowable:  # reading `cannot-use=cannot-show`
+        kept = tuple(s for s in kept if not presentation.hides(cfg, s))
+    return kept
 
 
 def on_unknown_update(cfg: Config, c: Client, u: Update) -> Client:
@@ -369,7 +374,7 @@ def on_update(cfg: Config, c: Client, u: Update) -> Client:
         c = c._replace(list_state=lifecycle.step(c.list_state, trigger), held=held)
     else:
         c = c._replace(list_state=lifecycle.step(c.list_state, ListTrigger.EMPTY_UPDATE), held=None)
-    return _stop_offering(c) if fenced(cfg, c) else c
+    return stop_offering(c) if fenced(cfg, c) else c
 
 
 def _prompt_fenced(cfg: Config, c: Client) -> bool:
@@ -412,7 +417,7 @@ def on_load_response(cfg: Config, c: Client, msg: LoadResponse) -> Client:
     return c
 
 
-def _send_prompt(cfg: Config, c: Client, by_user: bool) -> ClientStep:
+def send_prompt(cfg: Config, c: Client, by_user: bool, unseen: tuple[str, ...] = ()) -> ClientStep:
     """Send the composer as `session/prompt`.  Its list now predates the conversation, so it is
     stale; the client may keep offering it (LT-7) or drop it."""
     c = c._replace(
@@ -427,72 +432,5 @@ def _send_prompt(cfg: Config, c: Client, by_user: bool) -> ClientStep:
     # LT-7, D-4: drop it on send; with the FAQ's field the client sees it follows an older
     # message than this prompt.
     if (cfg.client.stop_on_send and cfg.client.keeps(RuleId.D_4)) or cfg.client.reads_follows:
-        c = _stop_offering(c)
-    return c, (Prompt(c.sent, by_user),)
-
-
-# ---------------------------------------------------------------- user ------------------------
-
-
-def user_types(cfg: Config, c: Client) -> ClientStep:
-    """The user types in the empty composer; a list is not shown over text."""
-    c = c._replace(composer=Composer.TYPED)
-    return (_stop_offering(c) if cfg.client.stop_on_typing else c), ()
-
-
-def user_accepts(cfg: Config, c: Client) -> ClientStep:
-    """Tab: the first suggestion fills the composer; nothing is sent (CP-1, D-5, L-9)."""
-    return c._replace(composer=Composer.ACCEPTED), ()
-
-
-def user_dismisses(cfg: Config, c: Client) -> ClientStep:
-    """Escape: the client stops offering the list (LT-7, D-3)."""
-    return _stop_offering(c), ()
-
-
-def user_sends(cfg: Config, c: Client) -> ClientStep:
-    """The user sends what the composer holds: an explicit user action (CP-1)."""
-    return _send_prompt(cfg, c, by_user=True)
-
-
-def user_cancels(cfg: Config, c: Client) -> ClientStep:
-    """The user cancels the turn in flight (v2: whatever runs; the agent ignores a cancel
-    with nothing to stop)."""
-    return c._replace(cancels=c.cancels + 1), (Cancel(),)
-
-
-def may_load(cfg: Config, c: Client) -> bool:
-    """The user may reopen the session unless a load is under way; on a live v1 connection
-    only between turns."""
-    return not c.loading and not (
-        cfg.load_on_live_connection and cfg.version == 1 and c.outstanding > 0
-    )
-
-
-def user_loads(cfg: Config, c: Client, replay: bool) -> ClientStep:
-    """The user reopens the session (v1 load, v2 resume): the client's list starts empty (RP-2)."""
-    if cfg.client.keeps(RuleId.RP_2):  # RP-2: the client's half
-        c = c._replace(
-            list_state=lifecycle.step(c.list_state, ListTrigger.LOAD_OR_RESUME), held=None
-        )
-    c = c._replace(
-        last=None,
-        loading=True,
-        outstanding=c.outstanding if cfg.load_on_live_connection else 0,
-        unechoed=c.unechoed if cfg.load_on_live_connection else 0,
-        waiting=False,
-        loads=c.loads + 1,
-    )
-    return c, (Load(replay),)
-
-
-def may_auto_send(cfg: Config, c: Client) -> bool:
-    """Whether the client sends an offered suggestion by itself: only under a setting the user
-    turned on (CP-3), or when it breaks CP-1."""
-    allowed = cfg.auto_send_setting or not cfg.client.keeps(RuleId.CP_1)  # CP-1, CP-3
-    return allowed and offering(c) and protocol_allows_send(cfg, c)
-
-
-def client_auto_sends(cfg: Config, c: Client) -> ClientStep:
-    """Send the first offered suggestion as a prompt without the user pressing anything."""
-    return _send_prompt(cfg, c, by_user=cfg.auto_send_setting)
+        c = stop_offering(c)
+    return c, (Prompt(c.sent, by_user, unseen),)

@@ -18,6 +18,9 @@ class Amendment:
     name: str
     text: str
     apply: Callable[[Config], Config]
+    # The review's environment it is judged in ("": every transport, and a reopen on the
+    # live connection), for an amendment about what only that environment shows.
+    judged_in: str = ""
 
 
 def _ordered_updates(cfg: Config) -> Config:
@@ -78,6 +81,21 @@ AMENDMENTS: tuple[Amendment, ...] = (
         "the session/prompt response (v1: the turn's end; v2: the prompt's acceptance).",
         _client(stop_on_send=True, fence_prompt="response"),
     ),
+    Amendment(
+        "client-shows-every-block",
+        "A Client does not send a block of a suggestion that it has not shown the user; a "
+        "suggestion with a block its presentation cannot show is one it cannot use, and it "
+        "skips it.",
+        _client(skips_unshowable=True),
+        judged_in="grey-text-with-links",
+    ),
+    Amendment(
+        "auto-send-once",
+        "A setting that sends suggestions automatically sends none after a prompt it sent "
+        "itself, until the user acts.",
+        _client(auto_send_once=True),
+        judged_in="auto-send-by-user",
+    ),
 )
 AMENDMENTS_BY_NAME = {a.name: a for a in AMENDMENTS}
 # The amendments the review's findings propose: judged in every review.
@@ -87,6 +105,8 @@ PROPOSED_BY_FINDINGS = (
     "agent-withdraws-on-load",
     "list-follows-message",
     "client-stops-on-send",
+    "client-shows-every-block",
+    "auto-send-once",
 )
 
 
@@ -118,6 +138,16 @@ ADOPTIONS: tuple[Adoption, ...] = (
     ),
     Adoption(
         "client-stops-on-send", "A Client SHOULD stop offering the list when it sends a prompt."
+    ),
+    Adoption(
+        "client-shows-every-block",
+        "Whatever the presentation, a Client MUST show every block of a suggestion before a "
+        "user action sends it, and skips a suggestion with a block it cannot show.",
+    ),
+    Adoption(
+        "auto-send-once",
+        "A setting that sends suggestions automatically MUST NOT send one after a prompt it "
+        "sent itself until the user acts.",
     ),
 )
 ADOPTIONS_BY_NAME = {a.name: a for a in ADOPTIONS}

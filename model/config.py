@@ -49,6 +49,19 @@ class AgentPolicy:
 
 
 FenceEnd = Literal["", "first", "response", "user_message"]
+# Client presentation: how the client offers a suggestion, and what of it the user sees.
+#   composer:  grey text in the empty composer; Tab puts the suggestion in the composer, which
+#              shows every block (a link or an image as a chip) before the user sends it.
+#   grey-text: the same, with a composer of plain text: only text blocks are ever on screen,
+#              the other blocks go with the prompt unseen.
+#   chips:     a row of chips; selecting one sends it in one action (Client presentation's
+#              second bullet); a chip shows the full text and every other block (CP-2).
+Presentation = Literal["composer", "grey-text", "chips"]
+PRESENTATIONS: tuple[Presentation, ...] = ("composer", "grey-text", "chips")
+# Who turned on a setting that sends suggestions automatically: nobody, the user (it counts as
+# the user's action, CP-3), or the client's default (it does not).
+AutoSend = Literal["off", "user", "default"]
+AUTO_SENDS: tuple[AutoSend, ...] = ("off", "user", "default")
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +89,13 @@ class ClientPolicy:
     # message its list follows, and the client ignores one that follows an older message than
     # an update it already has, or, with suggestions, an older one than its latest prompt.
     reads_follows: bool = False
+    # Reading `cannot-use=cannot-show` (amendment `client-shows-every-block`): a suggestion with
+    # a block the client's presentation cannot show is one it cannot use, skipped like one it
+    # cannot parse (SC-4).
+    skips_unshowable: bool = False
+    # Amendment `auto-send-once`: the setting sends no suggestion after a prompt it sent
+    # itself, until the user acts.
+    auto_send_once: bool = False
 
     def keeps(self, rule_id: RuleId) -> bool:
         """Whether the policy obeys `rule_id`."""
@@ -108,6 +128,8 @@ CLIENT_FLAGS: dict[str, tuple[str, bool | str]] = {
     "fence-load": ("fence_load", True),
     "ignore-unknown": ("shows_unknown", False),
     "rejects-whole-update": ("rejects_whole_update", True),
+    "shows-every-block": ("skips_unshowable", True),
+    "auto-send-once": ("auto_send_once", True),
 }
 
 
@@ -129,7 +151,7 @@ def client_policy(spec: str) -> ClientPolicy:
         elif word in CLIENT_FLAGS:
             field_name, value = CLIENT_FLAGS[word]
             if changes.get(field_name, value) != value:
-                raise ValueError(f"{spec!r} names two ends of one fence; choose one")
+                raise ValueError(f"{spec!r} names two choices of one setting; choose one")
             changes[field_name] = value
         else:
             known = ", ".join([*CLIENT_POLICIES, *CLIENT_FLAGS])
@@ -168,7 +190,8 @@ class Config:
     bounds: Bounds = field(default_factory=Bounds)
     # What the agent's model call may return: each entry is one possible predicted list.
     predictions: tuple[SuggestionList, ...] = (((TEXT,),),)
-    auto_send_setting: bool = False  # the user turned on "send suggestions automatically" (CP-3)
+    presentation: Presentation = "composer"
+    auto_send: AutoSend = "off"  # a setting that sends suggestions automatically, and who set it
     # How the user reopens a session: on a new connection (what clients do; what was in flight
     # on the old one is lost) or on the live connection, where a list can cross the load.
     load_on_live_connection: bool = False
@@ -176,6 +199,10 @@ class Config:
     def __post_init__(self) -> None:
         if self.version not in (1, 2):
             raise ValueError(f"version must be 1 or 2, got {self.version}")
+        if self.presentation not in PRESENTATIONS:
+            raise ValueError(f"presentation must be one of {', '.join(PRESENTATIONS)}")
+        if self.auto_send not in AUTO_SENDS:
+            raise ValueError(f"auto_send must be one of {', '.join(AUTO_SENDS)}")
         if self.version == 1 and self.client.fence_prompt == "user_message":
             raise ValueError(
                 "fence-user-message is a v2 strategy: v1 sends no user_message when it accepts "

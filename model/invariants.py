@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from acp_suggestions.model import actors, lifecycle
+from acp_suggestions.model import actors, lifecycle, presentation
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.lifecycle import ListState
 from acp_suggestions.model.messages import allowed_kinds
@@ -40,6 +40,9 @@ class Property:
     # The rules (among `rules`) whose breach, the rule's mutation, this invariant is the one
     # meant to catch; where several invariants stand for a rule, exactly one names it here.
     catches: tuple[RuleId, ...] = ()
+    # What it protects: the suggestion "list" (its lifecycle on both sides) or the "user" (who
+    # authors a prompt, and what was on screen when it went).
+    subject: str = "list"
 
     @property
     def doc(self) -> str:
@@ -129,6 +132,31 @@ def withdrawn_after_foreground_work(cfg: Config, w: World) -> bool:
 def user_sends_every_prompt(cfg: Config, w: World) -> bool:
     """No prompt has been sent without an explicit user action."""
     return not w.client.unprompted
+
+
+def sent_as_shown(cfg: Config, w: World) -> bool:
+    """No prompt that one user action accepted and sent (a chip) carried a block of the
+    suggestion that was not on screen when the user selected it."""
+    return not w.client.selected_unseen
+
+
+def user_saw_what_they_sent(cfg: Config, w: World) -> bool:
+    """No prompt that a user action sent from a suggestion carried a block the user never
+    had on screen before that action (a setting the user turned on sends what it sends)."""
+    return not w.client.sent_unseen
+
+
+def offers_only_what_it_shows(cfg: Config, w: World) -> bool:
+    """No update asks a client that advertised promptSuggestions to offer a block its
+    presentation cannot show."""
+    if not actors.client_understands(cfg):
+        return True
+    return not any(presentation.hides(cfg, s) for u in _updates(w) for s in u.suggestions)
+
+
+def automatic_sends_bounded(cfg: Config, w: World) -> bool:
+    """The client sends at most one suggestion by itself before the user acts again."""
+    return w.client.auto_run <= 1
 
 
 def never_in_transcript(cfg: Config, w: World) -> bool:
@@ -254,7 +282,44 @@ INVARIANTS: tuple[Property, ...] = (
         user_sends_every_prompt,
         reads=("client",),
         broken="A prompt was sent that the user did not send.",
-        catches=(RuleId.CP_1,),
+        catches=(RuleId.CP_1, RuleId.CP_3),
+        subject="user",
+    ),
+    Property(
+        "sent_as_shown",
+        (RuleId.CP_2,),
+        sent_as_shown,
+        reads=("client",),
+        broken="The user selected a suggestion that sent a block the chip did not show.",
+        catches=(RuleId.CP_2,),
+        subject="user",
+    ),
+    Property(
+        "user_saw_what_they_sent",
+        (),
+        user_saw_what_they_sent,
+        reads=("client",),
+        broken="The user sent a suggestion with a block that was never on screen.",
+        subject="user",
+    ),
+    Property(
+        "offers_only_what_it_shows",
+        (),
+        offers_only_what_it_shows,
+        reads=("to_client",),
+        broken="A suggestion on its way has a block the client's presentation cannot show.",
+        subject="user",
+    ),
+    Property(
+        "automatic_sends_bounded",
+        (),
+        automatic_sends_bounded,
+        reads=("client",),
+        broken=(
+            "The client sent a second suggestion by itself with no action of the user's since "
+            "it sent the first."
+        ),
+        subject="user",
     ),
     Property(
         "replay_carries_no_suggestions",
@@ -399,3 +464,4 @@ REACHABLE: tuple[Property, ...] = (
 )
 
 PROPERTIES_BY_NAME = {p.name: p for p in INVARIANTS + REACHABLE}
+USER_PROPERTIES = tuple(p.name for p in INVARIANTS if p.subject == "user")

@@ -8,7 +8,7 @@ path and the rule they break.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -25,6 +25,7 @@ def _prompt_type() -> pydantic.TypeAdapter[list[Any]]:
 
 
 TEXT, RESOURCE_LINK, IMAGE, AUDIO, RESOURCE = "text", "resource_link", "image", "audio", "resource"
+CONTENT_TYPES = (TEXT, RESOURCE_LINK, IMAGE, AUDIO, RESOURCE)
 BASELINE_KINDS = frozenset({TEXT, RESOURCE_LINK})
 """Content every agent accepts in prompts and every advertising client can offer (SC-3)."""
 
@@ -83,6 +84,15 @@ class Suggestion:
         """The content kinds of the prompt's blocks, in order."""
         return tuple(block.type for block in self.prompt)
 
+    def same_as(self, raw_prompt: object) -> bool:
+        """Whether a `session/prompt`'s raw `prompt` field holds exactly these blocks (a
+        prompt that is no valid list of blocks holds none)."""
+        try:
+            blocks = _prompt_type().validate_python(raw_prompt)
+        except pydantic.ValidationError:
+            return False
+        return _dumped(blocks) == _dumped(self.prompt)
+
     @property
     def blank(self) -> bool:
         """True when the only content is empty or whitespace-only text (SC-2)."""
@@ -101,6 +111,10 @@ class SuggestionsUpdate:
     def withdraws(self) -> bool:
         """An update with no usable suggestion leaves the client offering nothing (UPD-3, SC-6)."""
         return not self.suggestions
+
+
+def _dumped(blocks: Iterable[Any]) -> list[Any]:
+    return [b.model_dump(mode="json", exclude_none=True, by_alias=True) for b in blocks]
 
 
 def _is_meta(value: object) -> bool:

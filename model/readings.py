@@ -44,6 +44,11 @@ def _client(field: str, when: str) -> Callable[[Config, str], Config]:
     return lambda cfg, option: cfg.with_(client=replace(cfg.client, **{field: option == when}))  # type: ignore[arg-type]  # a bool flag by name
 
 
+def _config(field: str) -> Callable[[Config, str], Config]:
+    """Set the configuration's field `field` to the option."""
+    return lambda cfg, option: cfg.with_(**{field: option})
+
+
 READINGS: tuple[Reading, ...] = (
     Reading(
         "acceptance-order",
@@ -107,6 +112,43 @@ READINGS: tuple[Reading, ...] = (
         ),
         _client("empties_on_load_completion", "completion"),
         ("environment.load-on-live-connection.*", "mutation.RP-1.v*.fifo"),
+    ),
+    Reading(
+        "cannot-use",
+        "Is a suggestion with a block the client's presentation cannot show (a link in a "
+        "plain-text composer) one it \u201ccannot use\u201d, skipped like one it cannot parse?",
+        "Suggestion content",
+        (
+            ("cannot-parse", "only a block it cannot parse: it offers what it cannot show"),
+            ("cannot-show", "also a block it cannot show: such a suggestion is skipped"),
+        ),
+        _client("skips_unshowable", "cannot-show"),
+        ("environment.grey-text-with-links.*",),
+    ),
+    Reading(
+        "presentation",
+        "How does the client present a suggestion, and what of it is on screen before a user "
+        "action sends it? (Clients decide.)",
+        "Client presentation",
+        (
+            ("composer", "grey text; Tab fills a composer that shows every block"),
+            ("grey-text", "grey text; Tab fills a plain-text composer: text blocks only"),
+            ("chips", "a row of chips, each showing every block; selecting one sends it"),
+        ),
+        _config("presentation"),
+        ("environment.links-in-suggestions.*",),
+    ),
+    Reading(
+        "auto-send",
+        "Has the client a setting that sends suggestions automatically, and who turned it on?",
+        "Client presentation",
+        (
+            ("off", "no such setting"),
+            ("user", "the user turned it on: its prompts count as the user's (CP-3)"),
+            ("default", "on by default: it must not send (CP-3)"),
+        ),
+        _config("auto_send"),
+        ("baseline.2026-11-14.v*.fifo",),
     ),
 )
 READINGS_BY_NAME = {r.name: r for r in READINGS}

@@ -33,10 +33,12 @@ def content_types(s: Suggestion) -> frozenset[str]:
 
 
 class Prompt(NamedTuple):
-    """`session/prompt` from the client; `by_user` (ghost) says whether a user action sent it."""
+    """`session/prompt` from the client; `by_user` (ghost) says whether a user action sent it,
+    and `unseen` (ghost) which of its blocks' types were never on screen before it went."""
 
     number: int
     by_user: bool
+    unseen: tuple[str, ...] = ()
 
 
 def _by_type(cls: type[T]) -> type[T]:
@@ -161,6 +163,16 @@ class Client(NamedTuple):
     in_transcript: bool  # ghost: a suggestion was displayed generically, as conversation
     lost: int  # ghost: prompts it sent that a reopen lost before the agent accepted them
     newest: int  # with the FAQ's field: the latest user message an update it had follows
+    # Ghosts of what the user saw (Client presentation): the content types of the accepted
+    # suggestion in the composer that it does not show (and that suggestion, below); whether
+    # a user action sent a suggestion's block that was never on screen (by any action; by one
+    # action that accepts and sends, a chip); and the prompts the client sent by itself since
+    # the user last acted.
+    hidden: tuple[str, ...] = ()
+    accepted: Suggestion = ()  # the suggestion Tab put in the composer, until it is sent
+    sent_unseen: bool = False
+    selected_unseen: bool = False
+    auto_run: int = 0
 
     def predates_latest_prompt(self, u: Update) -> bool:
         """Whether `u` was predicted before the latest prompt this client sent that entered
@@ -194,6 +206,8 @@ PREDICT_IMAGE: tuple[SuggestionList, ...] = (((IMAGE,),),)
 # Two predictions at one point of the conversation may differ (`check --distinct-predictions`).
 PREDICT_DISTINCT: tuple[SuggestionList, ...] = (((TEXT,),), ((RESOURCE_LINK,),))
 PREDICT_TEXT_OR_IMAGE: tuple[SuggestionList, ...] = (((TEXT,),), ((IMAGE,),))
+# One suggestion of text and a linked file, as a user's prompt that mentions a file reads.
+PREDICT_TEXT_AND_LINK: tuple[SuggestionList, ...] = (((TEXT, RESOURCE_LINK),),)
 PREDICT_TRIMMABLE: tuple[SuggestionList, ...] = (((TEXT, UNPARSEABLE),),)
 PREDICT_ONE_UNUSABLE: tuple[SuggestionList, ...] = (
     ((RESOURCE_LINK,),),

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Literal, NamedTuple
 
-from acp_suggestions.model import actors
+from acp_suggestions.model import actors, user
 from acp_suggestions.model import session as sess
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.network import deliverable, send
@@ -52,6 +52,7 @@ class Act(StrEnum):
     # the user and the client
     TYPE = "type"
     ACCEPT = "accept"
+    SELECT = "select"
     DISMISS = "dismiss"
     SEND = "send"
     CANCEL = "cancel"
@@ -114,22 +115,33 @@ def _offered(cfg: Config, c: Client) -> bool:
     return actors.offering(c)  # a list is shown only in the empty composer
 
 
+def _tab_accepts(cfg: Config, c: Client) -> bool:
+    return cfg.presentation != "chips" and actors.offering(c)
+
+
+def _selectable(cfg: Config, c: Client) -> bool:
+    """A chip sends on selection, so selecting one is a send: the same guards hold."""
+    return (
+        cfg.presentation == "chips"
+        and actors.offering(c)
+        and c.sent < cfg.bounds.prompts
+        and actors.protocol_allows_send(cfg, c)
+    )
+
+
 USER_AND_CLIENT: tuple[ClientAction, ...] = (
-    ClientAction(Action(USER, Act.TYPE), _composing, actors.user_types),
-    ClientAction(
-        Action(USER, Act.ACCEPT),
-        _offered,
-        actors.user_accepts,
-    ),
+    ClientAction(Action(USER, Act.TYPE), _composing, user.user_types),
+    ClientAction(Action(USER, Act.ACCEPT), _tab_accepts, user.user_accepts),
+    ClientAction(Action(USER, Act.SELECT), _selectable, user.user_selects),
     ClientAction(
         Action(USER, Act.DISMISS),
         _offered,
-        actors.user_dismisses,
+        user.user_dismisses,
     ),
     ClientAction(
         Action(USER, Act.SEND),
         lambda cfg, c: c.sent < cfg.bounds.prompts and actors.may_send(cfg, c),
-        actors.user_sends,
+        user.user_sends,
     ),
     ClientAction(
         Action(USER, Act.CANCEL),
@@ -137,22 +149,22 @@ USER_AND_CLIENT: tuple[ClientAction, ...] = (
             c.cancels < cfg.bounds.cancels
             and (c.outstanding > 0 if cfg.version == 1 else c.sent > 0)
         ),
-        actors.user_cancels,
+        user.user_cancels,
     ),
     ClientAction(
         Action(USER, Act.LOAD, 1),
-        lambda cfg, c: c.loads < cfg.bounds.loads and actors.may_load(cfg, c),
-        lambda cfg, c: actors.user_loads(cfg, c, replay=True),
+        lambda cfg, c: c.loads < cfg.bounds.loads and user.may_load(cfg, c),
+        lambda cfg, c: user.user_loads(cfg, c, replay=True),
     ),
     ClientAction(
         Action(USER, Act.RESUME_WITHOUT_REPLAY),
-        lambda cfg, c: cfg.version == 2 and c.loads < cfg.bounds.loads and actors.may_load(cfg, c),
-        lambda cfg, c: actors.user_loads(cfg, c, replay=False),
+        lambda cfg, c: cfg.version == 2 and c.loads < cfg.bounds.loads and user.may_load(cfg, c),
+        lambda cfg, c: user.user_loads(cfg, c, replay=False),
     ),
     ClientAction(
         Action(CLIENT, Act.AUTO_SEND),
-        lambda cfg, c: c.sent < cfg.bounds.prompts and actors.may_auto_send(cfg, c),
-        actors.client_auto_sends,
+        lambda cfg, c: c.sent < cfg.bounds.prompts and user.may_auto_send(cfg, c),
+        user.client_auto_sends,
     ),
 )
 REOPENS = frozenset((Act.LOAD, Act.RESUME_WITHOUT_REPLAY))
@@ -227,8 +239,16 @@ AgentMove = tuple[Action, Agent, tuple[ToClient, ...]]
 
 
 def client_moves(cfg: Config, c: Client) -> list[ClientMove]:
-    """What the user and the client may do in `c`: each enabled action with its effect."""
-    return [(x.action, *x.effect(cfg, c)) for x in USER_AND_CLIENT if x.enabled(cfg, c)]
+    """What the user and the client may do in `c`: each enabled action with its effect (after
+    any action of the user's, no prompt was sent by the client alone since)."""
+    out = []
+    for x in USER_AND_CLIENT:
+        if x.enabled(cfg, c):
+            after, sent = x.effect(cfg, c)
+            if x.action.actor == USER:
+                after = user.user_acted(after)
+            out.append((x.action, after, sent))
+    return out
 
 
 @functools.cache

@@ -43,7 +43,7 @@ from acp_suggestions.sims.screen import Screen
 _TO_AGENT, _TO_CLIENT, _AGENT, _COMPOSE, _SEND = range(5)
 
 _TYPE, _ACCEPT = Action(USER, Act.TYPE), Action(USER, Act.ACCEPT)
-_DISMISS = Action(USER, Act.DISMISS)
+_DISMISS, _SELECT = Action(USER, Act.DISMISS), Action(USER, Act.SELECT)
 _SEND_ACTION, _AUTO_SEND = Action(USER, Act.SEND), Action(CLIENT, Act.AUTO_SEND)
 _ACCEPT_PROMPT, _END_TURN = Action(AGENT, Act.ACCEPT_PROMPT), Action(AGENT, Act.END_TURN)
 _PUBLISH, _FOREGROUND = Action(AGENT, Act.PUBLISH), Action(AGENT, Act.FOREGROUND_WORK)
@@ -77,6 +77,7 @@ class Engine:
         "barrier",
         "busy",
         "cfg",
+        "chips",
         "composes",
         "conn",
         "d",
@@ -109,6 +110,7 @@ class Engine:
         "sid",
         "steps",
         "trace",
+        "unseen_sent",
         "v1",
         "w",
         "wants_send",
@@ -124,7 +126,8 @@ class Engine:
         self.fifo = self.cfg.semantics.in_order  # what the agent sends
         self.fifo_to_agent = self.cfg.semantics.toward_agent is Semantics.FIFO
         self.sdk = self.cfg.semantics is Semantics.PYTHON_SDK
-        self.auto = self.cfg.auto_send_setting or not self.cfg.client.keeps(RuleId.CP_1)
+        self.auto = self.cfg.auto_send != "off" or not self.cfg.client.keeps(RuleId.CP_1)
+        self.chips = self.cfg.presentation == "chips"  # taking a suggestion sends it
         self.predicts = [Action(AGENT, Act.PREDICT, i) for i in range(len(self.cfg.predictions))]
         self.sid = 0
         self.w = model.worlds[0]
@@ -159,7 +162,7 @@ class Engine:
         self.wants_send: float | None = None  # when the user's finished prompt began to wait
         # measures
         self.sent = self.predictions = self.discarded = 0
-        self.offered_at_compose = self.composes = self.auto_sent = 0
+        self.offered_at_compose = self.composes = self.auto_sent = self.unseen_sent = 0
         self.send_wait = 0.0
         self.screen = Screen(self.p.flicker_window)
 
@@ -363,6 +366,9 @@ class Engine:
             self.composes += 1
             self.offered_at_compose += offered
         r = self.d.decide.random()
+        if offered and r < self.p.accept and self.chips:
+            self._send(t, _SELECT)
+            return
         if offered and r < self.p.accept:
             self._user(t, _ACCEPT)
             delay = self.d.send_after_accept()
@@ -398,15 +404,18 @@ class Engine:
             self.wants_send = t  # a load under way, or a client waiting for a suggestion (TM-3)
 
     def _send(self, t: float, action: Action) -> None:
+        before = self.w.client
         (prompt,) = self._user(t, action).to_agent
         self.sent += 1
-        if action is _SEND_ACTION:
+        assert type(prompt) is Prompt
+        self.unseen_sent += bool(prompt.unseen)
+        if action is not _AUTO_SEND:
             self.busy = False
             self.wants_send = None
         record = None
         if self.trace is not None:
             self.prompt_ids.add(self.next_id, echoes_user_message(self.cfg))
-            record = wire.prompt(self.next_id)
+            record = wire.prompt(self.next_id, wire.sent_blocks(action.name, before))
             self.next_id += 1
         if self.observer == "client":
             self._log(t, record)
@@ -450,6 +459,7 @@ class Engine:
             offered_at_compose=self.offered_at_compose,
             composes=self.composes,
             auto_sent=self.auto_sent,
+            unseen_sent=self.unseen_sent,
             send_wait=self.send_wait,
             stalled=self.wants_send is not None,
             events=events,

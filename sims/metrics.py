@@ -24,6 +24,7 @@ class Session(NamedTuple):
     offered_at_compose: int  # times the user came back to a list on screen
     composes: int  # times the user came back after a turn ended
     auto_sent: int  # prompts the client sent by itself (CP-1, CP-3)
+    unseen_sent: int  # prompts a user action sent with a block never on screen
     send_wait: float  # time the user's finished prompt waited on the client (TM-3)
     stalled: bool  # the session ended with the user's prompt still waiting (TM-3)
     events: int  # engine events processed
@@ -158,6 +159,7 @@ class Totals:
     offered_at_compose: int = 0
     composes: int = 0
     auto_sent: int = 0
+    unseen_sent: int = 0
     send_wait: float = 0.0
     stalled: int = 0
     pre_prompt_times: Spread = field(default_factory=Spread)
@@ -181,6 +183,7 @@ class Totals:
             self.offered_at_compose += s.offered_at_compose
             self.composes += s.composes
             self.auto_sent += s.auto_sent
+            self.unseen_sent += s.unseen_sent
             self.send_wait += s.send_wait
             self.stalled += s.stalled
             pre_prompt.append(s.pre_prompt_time)
@@ -228,6 +231,7 @@ class Totals:
             "flicker_per_turn": share(self.flicker, self.turns),
             "offered_at_compose_fraction": share(self.offered_at_compose, self.composes),
             "auto_sent": self.auto_sent,
+            "unseen_sent_fraction": share(self.unseen_sent, self.turns),
             "send_wait_per_turn_s": share(self.send_wait, self.turns),
             "stalled_fraction": share(self.stalled, self.sessions),
         }

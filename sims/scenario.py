@@ -16,8 +16,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from acp_suggestions.model.config import AGENT_POLICIES, Bounds, Config, baseline, client_policy
-from acp_suggestions.model.messages import ClientSuggestionCaps
+from acp_suggestions.model.config import (
+    AGENT_POLICIES,
+    AUTO_SENDS,
+    PRESENTATIONS,
+    Bounds,
+    Config,
+    baseline,
+    client_policy,
+)
+from acp_suggestions.model.messages import CONTENT_TYPES, ClientSuggestionCaps
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
 from acp_suggestions.model.network import NAMES, Semantics
 from acp_suggestions.model.rules import Revision
@@ -35,6 +43,9 @@ DEFAULTS: dict[str, Any] = {
     "client": None,  # the revision's compliant client
     "break": [],  # rule ids: each mutation of the model breaks one on purpose
     "advertise": True,  # the client advertises promptSuggestions (the legacy allowlist)
+    "presentation": "composer",  # composer, grey-text or chips (`acp-suggestions readings`)
+    "auto_send": "off",  # a setting that sends suggestions by itself: off, user or default
+    "suggestion": "text",  # the blocks of what a model call returns, e.g. text+resource_link
     "sessions": 2000,
     "turns": 5,
     "no_prediction": 0.1,  # chance that a turn ends with no prediction
@@ -136,6 +147,16 @@ def _seconds(raw: Mapping[str, Any], key: str) -> float:
     return float(value)
 
 
+def _blocks(raw: Mapping[str, Any], key: str) -> tuple[str, ...]:
+    value = raw[key]
+    kinds = tuple(value.split("+")) if isinstance(value, str) else ()
+    if not kinds or not set(kinds) <= set(CONTENT_TYPES):
+        raise ScenarioError(
+            key, f"expected block types joined by + ({', '.join(CONTENT_TYPES)}), got {value!r}"
+        )
+    return kinds
+
+
 def _config(raw: Mapping[str, Any], turns: int, foreground: float, reopen: float) -> Config:
     """The model configuration: the revision's compliant peers, the chosen policies, then each
     broken rule's mutation."""
@@ -163,6 +184,11 @@ def _config(raw: Mapping[str, Any], turns: int, foreground: float, reopen: float
             raise ScenarioError("client", str(exc)) from None
     if not _flag(raw, "advertise"):
         cfg = cfg.with_(client_caps=ClientSuggestionCaps())
+    cfg = cfg.with_(
+        presentation=_choice(raw, "presentation", list(PRESENTATIONS)),
+        auto_send=_choice(raw, "auto_send", list(AUTO_SENDS)),
+        predictions=((_blocks(raw, "suggestion"),),),
+    )
     breaks = raw["break"]
     if not isinstance(breaks, list):
         raise ScenarioError("break", f"expected a list of rule ids, got {breaks!r}")

@@ -38,6 +38,7 @@ FIND = settings(SETTINGS, max_examples=400, phases=[Phase.generate], derandomize
 RULES: dict[tuple[str, str], tuple[str, bool]] = {
     ("user", Act.TYPE): ("user_types", False),
     ("user", Act.ACCEPT): ("user_accepts_the_suggestion", False),
+    ("user", Act.SELECT): ("user_selects_a_chip", False),
     ("user", Act.DISMISS): ("user_dismisses_the_suggestion", False),
     ("user", Act.SEND): ("user_sends", False),
     ("user", Act.CANCEL): ("user_cancels", False),

@@ -228,7 +228,10 @@ def test_what_is_not_in_force_is_never_called_violated(capsys: pytest.CaptureFix
     ("argv", "said"),
     [
         (["--client", "fence-user-message"], "v1 sends no user_message"),
-        (["--version", "2", "--client", "fence-prompt,fence-response"], "two ends of one fence"),
+        (
+            ["--version", "2", "--client", "fence-prompt,fence-response"],
+            "two choices of one setting",
+        ),
     ],
 )
 def test_a_fence_end_that_cannot_be_is_refused(

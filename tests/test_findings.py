@@ -97,13 +97,14 @@ def test_finding_8_an_agent_replaying_its_list_leaves_it_unwithdrawn(
         assert "withdrawn_after_prompt" in replayed["violated"]
 
 
-def test_finding_9_the_model_checks_neither_presentation_rule(
+def test_finding_9_a_chip_that_hides_a_block_is_caught(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from acp_suggestions.model.rules import RULES_BY_ID, Check
-
-    assert RULES_BY_ID["CP-2"].check is Check.NOT_OBSERVABLE
-    assert main(["rules"]) == 0 and "not observable" in capsys.readouterr().out
+    """CP-2 broken alone: `check` fails with the run in which the chip showed the text only."""
+    assert main(["check", "--break", "CP-2"]) == 1
+    out = capsys.readouterr().out
+    assert "VIOLATED sent_as_shown (CP-2; in force)" in out
+    assert "the chip shows its text, not its resource_link" in out
 
 
 @pytest.fixture(scope="module")

@@ -55,7 +55,11 @@ def test_the_report_opens_with_the_letter_whose_first_line_is_the_verdict(
     adopted text and the command that shows it."""
     lines = letter.markdown(data)
     assert lines[0] == "## To the RFD's author"
-    assert lines[2].startswith("**Safe over stdio in v1 and v2 as written; 3 edits to this RFD")
+    assert lines[2].startswith(
+        "**The list is safe over stdio in v1 and v2 as written; what the user sends is not: "
+        "5 edits to this RFD"
+    )
+    assert "Checked: " in lines[2] and "; not: " in lines[2]
     assert _letter_words(lines) <= 700, _letter_words(lines)
     text = "\n".join(lines)
     names = [*PROPERTIES_BY_NAME, *(lt.name for lt in LIVENESS)]
@@ -65,13 +69,17 @@ def test_the_report_opens_with_the_letter_whose_first_line_is_the_verdict(
         letter.REPLAY_LEVEL,
         letter.REPLAY_AFTER,
         letter.LIFETIME_MAY_STOP,
+        letter.ACCEPT_THEN_SEND,
+        letter.AUTO_SETTING,
         letter.LIFETIME_CROSSING,
         letter.SKIP,
     ]
+    rfds = len(letter.IN_THIS_RFD) + len(letter.FOR_THE_USER)
     for n, c in enumerate(changes):
         assert c.paste in text and c.proof in text
-        assert (c.quote[1] in text) == (n < len(letter.IN_THIS_RFD))  # the SDKs': its section
-    for name in ("replay-must-not", "agent-withdraws-on-load", "client-fences-load"):
+        assert (c.quote[1] in text) == (n < rfds)  # the SDKs': its section
+    assert text.index("### Security and the user") < text.index("### For the SDKs")
+    for name in ("replay-must-not", "agent-withdraws-on-load", "auto-send-once"):
         assert ADOPTIONS_BY_NAME[name].sentence in text
     assert "prompt_suggestions_update" in ADOPTIONS_BY_NAME["client-fences-load"].sentence
     report_text = report.markdown(*full_review)
@@ -187,7 +195,7 @@ def test_each_edit_pasted_into_the_rfd_passes_the_audit(
     audit clean and is taken as adopting the review's proposal; without the review's
     proposals the pasted MUST sentences would state no rule."""
     text = shared_text(RFD)
-    here = letter.changes(data)[: len(letter.IN_THIS_RFD)]
+    here = letter.changes(data)[: len(letter.IN_THIS_RFD) + len(letter.FOR_THE_USER)]
     for change in here:
         assert change.replacement and text.count(change.quote[1]) == 1
         text = text.replace(change.quote[1], change.replacement)
@@ -197,6 +205,8 @@ def test_each_edit_pasted_into_the_rfd_passes_the_audit(
         "replay-must-not",
         "agent-withdraws-on-load",
         "client-stops-on-send",
+        "client-shows-every-block",
+        "auto-send-once",
     }
     assert not audit(text, Revision.CURRENT).clean
 

@@ -10,7 +10,12 @@ import pytest
 from acp_suggestions.model.config import baseline
 from acp_suggestions.model.mutations import MUTATIONS, Mutation
 
-ACTORS = (Path(__file__).resolve().parents[1] / "model" / "actors.py").read_text()
+# The step functions where rules are enforced: the agent's and client's, the user's, and what
+# the client's presentation shows.
+ACTORS = "".join(
+    (Path(__file__).resolve().parents[1] / "model" / name).read_text()
+    for name in ("actors.py", "user.py", "presentation.py")
+)
 
 
 @pytest.mark.parametrize("mutation", MUTATIONS, ids=lambda m: m.rule)

@@ -25,7 +25,13 @@ SOURCES = {
 }
 # Where the model enforces rules: the actors' steps, the system's actions and the message layer.
 # The catalogue, the invariants and the mutations name rules too, but naming is not enforcing.
-ENFORCING = ("model/actors.py", "model/system.py", "model/messages.py")
+ENFORCING = (
+    "model/actors.py",
+    "model/user.py",
+    "model/presentation.py",
+    "model/system.py",
+    "model/messages.py",
+)
 IDS = r"(?:UPD|SC|LT|TM|RP|CP|CAP|CT|D|L)-\d+"
 # An id as prose and strings write it (LT-5) or as code names it (RuleId.LT_5).
 ID = re.compile(r"\b((?:UPD|SC|LT|TM|RP|CP|CAP|CT|D|L)[-_]\d+)\b")

@@ -248,9 +248,11 @@ def test_memory_does_not_grow_with_the_trace() -> None:
         _, top = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         assert verdict(checker.findings) == "pass"
-        assert notes(checker) == [
-            f"_x/ping: {turns} message(s) from line 12 on, not checked by any rule"
-        ]
+        pinged, from_offers = notes(checker)  # every prompt sends the list then offered
+        assert pinged == f"_x/ping: {turns} message(s) from line 12 on, not checked by any rule"
+        assert f"{turns} prompt(s) send the suggestion then offered, {turns} in a row" in (
+            from_offers
+        )
         return top
 
     small, large = peak(2000), peak(20000)

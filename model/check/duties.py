@@ -53,7 +53,11 @@ STRATEGY_FLAGS = ("stop-on-send", *FENCE_ENDS[2], "fence-load")
 # The bounds of the table: the review's, with one prediction in v2 (the free agent's v2 graphs
 # are five times the compliant one's; v1 at two predictions shows where one is not enough).
 BOUNDS = {1: Bounds(), 2: Bounds(predictions=1)}
-PROPERTIES = tuple(p.name for p in INVARIANTS) + tuple(p.name for p in LIVENESS)
+# The list's properties: the user's turn on the client's presentation and settings alone, with
+# no duty of the agent's to place (the review's environments judge them).
+PROPERTIES = tuple(p.name for p in INVARIANTS if p.subject == "list") + tuple(
+    p.name for p in LIVENESS
+)
 
 Kept = frozenset[RuleId]
 D = TypeVar("D", bound=str)  # a duty: a rule id, or a plain name in the tests

@@ -20,7 +20,11 @@ from acp_suggestions.model.messages import AgentPromptCaps, ClientSuggestionCaps
 from acp_suggestions.model.mutations import MUTATIONS
 from acp_suggestions.model.network import REVIEWED, Semantics
 from acp_suggestions.model.rules import Revision
-from acp_suggestions.model.state import PREDICT_SOMETIMES_UNREADABLE, PREDICT_TEXT_OR_IMAGE
+from acp_suggestions.model.state import (
+    PREDICT_SOMETIMES_UNREADABLE,
+    PREDICT_TEXT_AND_LINK,
+    PREDICT_TEXT_OR_IMAGE,
+)
 
 VERSIONS = (1, 2)
 # The version of review.json's format (`model/render/review.schema.json`).
@@ -142,16 +146,43 @@ ENVIRONMENTS: dict[str, tuple[str, Callable[[], list[Config]]]] = {
         "the model may predict an image; the agent takes images, the client did not opt in",
         _images_one_sided(agent_caps=AgentPromptCaps(image=True)),
     ),
+    "links-in-suggestions": (
+        "the model may predict a suggestion of text and a resource_link, which every client "
+        "may receive; the client's composer shows every block",
+        lambda: [
+            baseline(Revision.CURRENT, v, predictions=PREDICT_TEXT_AND_LINK) for v in VERSIONS
+        ],
+    ),
+    "grey-text-with-links": (
+        "the client's composer shows text only (grey text, then plain text after Tab), and the "
+        "model may predict a suggestion of text and a resource_link, which every client may "
+        "receive",
+        lambda: [
+            baseline(
+                Revision.CURRENT, v, presentation="grey-text", predictions=PREDICT_TEXT_AND_LINK
+            )
+            for v in VERSIONS
+        ],
+    ),
+    "auto-send-by-user": (
+        "the user turned on a setting that sends suggestions automatically",
+        lambda: [baseline(Revision.CURRENT, v, auto_send="user") for v in VERSIONS],
+    ),
 }
 
 
 LIVE_LOAD = "live-load"
 
 
-def compared(v: int) -> list[tuple[str, str, Config]]:
-    """The current revision's settings a proposal is judged in: every transport, and the
-    session reopened on the live connection; each with its name and its unamended job's key."""
+def compared(v: int, name: str = "") -> list[tuple[str, str, Config]]:
+    """The current revision's settings the amendment `name` is judged in: every transport,
+    and the session reopened on the live connection, or the one environment it names; each
+    with its name and its unamended job's key."""
     cur = Revision.CURRENT
+    env = AMENDMENTS_BY_NAME[name].judged_in if name else ""
+    if env:
+        configs = [c for c in ENVIRONMENTS[env][1]() if c.version == v]
+        return [(env, f"environment.{env}.v{v}.{c.semantics.value}", c) for c in configs]
     out = [
         (sem.value, f"baseline.{cur.value}.v{v}.{sem.value}", baseline(cur, v, semantics=sem))
         for sem in REVIEWED
@@ -167,7 +198,7 @@ def proposal_jobs(names: Sequence[str]) -> list[Job]:
     for name in names:
         amendment = AMENDMENTS_BY_NAME[name]
         for v in VERSIONS:
-            for setting, _, cfg in compared(v):
+            for setting, _, cfg in compared(v, name):
                 out.append(Job("proposal", name, amendment.apply(cfg), setting))
     return out
 
@@ -278,7 +309,8 @@ def _cost(task: Task) -> int:
 
 def judged(job: Job) -> list[str]:
     """What a proposal is judged by: the properties in force, and the goals."""
-    return properties_in_force(job.config) + [p.name for p in LIVENESS if not p.rules]
+    goals = [p.name for p in INVARIANTS if not p.rules] + [p.name for p in LIVENESS if not p.rules]
+    return properties_in_force(job.config) + goals
 
 
 def counterexamples(outcomes: Sequence[Outcome]) -> Iterator[tuple[Job, str, Counterexample]]:

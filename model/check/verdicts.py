@@ -235,7 +235,7 @@ def _proposals(outcomes: Sequence[Outcome]) -> list[Proposal]:
     for name in dict.fromkeys(name for name, _, _ in amended_by):
         settings = []
         for v in VERSIONS:
-            for setting, key, _ in compared(v):
+            for setting, key, _ in compared(v, name):
                 settings.append(_compare(by_key[key], amended_by[(name, setting, v)]))
         out.append(Proposal(name, AMENDMENTS_BY_NAME[name].text, settings))
     return out

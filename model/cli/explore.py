@@ -32,6 +32,7 @@ from acp_suggestions.model.config import (
     Bounds,
     Config,
 )
+from acp_suggestions.model.messages import CONTENT_TYPES
 from acp_suggestions.model.network import NAMES, Semantics
 from acp_suggestions.model.rules import Revision
 
@@ -85,6 +86,17 @@ def _readings(args: argparse.Namespace) -> int:
     return 0
 
 
+def suggestion_kinds(text: str) -> tuple[str, ...]:
+    """`--predict`'s value: block types joined by +, each one ACP knows."""
+    kinds = tuple(k.strip() for k in text.split("+"))
+    unknown = [k for k in kinds if k not in CONTENT_TYPES]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown block type {unknown[0]!r} in {text!r}; choose from {', '.join(CONTENT_TYPES)}"
+        )
+    return kinds
+
+
 def _config(args: argparse.Namespace) -> Config:
     from acp_suggestions.model import readings
     from acp_suggestions.model.config import baseline, client_policy
@@ -110,8 +122,12 @@ def _config(args: argparse.Namespace) -> Config:
             cfg = cfg.with_(client=client_policy(args.client))
         except ValueError as exc:
             raise UsageError(f"--client {args.client}: {exc}") from None
+    if args.distinct_predictions and args.predict:
+        raise UsageError("--distinct-predictions and --predict both say what a model call returns")
     if args.distinct_predictions:
         cfg = cfg.with_(predictions=PREDICT_DISTINCT)
+    if args.predict:
+        cfg = cfg.with_(predictions=tuple((kinds,) for kinds in args.predict))
     if args.no_capability:
         cfg = cfg.with_(client_caps=ClientSuggestionCaps())
     for rule_id in args.breaks:
@@ -153,10 +169,9 @@ def _label(row: Row) -> Text:
         label = row.status.value.ljust(8) if row.status is Status.HOLDS else row.status.value
         why = f": {row.why}" if row.why else ""
         return labelled(label, colour, f" {row.name} ({about}){why}")
-    if row.kind == "invariant":
-        where = f"{', '.join(row.rules)}; {row.standing}"
-    else:
-        where = "; ".join([*row.rules, "leads-to", row.standing])
+    rules = [", ".join(row.rules)] if row.rules else []
+    kind = [] if row.kind == "invariant" else ["leads-to"]
+    where = "; ".join([*rules, *kind, row.standing])
     what = "broken, and no rule here" if row.status is Status.NOT_IN_FORCE else row.doc
     return labelled(row.status.value, colour, f" {row.name} ({where}): {what}")
 
@@ -288,6 +303,15 @@ def add_parsers(sub: Subparsers) -> None:
         help="a model call may return either of two different lists (text, or a link), so "
         "two predictions at one point of the conversation may differ (default: it always "
         "returns one text list)",
+    )
+    check.add_argument(
+        "--predict",
+        action="append",
+        type=suggestion_kinds,
+        metavar="TYPE[+TYPE...]",
+        help="a model call may return one suggestion of these block types (repeatable: each is "
+        f"one possible output; types: {', '.join(CONTENT_TYPES)}; e.g. text+resource_link; "
+        "default: text)",
     )
     check.add_argument(
         "--live-load",

@@ -130,6 +130,7 @@ def _probe(args: argparse.Namespace) -> int:
                 "scenario": o.scenario.name,
                 "version": o.version,
                 "actions": list(o.scenario.actions),
+                **({"auto_sent": o.auto_sent} if scenarios.AUTO_SEND in o.scenario.actions else {}),
                 **o.report.as_dict(),
             }
             for o in outcomes
@@ -143,6 +144,8 @@ def _probe(args: argparse.Namespace) -> int:
         for o in outcomes:
             why = o.report.error or o.report.unexercised
             print(f"{o.scenario.name}: {o.report.verdict}" + (f": {why}" if why else ""))
+            if scenarios.AUTO_SEND in o.scenario.actions and not o.report.error:
+                print(f"  {probe.auto_send_summary(o)}")
         for rule, verdicts in rules.items():
             seen = "; ".join(
                 v

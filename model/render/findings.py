@@ -7,6 +7,8 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
+from acp_suggestions.model.amendments import ADOPTIONS_BY_NAME
+
 BEGIN = "<!-- findings: written by `acp-suggestions findings`; do not edit by hand -->"
 END = "<!-- end of findings -->"
 CURRENT, DRAFT, LEGACY = "2026-11-14", "2026-10-15", "legacy-meta"
@@ -80,6 +82,16 @@ ABOUT: tuple[tuple[str, str, str] | None, ...] = (
         "Suggestion content",
         "A Client skips a suggestion it cannot use and keeps the rest, for example one with a "
         "block it cannot parse.",
+    ),
+    (
+        CURRENT,
+        "Client presentation",
+        "The user accepts a suggestion into the composer and then sends it.",
+    ),
+    (
+        CURRENT,
+        "Client presentation",
+        "The user turns on a Client setting that sends suggestions automatically.",
     ),
 )
 
@@ -345,14 +357,17 @@ def _finding_8(data: Review) -> str:
 
 def _finding_9(data: Review) -> str:
     cp2 = data["rules"].get("CP-2")
-    _need(cp2 is None, 9, "CP-2 has a mutation now; say what it shows")
+    _need(cp2 is not None and cp2["breaks"] == ["sent_as_shown"], 9, "CP-2 breaks sent_as_shown")
+    _need(cp2["load_bearing"], 9, "CP-2 is load-bearing")
     return (
         "The FAQ is stronger than the rule it explains: Client presentation asks a UI that "
         "sends on selection to show the full text and every other block first with a SHOULD "
         "(CP-2), while the FAQ allows one action to accept and send only as long as the user "
-        "could see what the suggestion contains first, a condition without latitude. The model "
-        "does not check either (no message shows what a UI displayed: `acp-suggestions rules`, "
-        "CP-2 `not observable`); the RFD should say which is meant."
+        "could see what the suggestion contains first, a condition without latitude. A row of "
+        "chips that shows only a suggestion's text lets the user send a linked file never on "
+        f"screen in {cp2['shortest']} steps, in v1 and v2 over every transport (`acp-suggestions "
+        "check --break CP-2`, `sent_as_shown`; the model's chip shows text only or every "
+        "block); the RFD should say which is meant."
     )
 
 
@@ -377,6 +392,54 @@ def _finding_10(data: Review) -> str:
     )
 
 
+def _finding_11(data: Review) -> str:
+    envs = data["environments"]
+    grey = [envs[f"environment.grey-text-with-links.v{v}.fifo"]["beyond_baseline"] for v in (1, 2)]
+    unseen = {"user_saw_what_they_sent", "offers_only_what_it_shows"}
+    _need(all(unseen <= set(g) for g in grey), 11, "a plain-text composer sends an unseen link")
+    fixed = _proposal(data, "client-shows-every-block").values()
+    _need(all("user_saw_what_they_sent" in s["closed"] for s in fixed), 11, "showing closes it")
+    return (
+        "Accepting and then sending carries no condition on what the user saw, and the "
+        "capability does not cover a composer that shows text only, as the FAQ says it does "
+        "(\u201cThe capability covers that case\u201d): resource_link is always allowed, so an "
+        "agent keeping every rule may suggest a text with a linked file, and a client whose "
+        "grey text and composer show text alone sends the link, unseen, on Tab and Enter "
+        "(`acp-suggestions check --reading presentation=grey-text --predict "
+        "text+resource_link`, the "
+        "goals `user_saw_what_they_sent` and `offers_only_what_it_shows`, not met in v1 and "
+        "v2). Content the agent read can steer a suggestion (FAQ), and so the file a prompt "
+        "carries. The RFD closes it only if a suggestion a Client \u201ccannot use\u201d includes "
+        "one it cannot show (`--reading cannot-use=cannot-show` skips it; the wire still "
+        "carries the link). Modelling choices: the plain-text composer shows text blocks only; "
+        "edits of the accepted text are not modelled (they show no block). Candidate sentence "
+        "for Client presentation: "
+        f"\u201c{ADOPTIONS_BY_NAME['client-shows-every-block'].sentence}\u201d"
+    )
+
+
+def _finding_12(data: Review) -> str:
+    for v in (1, 2):
+        auto = data["environments"][f"environment.auto-send-by-user.v{v}.fifo"]
+        _need(auto["beyond_baseline"] == ["automatic_sends_bounded"], 12, f"auto-send v{v}")
+    fixed = _proposal(data, "auto-send-once").values()
+    _need(all(not s["after"] for s in fixed), 12, "auto-send-once closes it")
+    return (
+        "Nothing bounds a setting that sends suggestions automatically. The Agent MAY send "
+        "an update at any time (Timing); with the user's setting on, the client sends the "
+        "suggestion, the agent answers and suggests again, and prompts go on with no user "
+        "action as long as the bounds allow (`acp-suggestions check --reading auto-send=user`, the "
+        "goal `automatic_sends_bounded`: at most one prompt sent by the setting before the "
+        "user acts again; not met in v1 and v2; with 3 and 4 prompts and predictions the run "
+        "has 3 and 4 such prompts, `tests/test_user.py`). Content the agent read can steer a "
+        "suggestion (FAQ), so it drives the session while the setting is on. Modelling "
+        "choice: the setting sends each list it receives once. A setting on by default sends "
+        "nothing (CP-3; `--break CP-3` shows the breach). Candidate sentence, after the "
+        f"setting's bullet: \u201c{ADOPTIONS_BY_NAME['auto-send-once'].sentence}\u201d "
+        "(`--client auto-send-once` keeps the goal)."
+    )
+
+
 FINDINGS = (
     _finding_1,
     _finding_2,
@@ -388,6 +451,8 @@ FINDINGS = (
     _finding_8,
     _finding_9,
     _finding_10,
+    _finding_11,
+    _finding_12,
 )
 
 

@@ -55,6 +55,14 @@ LIFETIME_MAY_STOP = (
     "A Client MAY stop offering it at any time, for example when the user dismisses it, starts "
     "typing, or sends a prompt.",
 )
+ACCEPT_THEN_SEND = (
+    "Client presentation",
+    "The user accepts a suggestion into the composer and then sends it.",
+)
+AUTO_SETTING = (
+    "Client presentation",
+    "The user turns on a Client setting that sends suggestions automatically.",
+)
 QUOTES = (
     LIFETIME_CROSSING,
     LIFETIME_CURRENT,
@@ -67,6 +75,8 @@ QUOTES = (
     SKIP,
     FAQ_ONE_ACTION,
     PRESENTATION_SHOULD,
+    ACCEPT_THEN_SEND,
+    AUTO_SETTING,
 )
 
 
@@ -140,9 +150,8 @@ def _replay(data: Review) -> Change:
         "Replay and resuming contradicts Lifetime",
         REPLAY_LEVEL,
         f"Replace it with: \u201c{_adopt('replay-must-not')}\u201d",
-        "A replayed list is current by Lifetime (the most recent update) and not by the next "
-        "sentence (a reopened session starts empty). Read as empty, nothing withdraws it at "
-        "the next prompt; read as current, nothing else fails.",
+        "Lifetime makes a replayed list current, the next sentence empty; if empty, nothing "
+        "withdraws it.",
         "v1 and v2, every transport.",
         "`acp-suggestions check --break RP-1`, then with `--reading reopened-list=replayed`.",
         _adopt("replay-must-not"),
@@ -160,15 +169,11 @@ def _reopen(data: Review) -> Change:
     return Change(
         "A list in flight across a reopen",
         REPLAY_AFTER,
-        f"Add before it: \u201c{_adopt('agent-withdraws-on-load')}\u201d Or, on the client's "
-        f"side: \u201c{_adopt('client-fences-load')}\u201d",
-        "Reopened on its live connection, a session can receive a list sent just before the "
-        "agent read the load, after the client emptied its list, and nothing withdraws it. "
-        "Either sentence closes it; so does a client that empties its list when the load "
-        "completes.",
-        "v1 and v2, a session reopened on its live connection.",
-        "`acp-suggestions check --live-load`, then with `--client fence-load` or "
-        "`--reading reopened-empty-from=completion`.",
+        f"Add before it: \u201c{_adopt('agent-withdraws-on-load')}\u201d",
+        "A list sent just before the agent read the load arrives after the client emptied "
+        "its list; nothing withdraws it.",
+        "v1 and v2, reopened on the live connection.",
+        "`acp-suggestions check --live-load`, then with `--client fence-load`.",
         f"{_adopt('agent-withdraws-on-load')} {REPLAY_AFTER[1]}",
     )
 
@@ -200,13 +205,14 @@ def _stop_on_send(data: Review) -> Change:
     return Change(
         "Drop the list when the prompt goes",
         LIFETIME_MAY_STOP,
-        f"Replace it with: \u201c{replacement}\u201d",
-        "Keeping its list on send, a client shows the old suggestion in the emptied composer "
-        "until the withdrawal returns: at 5 ms one-way (stdio) on "
-        f"{_share(rows[stdio, 'rfd-minimal'])}; at 1 s on {_share(rows[slow, 'rfd-minimal'])}. "
-        f"Dropping it: {rows[slow, 'drop-on-send']['pre_prompt_turns_fraction']:.1%} at 1 s.",
-        "what the user sees, on every transport.",
-        f"`{screen['command']}` ({screen['sessions']:,} sessions per point).",
+        "End it at \u201cstarts typing.\u201d and add: "
+        f"\u201c{_adopt('client-stops-on-send')}\u201d",
+        "Kept, it shows in the emptied composer until withdrawn: at 5 ms one-way on "
+        f"{_share(rows[stdio, 'rfd-minimal'])}; at 1 s on "
+        f"{_share(rows[slow, 'rfd-minimal'])}. Dropped: "
+        f"{rows[slow, 'drop-on-send']['pre_prompt_turns_fraction']:.1%} at 1 s.",
+        "what the user sees.",
+        f"`{screen['command']}`.",
         replacement,
     )
 
@@ -225,11 +231,9 @@ def _ordered(data: Review) -> Change:
         "Updates handled out of order",
         LIFETIME_CROSSING,
         f"Ask the SDKs: \u201c{_adopt('ordered-updates')}\u201d",
-        "The Python SDK runs each notification's handler as a task, so an awaiting handler "
-        "can apply a withdrawal before its list; the TypeScript SDK also lets the response "
-        "overtake earlier updates, defeating client fences. Message chunks scramble alike, so "
-        "this belongs in the SDKs or the base protocol.",
-        "the Python and TypeScript SDKs; not stdio or the Rust SDK.",
+        "Python's SDK handles notifications as concurrent tasks; TypeScript's lets the "
+        "response overtake updates.",
+        "Python's and TypeScript's SDKs.",
         "`acp-suggestions check --semantics python-sdk` (or `typescript-sdk`).",
     )
 
@@ -245,32 +249,76 @@ def _typed(data: Review) -> Change:
         SKIP,
         "Ask the SDKs: \u201cEach suggestion is parsed on its own, so that a block a Client "
         "cannot parse drops that suggestion and not the update.\u201d",
-        "The Python and TypeScript SDKs reject an update with a block they cannot parse "
-        "before the client sees it, so the client keeps its older list.",
-        "the Python and TypeScript SDKs, even over stdio.",
+        "Otherwise the client keeps its older list.",
+        "Python's and TypeScript's SDKs.",
         "`acp-suggestions review` (environment typed-sdk-client).",
     )
 
 
+def _environment(data: Review, name: str, breaks: set[str]) -> None:
+    for v in (1, 2):
+        found = data["environments"][f"environment.{name}.v{v}.fifo"]["beyond_baseline"]
+        _need(breaks <= set(found), f"{name} v{v} breaks {sorted(breaks)}")
+
+
+def _closes(data: Review, name: str, goal: str) -> None:
+    for s in _judged(data, name):
+        _need(goal in s["closed"], f"{name} closes {goal} in {s['key']}")
+
+
+def _unseen(data: Review) -> Change:
+    _environment(data, "grey-text-with-links", {"user_saw_what_they_sent"})
+    _closes(data, "client-shows-every-block", "user_saw_what_they_sent")
+    return Change(
+        "A link the user never saw",
+        ACCEPT_THEN_SEND,
+        f"Add after it: \u201c{_adopt('client-shows-every-block')}\u201d",
+        "Links are always allowed; Tab and Enter in a plain-text composer send one unseen, "
+        "perhaps chosen by what the agent read. The RFD closes it only if \u201ccannot use\u201d "
+        "means \u201ccannot show\u201d.",
+        "v1 and v2, a plain-text composer.",
+        "`acp-suggestions check --reading presentation=grey-text --predict "
+        "text+resource_link`, then with `--reading cannot-use=cannot-show`.",
+        f"{ACCEPT_THEN_SEND[1]} {_adopt('client-shows-every-block')}",
+    )
+
+
+def _auto_send(data: Review) -> Change:
+    _environment(data, "auto-send-by-user", {"automatic_sends_bounded"})
+    _closes(data, "auto-send-once", "automatic_sends_bounded")
+    return Change(
+        "A setting that never stops",
+        AUTO_SETTING,
+        f"Add after it: \u201c{_adopt('auto-send-once')}\u201d",
+        "The client sends, the agent suggests again, on and on without the user.",
+        "v1 and v2, the user's setting on.",
+        "`acp-suggestions check --reading auto-send=user`, then with `--client auto-send-once`.",
+        f"{AUTO_SETTING[1]} {_adopt('auto-send-once')}",
+    )
+
+
 IN_THIS_RFD = (_replay, _reopen, _stop_on_send)
+FOR_THE_USER = (_unseen, _auto_send)
 FOR_THE_SDKS = (_ordered, _typed)
 
 
 def changes(data: Review) -> list[Change]:
-    """The edits, this RFD's first, each checked against the review's data."""
-    return [make(data) for make in (*IN_THIS_RFD, *FOR_THE_SDKS)]
+    """The edits, this RFD's first (the list's, then the user's), each checked against the
+    review's data."""
+    return [make(data) for make in (*IN_THIS_RFD, *FOR_THE_USER, *FOR_THE_SDKS)]
 
 
 def _verdict(data: Review) -> str:
     bases = data["baselines"]
     stdio = [bases[f"baseline.{CURRENT}.v{v}.fifo"]["violated_in_force"] for v in (1, 2)]
     _need(stdio == [[], []], "stdio holds")
+    edits = len(IN_THIS_RFD) + len(FOR_THE_USER)
     return (
-        f"**Safe over stdio in v1 and v2 as written; {len(IN_THIS_RFD)} edits to this RFD and "
-        f"{len(FOR_THE_SDKS)} to the SDKs make it safe where it is not.** Over stdio, "
-        "compliant agents and clients keep every property the model checks, in every "
-        "interleaving within small bounds; each claim below, read from this review's data, "
-        "names the command that shows it."
+        "**The list is safe over stdio in v1 and v2 as written; what the user sends is not: "
+        f"{edits} edits to this RFD and {len(FOR_THE_SDKS)} to the SDKs close the gaps.** "
+        "Safe: compliant peers keep every checked property in every interleaving "
+        "within small bounds. Checked: the list, and who authors each prompt under three "
+        "presentations and an automatic setting; not: timing, other presentations."
     )
 
 
@@ -282,7 +330,7 @@ def _questions(data: Review) -> list[str]:
         changed = [o for o in r["others"] if any(s["closed"] or s["opened"] for s in o["settings"])]
         if r["name"] in _SETTLED_BY_EDITS or not changed:
             continue
-        options = "; ".join(f"`{o['option']}` ({o['means']})" for o in changed)
+        options = "; ".join(f"`{o['option']}`" for o in changed)
         out.append(
             f"{r['section']}: {r['question']} The model reads `{r['ran']}`; {options} changes "
             f"what fails (`--reading {r['name']}=OPTION`)."
@@ -292,11 +340,20 @@ def _questions(data: Review) -> list[str]:
 
 # Readings an edit above makes moot: with replay a MUST NOT no list is replayed, and with
 # either reopen sentence it no longer matters when the client empties its list.
-_SETTLED_BY_EDITS = ("reopened-list", "reopened-empty-from")
+# The user's edits settle whether a block the client cannot show makes a suggestion one it
+# cannot use, and what the presentation and an automatic setting may send (both the client's
+# choice by design, not a question).
+_SETTLED_BY_EDITS = (
+    "reopened-list",
+    "reopened-empty-from",
+    "cannot-use",
+    "presentation",
+    "auto-send",
+)
 
 OPEN_QUESTIONS = (
-    f"{PRESENTATION_SHOULD[0]} asks a UI that sends on selection to show the whole suggestion "
-    "first with a SHOULD; the FAQ makes it a condition. Which is meant?",
+    f"{PRESENTATION_SHOULD[0]}: a SHOULD asks a UI that sends on selection to show the whole "
+    "suggestion first; the FAQ makes it a condition. Which?",
 )
 
 
@@ -318,10 +375,12 @@ def _section(title: str, items: list[Change], first: int, quoted: bool) -> list[
 def markdown(data: Review) -> list[str]:
     """The letter as Markdown lines, under its own heading."""
     made = changes(data)
-    here, sdks = made[: len(IN_THIS_RFD)], made[len(IN_THIS_RFD) :]
+    n, m = len(IN_THIS_RFD), len(IN_THIS_RFD) + len(FOR_THE_USER)
+    here, user, sdks = made[:n], made[n:m], made[m:]
     out = ["## To the RFD's author", "", _verdict(data)]
     out += _section("Edits to this RFD", here, 1, quoted=True)
-    out += _section("For the SDKs, not this RFD", sdks, len(here) + 1, quoted=False)
+    out += _section("Security and the user", user, n + 1, quoted=True)
+    out += _section("For the SDKs", sdks, m + 1, quoted=False)
     out += ["", "### Questions", "", *(f"- {q}" for q in _questions(data))]
     return out
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
+from acp_suggestions.model import presentation
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.render.dotlang import Diagram, dot_string, mermaid_text
 from acp_suggestions.model.render.narrate import UPDATE_NAMES, Flight, Steps, flights, sequence
@@ -37,6 +38,7 @@ _WRAP = 96  # characters per line of the closing note
 USER_WORDS = {
     Act.TYPE: "types",
     Act.ACCEPT: "Tab (accepts, not sent)",
+    Act.SELECT: "selects a chip (sends it)",
     Act.DISMISS: "Escape (dismisses)",
     Act.SEND: "sends the composer",
     Act.CANCEL: "cancels the turn",
@@ -91,9 +93,10 @@ def lanes_of(action: Action) -> tuple[str, str]:
     return action.actor, action.actor
 
 
-def _offer(before: Client, after: Client, received: object = None) -> str:
-    """What changed in the client's offer, in words; when an update it `received` left a
-    different list on offer, that it still offers it ("" if nothing to say)."""
+def _offer(cfg: Config, before: Client, after: Client, received: object = None) -> str:
+    """What changed in the client's offer, in words, and what of it is on screen where its
+    presentation hides a block; when an update it `received` left a different list on offer,
+    that it still offers it ("" if nothing to say)."""
     was, now = before.held, after.held
     if now is None:
         return "stops offering" if was is not None else ""
@@ -101,7 +104,11 @@ def _offer(before: Client, after: Client, received: object = None) -> str:
     if now == was:
         differs = isinstance(received, Update) and received.suggestions != now.suggestions
         return f"still offers [{kinds}]" if differs else ""
-    return f"grey text: [{kinds}]" if after.composer is Composer.EMPTY else f"offers [{kinds}]"
+    if after.composer is not Composer.EMPTY:
+        return f"offers [{kinds}]"
+    where = "chip" if cfg.presentation == "chips" else "grey text"
+    hidden = presentation.unseen_types(cfg, now.suggestions[0])
+    return f"{where} shows its text only" if hidden else f"{where}: [{kinds}]"
 
 
 def _note(step: Step) -> str:
@@ -259,7 +266,7 @@ def sequence_chart(
         src, dst = lanes_of(action)
         channel = "to_agent" if dst == "agent" else "to_client"
         msg = step.delivered if action.actor == "net" else None
-        offer = _offer(before.client, after.client, msg)
+        offer = _offer(cfg, before.client, after.client, msg)
         if action.actor == "net":
             label = message_label(msg, cfg)
             flight = flown.delivered[i]

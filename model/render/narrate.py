@@ -39,7 +39,8 @@ def _message(msg: object, version: int, revision: Revision = Revision.CURRENT) -
         return f"{UPDATE_NAMES[revision]} {what}" + (" in replay" if msg.replay else "")
     if isinstance(msg, Prompt):
         who = "" if msg.by_user else " (no user action)"
-        return f"session/prompt #{msg.number}{who}"
+        unseen = f" with {' and '.join(msg.unseen)} never on screen" if msg.unseen else ""
+        return f"session/prompt #{msg.number}{who}{unseen}"
     if isinstance(msg, Cancel):
         return "session/cancel"
     if isinstance(msg, Load):
@@ -57,6 +58,7 @@ def _message(msg: object, version: int, revision: Revision = Revision.CURRENT) -
 _USER_WORDS = {
     Act.TYPE: "user types in the empty composer",
     Act.ACCEPT: "user accepts the suggestion with Tab (not sent)",
+    Act.SELECT: "user selects the suggestion's chip, which sends it",
     Act.DISMISS: "user dismisses the suggestion",
     Act.SEND: "user sends the composer",
     Act.CANCEL: "user cancels the turn",
@@ -88,6 +90,14 @@ def describe(step: Step, version: int, revision: Revision = Revision.CURRENT) ->
         return f"client receives {said(step.delivered)}"
     if action.actor == "user":
         text = _USER_WORDS[action.name]
+        hidden = step.after.client.hidden
+        if action.name is Act.SELECT:
+            (prompt,) = step.to_agent
+            assert isinstance(prompt, Prompt)
+            hidden = prompt.unseen
+        if action.name in (Act.ACCEPT, Act.SELECT) and hidden:
+            where = "composer" if action.name is Act.ACCEPT else "chip"
+            text += f"; the {where} shows its text, not its {' and '.join(hidden)}"
     elif action.actor == "client":
         text = "client sends the offered suggestion by itself"
     elif action.name == Act.PREDICT:

@@ -31,6 +31,7 @@ from acp_suggestions.model.state import (
     PREDICT_BLANK,
     PREDICT_IMAGE,
     PREDICT_ONE_UNUSABLE,
+    PREDICT_TEXT_AND_LINK,
     PREDICT_TRIMMABLE,
 )
 
@@ -93,9 +94,6 @@ class RuleId(StrEnum):
     L_7 = "L-7"
     L_8 = "L-8"
     L_9 = "L-9"
-
-
-_UI = "the client's user interface is outside the wire protocol"
 
 
 RULES: tuple[Rule, ...] = (
@@ -382,9 +380,13 @@ RULES: tuple[Rule, ...] = (
         SH,
         C,
         "a send-on-selection UI shows the full text and every other block before selection",
-        NO,
-        why=_UI,
+        INV,
         signature="UI show full text identify every other block before user selects",
+        breach=Breach(
+            C,
+            "a row of chips shows only a suggestion's text before the user selects it",
+            env=(("presentation", "chips"), ("predictions", PREDICT_TEXT_AND_LINK)),
+        ),
     ),
     card(
         RuleId.CP_3,
@@ -393,6 +395,11 @@ RULES: tuple[Rule, ...] = (
         C,
         "a send-automatically setting counts as a user action only if the user turned it on",
         INV,
+        breach=Breach(
+            C,
+            "sends suggestions automatically under a setting that is on by default",
+            env=(("auto_send", "default"),),
+        ),
     ),
     card(
         RuleId.CAP_1,

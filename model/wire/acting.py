@@ -44,8 +44,13 @@ def can_reopen(initialized: Any, version: int) -> bool:
     return isinstance((result.get("capabilities") or {}).get("session"), dict)
 
 
-def _message(part: str, sid: str, version: int, new: dict[str, Any]) -> tuple[bool, str, Any]:
-    """What one of the model's client actions puts on the wire: (a request?, method, params)."""
+def _message(
+    part: str, sid: str, version: int, new: dict[str, Any], offered: list[Any] | None
+) -> tuple[bool, str, Any]:
+    """What one of the model's client actions puts on the wire: (a request?, method, params);
+    a setting that sends suggestions sends the `offered` one's blocks as they came."""
+    if part == "client.auto_send":
+        return True, "session/prompt", {"sessionId": sid, "prompt": offered}
     if part.startswith("user.send"):
         return (
             True,
@@ -72,13 +77,14 @@ async def act(
     rng: random.Random,
     new: dict[str, Any],
     version: int,
+    offered: list[Any] | None = None,
 ) -> None:
     """One of the scenario's actions on the live connection: its parts (`a+b`) go out at
-    once, then their answers are awaited."""
+    once, then their answers are awaited; `offered` is the suggestion a setting sends."""
     sid = sessions[1 if action.endswith(SECOND_SESSION) else 0]["sessionId"]
     answers = []
     for part in action.removesuffix(SECOND_SESSION).split("+"):
-        request, method, params = _message(part, sid, version, new)
+        request, method, params = _message(part, sid, version, new, offered)
         if request:
             answers.append((method, asyncio.ensure_future(conn.send_request(method, params))))
             await asyncio.sleep(0)  # it goes out before the next part
@@ -93,5 +99,5 @@ async def act(
         for _, answer in answers:
             if not answer.cancel() and not answer.cancelled():
                 answer.exception()
-    if action.startswith("user.send") and "+" not in action:
+    if action.startswith(("user.send", "client.auto_send")) and "+" not in action:
         await asyncio.sleep(rng.uniform(0.0, 0.01))  # a prediction may still be in flight

@@ -16,7 +16,7 @@ from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.search import reach
 from acp_suggestions.model.state import World
 from acp_suggestions.model.system import AGENT, NET, TO_AGENT, USER, Act, Step, System
-from acp_suggestions.model.wire.scenarios import SECOND_SESSION
+from acp_suggestions.model.wire.scenarios import AUTO_SEND, SECOND_SESSION
 
 Transition = tuple[str, str, str]  # (the agent's step, its session state, its list state)
 # Bounds that let every scenario run to its end: a prompt for each send, a prediction after
@@ -67,6 +67,8 @@ _USER_STEPS: dict[str, tuple[str, ...]] = {
     "user.send+user.load": (Act.TYPE, Act.SEND, Act.LOAD),
     "user.load": (Act.LOAD,),
     "user.load+user.cancel": (Act.LOAD, Act.CANCEL),
+    # A setting sends the offered suggestion: on the wire as the user's Tab and Enter.
+    AUTO_SEND: (Act.ACCEPT, Act.SEND),
     "wait": (),
     "session.second": (),  # a second session is the same machine again
 }

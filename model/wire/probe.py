@@ -26,8 +26,10 @@ from typing import Any
 
 from acp_suggestions.model.wire.acting import act, can_reopen, exit_of, permission_answer
 from acp_suggestions.model.wire.monitors import Verdict
+from acp_suggestions.model.wire.offers import Seen, sent_list
 from acp_suggestions.model.wire.reports import FileReport
 from acp_suggestions.model.wire.scenarios import (
+    AUTO_SEND,
     LEGACY_SCENARIO,
     SCENARIOS,
     Scenario,
@@ -51,20 +53,6 @@ HINTS = {
     "both": "the agent may know neither channel, or predicted nothing",
     "none": "without the capability, as it should; but no other scenario saw one either",
 }
-
-
-def suggests(update: dict[str, Any]) -> bool:
-    """Whether an update carries a suggestions list on any channel: the RFD's update, the
-    draft's, or the legacy `session_info_update._meta.promptSuggestions` (a title alone
-    does not)."""
-    kind = update.get("sessionUpdate")
-    if kind in ("prompt_suggestions_update", "prompt_suggestions"):
-        return True
-    meta = update.get("_meta")
-    return kind == "session_info_update" and isinstance(meta, dict) and "promptSuggestions" in meta
-
-
-_TEXT = {"type": "text", "text": "Go on"}
 
 
 class ProbeError(Exception):
@@ -92,17 +80,7 @@ class Outcome:
     answered: int | None = None  # another version the agent answered initialize with
     lists: int = 0  # non-empty suggestion lists the agent sent, on any channel
     withdrawals: int = 0  # empty ones
-
-
-def _lists(update: dict[str, Any]) -> list[Any] | None:
-    """The suggestions an update carries on any channel, or None."""
-    if not suggests(update):
-        return None
-    if update.get("sessionUpdate") == "session_info_update":
-        found = (update["_meta"].get("promptSuggestions") or {}).get("suggestions")
-    else:
-        found = update.get("suggestions")
-    return found if isinstance(found, list) else None
+    auto_sent: int = 0  # prompts a setting sent from offered suggestions (`client.auto_send`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,20 +106,13 @@ async def _run(
     stderr: Any,
     step_timeout: float,
     overrun: Overrun,
-) -> None:
-    from acp.connection import StreamDirection, StreamEvent
+) -> int:
+    """Run the scenario, recording every message in `lines`; the number of prompts its
+    setting sent from offered suggestions."""
     from acp.exceptions import RequestError
 
-    suggested = asyncio.Event()  # a suggestions update arrived since the last prompt
-
-    def record(event: StreamEvent) -> None:
-        sender = "client" if event.direction is StreamDirection.OUTGOING else "agent"
-        lines.append(json.dumps({"from": sender, "msg": event.message}, sort_keys=True))
-        update = (event.message.get("params") or {}).get("update") or {}
-        if sender == "agent" and isinstance(update, dict) and suggests(update):
-            suggested.set()
-        elif event.message.get("method") == "session/prompt":
-            suggested.clear()
+    seen = Seen(lines)
+    auto_sent = 0
 
     async def answer(method: str, params: Any, is_notification: bool) -> Any:
         """The agent's requests, answered as a minimal client does: a permission by
@@ -154,7 +125,7 @@ async def _run(
         raise RequestError.method_not_found(method)
 
     caps = {"advertised": agent.channel, "legacy": LEGACY, "none": {}}[scenario.caps]
-    async with bounded_agent(answer, agent.command, agent.env, stderr, [record], overrun) as (
+    async with bounded_agent(answer, agent.command, agent.env, stderr, [seen.record], overrun) as (
         conn,
         process,
     ):
@@ -176,10 +147,15 @@ async def _run(
         for action in scenario.actions:
             if action == "wait":  # the user reads the answer; a suggestion may arrive
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(suggested.wait(), min(1.0, step_timeout))
+                    await asyncio.wait_for(seen.suggested.wait(), min(1.0, step_timeout))
                 await asyncio.sleep(rng.uniform(0.0, 0.05))
+            elif action == AUTO_SEND:  # the setting sends what is offered, if anything
+                if seen.offered is not None:
+                    auto_sent += 1
+                    await act(action, conn, sessions, step, rng, new, version, seen.offered)
             else:
                 await act(action, conn, sessions, step, rng, new, version)
+    return auto_sent
 
 
 def _hello(version: int, caps: dict[str, Any]) -> dict[str, Any]:
@@ -346,7 +322,7 @@ class _Probe:
                     self.step_timeout,
                     overrun,
                 )
-                await asyncio.wait_for(run, self.scenario_timeout)
+                outcome.auto_sent = await asyncio.wait_for(run, self.scenario_timeout)
             except VersionAnswered as answered:
                 outcome.answered = answered.version
             except ProbeError as error:
@@ -367,7 +343,7 @@ class _Probe:
         if outcome.report.error:
             outcome.report.error += f"; its stderr is in {self.shown / Path(stderr.name).name}"
         trace.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-        for found in (f for f in map(_sent_list, lines) if f is not None):
+        for found in (f for f in map(sent_list, lines) if f is not None):
             outcome.lists += bool(found)
             outcome.withdrawals += not found
         if not outcome.report.error and outcome.answered is None:
@@ -377,15 +353,6 @@ class _Probe:
                 hint = HINTS[advertised[scenario.caps]]
                 outcome.report.unexercised += f" ({hint})"
         return outcome
-
-
-def _sent_list(line: str) -> list[Any] | None:
-    """The suggestions list an agent's line of the recording carries, or None."""
-    record = json.loads(line)
-    update = (
-        (record["msg"].get("params") or {}).get("update") if record["from"] == "agent" else None
-    )
-    return _lists(update) if isinstance(update, dict) else None
 
 
 def _check(outcome: Outcome, lines: list[str]) -> None:
@@ -472,6 +439,17 @@ async def _ended_by(
     if ended:  # also when the run had finished as the signal came
         raise interrupt(ended[0])
     return outcomes
+
+
+def auto_send_summary(outcome: Outcome) -> str:
+    """Whether the agent kept suggesting while a setting sent each suggestion it offered: the
+    RFD bounds neither side, so this is what a user who leaves the setting on would see."""
+    tried = outcome.scenario.actions.count(AUTO_SEND)
+    kept = "kept suggesting" if outcome.auto_sent == tried else "stopped suggesting"
+    return (
+        f"a setting that sends suggestions sent {outcome.auto_sent} of {tried} prompts with no "
+        f"user action: the agent {kept}"
+    )
 
 
 def by_rule(outcomes: Sequence[Outcome]) -> dict[str, dict[str, list[str]]]:

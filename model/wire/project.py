@@ -18,6 +18,7 @@ from acp_suggestions.model.state import (
     Load,
     Prompt,
     PromptResponse,
+    Suggestion,
     ToClient,
     UserMessage,
     World,
@@ -92,8 +93,8 @@ class _Wire:
     def _wire_only(record: wire.Record) -> bool:
         return bool(record["msg"]["params"]["update"].get("sessionUpdate") == "state_update")
 
-    def prompt(self) -> wire.Record:
-        record = wire.prompt(self.next_id)
+    def prompt(self, blocks: Suggestion) -> wire.Record:
+        record = wire.prompt(self.next_id, blocks)
         self.next_id += 1
         return record
 
@@ -111,8 +112,9 @@ def project(cfg: Config, start: World, steps: Sequence[Step]) -> Sides:
             _reopen(w, step.delivered)
             w.agent_sends(before, after, step.to_client)
         elif action.actor != NET:
+            sent = wire.sent_blocks(action.name, before.client)
             for msg in step.to_agent:
-                w.client_sends([_request(w, msg)])
+                w.client_sends([_request(w, msg, sent)])
             w.agent_sends(before, after, step.to_client)
         elif action.name == TO_AGENT:
             record = w.to_agent.pop(action.arg)
@@ -135,9 +137,10 @@ def project(cfg: Config, start: World, steps: Sequence[Step]) -> Sides:
     return sides
 
 
-def _request(w: _Wire, msg: object) -> wire.Record:
+def _request(w: _Wire, msg: object, blocks: Suggestion) -> wire.Record:
+    """The record of what the client sends; a prompt carries `blocks` (() for typed text)."""
     if type(msg) is Prompt:
-        return w.prompt()
+        return w.prompt(blocks)
     if type(msg) is Cancel:
         return wire.cancel()
     assert type(msg) is Load  # a load or resume on the live connection

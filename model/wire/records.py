@@ -14,11 +14,13 @@ from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.state import (
     BLANK,
     UNPARSEABLE,
+    Client,
     PromptResponse,
     Suggestion,
     Update,
     UserMessage,
 )
+from acp_suggestions.model.system import Act
 
 Record = dict[str, Any]
 SESSION = "sim-1"
@@ -125,10 +127,25 @@ def load_response(rid: int) -> Record:
     return _response("agent", rid, {})
 
 
-def prompt(rid: int) -> Record:
-    """`session/prompt` with the user's text (or the suggestion they took)."""
-    params = {"sessionId": SESSION, "prompt": [_BLOCKS[TEXT]]}
-    return _request("client", rid, "session/prompt", params)
+# The user's own words, unlike any suggestion's, so that a prompt sent from a suggestion shows.
+_TYPED = {"type": "text", "text": "Explain the failure"}
+
+
+def prompt(rid: int, blocks: Suggestion = ()) -> Record:
+    """`session/prompt` with the blocks of the suggestion it sends, or the user's own text."""
+    content = [_BLOCKS[k] for k in blocks] if blocks else [_TYPED]
+    return _request("client", rid, "session/prompt", {"sessionId": SESSION, "prompt": content})
+
+
+def sent_blocks(name: Act, before: Client) -> Suggestion:
+    """The content kinds of the prompt the client's action `name` sent from `before`: the
+    suggestion in the composer, the chip, or the offer a setting sent; () for the user's own
+    text."""
+    if name is Act.SEND:
+        return before.accepted
+    if name in (Act.SELECT, Act.AUTO_SEND) and before.held is not None:
+        return before.held.suggestions[0]
+    return ()
 
 
 @dataclass

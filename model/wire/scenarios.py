@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 # A scenario's action ends so when it acts in the second session (`user.send@2`).
 SECOND_SESSION = "@2"
+AUTO_SEND = "client.auto_send"
+AUTO_SENDS = 4  # the prompts the `auto-send` scenario's setting may send
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,14 @@ SCENARIOS: tuple[Scenario, ...] = (
         (2,),  # a v1 client cancels only a turn
     ),
     Scenario("capability-off", "none", ("user.send", "wait", "user.send", "wait"), ("CAP-2",)),
+    # A setting that sends suggestions by itself: each `client.auto_send` sends the suggestion
+    # the agent offers then, if any. Does the agent stop suggesting? The RFD bounds nothing.
+    Scenario(
+        "auto-send",
+        "advertised",
+        ("user.send", "wait", *AUTO_SENDS * (AUTO_SEND, "wait")),
+        ("CAP-2", "LT-5"),
+    ),
 )
 LEGACY_SCENARIO = Scenario(
     "legacy-channel", "legacy", ("user.send", "wait", "user.send", "wait"), ("L-1", "L-2", "LT-5")

@@ -17,6 +17,7 @@ from acp_suggestions.model.messages import (
     AgentPromptCaps,
     ClientSuggestionCaps,
     MessageError,
+    Suggestion,
     parse_agent_caps,
     parse_client_caps,
     parse_session_update,
@@ -102,6 +103,12 @@ class _Session:
     replaying: bool = False
     first_message: object = None  # v2: the id of the session's first user message
     first_echoed: bool = False  # v2: its `user_message` came
+    offered: tuple[Suggestion, ...] = ()  # the suggestions of the last list seen
+    # Prompts that each sent a suggestion then offered: how many, the run of them in a row
+    # going on now (its length and first line), and the longest run (length, first, last).
+    from_offer: int = 0
+    run: tuple[int, int] = (0, 0)
+    longest: tuple[int, int, int] = (0, 0, 0)
 
 
 @dataclass
@@ -235,7 +242,7 @@ class Checker:
         elif method in ("session/load", "session/resume"):
             self._on_reopen(number, method, params)
         elif method == "session/prompt" and sender == "client":
-            self._on_prompt(number, str(params.get("sessionId")), request_id)
+            self._on_prompt(number, str(params.get("sessionId")), request_id, params)
         elif method not in _FOLLOWED:
             # Methods no rule here is about (and extensions, unknown notifications) are
             # tolerated as a real peer would, and reported once each as notes.
@@ -258,13 +265,23 @@ class Checker:
         replay = method == "session/load" or params.get("replayFrom") is not None
         sid = str(params.get("sessionId"))
         s = self.sessions.setdefault(sid, _Session(live=False))
-        s.list_nonempty = False  # RP-2: it starts empty
+        s.list_nonempty, s.offered = False, ()  # RP-2: it starts empty
         s.replaying, s.live, s.reopening = not s.live, True, True
         for handle in self.on["reopened"]:
             handle(number, sid, replay)
 
-    def _on_prompt(self, number: int, sid: str, request_id: Any) -> None:
-        self._session(sid).prompts[request_id] = _Prompt(number)
+    def _on_prompt(self, number: int, sid: str, request_id: Any, params: dict[str, Any]) -> None:
+        s = self._session(sid)
+        s.prompts[request_id] = _Prompt(number)
+        if any(sug.same_as(params.get("prompt")) for sug in s.offered):
+            # A user's Tab and Enter, or a setting that sends suggestions by itself (CP-1,
+            # CP-3): the wire shows no user action, so this is a note, never a verdict.
+            length, first = s.run
+            s.run = (length + 1, first or number)
+            s.from_offer += 1
+            s.longest = max(s.longest, (length + 1, first or number, number))
+        else:
+            s.run = (0, 0)
         for handle in self.on["prompt_sent"]:
             handle(number, sid, number)
         if (self.version or 1) == 1:  # v1: the agent accepts a prompt as it reads it
@@ -361,7 +378,7 @@ class Checker:
         self.suggestion_updates += 1
         for handle in self.on["suggestions"]:
             handle(number, sid, parsed)
-        s.list_nonempty = bool(parsed.suggestions)
+        s.list_nonempty, s.offered = bool(parsed.suggestions), parsed.suggestions
         s.list_crossed = self.observer == "client" and s.reopening and not s.replaying
 
     def _on_state(self, number: int, sid: str, s: _Session, state: object) -> None:
@@ -382,11 +399,28 @@ class Checker:
 
 
 def notes(checker: Checker) -> list[str]:
-    """What the checker passed over, one note per method."""
-    return [
+    """What the checker passed over, one note per method; then each run of prompts that sent
+    the suggestion offered just before, which a user or a setting that sends by itself may
+    have sent (a run of several is what such a setting does)."""
+    out = [
         f"{method}: {count} message(s) from line {first} on, not checked by any rule"
         for method, (first, count) in sorted(checker.unchecked.items())
     ]
+    for sid, s in checker.sessions.items():
+        (length, first, last), many = s.longest, s.from_offer
+        if length > 1:
+            out.append(
+                f"session {sid}: {many} prompt(s) send the suggestion then offered, {length} in a "
+                f"row (lines {first} to {last}): a setting that sends suggestions by itself does "
+                "this, or a user who accepted each one; the recording cannot tell (CP-1, CP-3)"
+            )
+        elif many:
+            out.append(
+                f"session {sid}: {many} prompt(s) send the suggestion then offered, the first at "
+                f"line {first}, none right after another: by the user or by a setting that sends "
+                "suggestions; the recording cannot tell"
+            )
+    return out
 
 
 def check_lines(lines: Iterable[bytes], observer: Observer = "client") -> Checker:
