@@ -276,7 +276,7 @@ def _unseen(data: Review) -> Change:
         "Links are always allowed; Tab and Enter in a plain-text composer send one unseen, "
         "perhaps chosen by what the agent read. The RFD closes it only if \u201ccannot use\u201d "
         "means \u201ccannot show\u201d.",
-        "v1 and v2, a plain-text composer.",
+        "v1 and v2 over stdio, a plain-text composer.",
         "`acp-suggestions check --reading presentation=grey-text --predict "
         "text+resource_link`, then with `--reading cannot-use=cannot-show`.",
         f"{ACCEPT_THEN_SEND[1]} {_adopt('client-shows-every-block')}",
@@ -291,7 +291,7 @@ def _auto_send(data: Review) -> Change:
         AUTO_SETTING,
         f"Add after it: \u201c{_adopt('auto-send-once')}\u201d",
         "The client sends, the agent suggests again, on and on without the user.",
-        "v1 and v2, the user's setting on.",
+        "v1 and v2 over stdio, the user's setting on.",
         "`acp-suggestions check --reading auto-send=user`, then with `--client auto-send-once`.",
         f"{AUTO_SETTING[1]} {_adopt('auto-send-once')}",
     )

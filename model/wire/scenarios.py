@@ -8,7 +8,9 @@ from dataclasses import dataclass
 # A scenario's action ends so when it acts in the second session (`user.send@2`).
 SECOND_SESSION = "@2"
 AUTO_SEND = "client.auto_send"
-AUTO_SENDS = 4  # the prompts the `auto-send` scenario's setting may send
+AUTO_SENDS = (
+    3  # the prompts the `auto-send` scenario's setting may send (the model's bounds: 4 in all)
+)
 
 
 @dataclass(frozen=True, slots=True)
