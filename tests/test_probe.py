@@ -61,6 +61,7 @@ def test_each_mutation_is_caught_by_its_rule(
         ("hang", "no answer to session/prompt within 1 s"),
         ("garbage", "not JSON-RPC to stdout"),
         ("silent", "no answer to initialize within 2 s"),
+        ("no-session", "the agent answered session/new with {}: no sessionId string"),
     ],
 )
 def test_a_broken_agent_is_an_error_not_a_hang(

@@ -126,7 +126,7 @@ def test_a_trace_without_suggestion_traffic_passes_nothing(
 ) -> None:
     """Sessions and prompts with no list and no withdrawal on the wire (a client that never
     advertised the capability, an agent that never suggested) keep every rule by doing
-    nothing: inconclusive, with the reason the probe gives too, and a skipped JUnit case."""
+    nothing: inconclusive, with the reason the probe gives too, and JUnit cases all skipped."""
     import xml.etree.ElementTree as ET
 
     from acp_suggestions.model.wire.reports import NO_SUGGESTION_TRAFFIC
@@ -142,5 +142,6 @@ def test_a_trace_without_suggestion_traffic_passes_nothing(
     assert f"quiet.jsonl: inconclusive: {NO_SUGGESTION_TRAFFIC}" in capsys.readouterr().out
     main(["trace", "check", str(quiet), "--format", "junit"])
     root = ET.fromstring(capsys.readouterr().out.split("\n", 1)[1])
-    skipped = [c for c in root.iter("testcase") if c.find("skipped") is not None]
-    assert [c.get("name") for c in skipped] == ["the trace"]
+    cases = list(root.iter("testcase"))
+    assert len(cases) > 1 and all(c.find("skipped") is not None for c in cases)  # none green
+    assert cases[-1].get("name") == "the trace"

@@ -170,10 +170,9 @@ def _tap(args: argparse.Namespace) -> int:
 
     command = _agent_command(args, "tap")
     try:
-        path, trace = tap.trace_file(Path(args.out))
-    except OSError as exc:
-        raise UsageError(f"tap: --out {args.out}: {exc.strerror or exc}") from None
-    return tap.run(command, path, trace, args.check, err.print)
+        return tap.run(command, Path(args.out), args.check, err.print)
+    except tap.FolderError as exc:
+        raise UsageError(f"tap: --out {args.out}: {exc}") from None
 
 
 def _agent(args: argparse.Namespace) -> int:

@@ -4,6 +4,7 @@ actions, sent as a scenario's step, and its answer to an agent's permission requ
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -16,6 +17,20 @@ PERMISSION_KINDS = {
     "allow": ("allow_once", "allow_always"),
     "deny": ("reject_once", "reject_always"),
 }
+
+
+class ProbeError(Exception):
+    """The agent did not behave as an ACP agent: it exited, hung, wrote garbage or answered
+    in a shape ACP does not have."""
+
+
+def session_of(answer: Any) -> dict[str, Any]:
+    """The agent's `session/new` answer, which must name the session (else a ProbeError that
+    quotes what it said)."""
+    if not isinstance(answer, dict) or not isinstance(answer.get("sessionId"), str):
+        shown = json.dumps(answer)[:200]
+        raise ProbeError(f"the agent answered session/new with {shown}: no sessionId string")
+    return answer
 
 
 def permission_answer(params: Any, choice: str) -> dict[str, Any]:
@@ -94,7 +109,7 @@ async def act(
         for method, answer in answers:
             result = await step(method, answer)
             if method == "session/new":
-                sessions.append(result)
+                sessions.append(session_of(result))
     finally:  # cancelled, or an answer was wrong: the others no longer matter, even failed
         for _, answer in answers:
             if not answer.cancel() and not answer.cancelled():

@@ -7,7 +7,8 @@ It keeps the rules unless told to break one (`--break`: LT-5 keeps its list when
 comes, CAP-2 ignores the capability, SC-2 suggests whitespace, RP-1 replays its suggestions
 on `session/load`), speaks the legacy `_meta.promptSuggestions` channel to a client that
 allowlists it, and can fail as broken agents do (`--misbehave`: crash at `initialize`, hang
-on a prompt, write garbage to stdout, stay silent at `initialize`).  The SDK's typed models
+on a prompt, write garbage to stdout, stay silent at `initialize`, answer `session/new` with
+no session).  The SDK's typed models
 drop capability fields they do not know, so it reads the raw JSON, as an implementation of a
 draft feature does.
 """
@@ -21,7 +22,7 @@ import sys
 from typing import Any
 
 BREAKABLE = ("LT-5", "CAP-2", "SC-2", "RP-1")
-MISBEHAVIOURS = ("crash", "hang", "garbage", "silent")
+MISBEHAVIOURS = ("crash", "hang", "garbage", "silent", "no-session")
 
 
 class ReferenceAgent:
@@ -44,6 +45,8 @@ class ReferenceAgent:
                 await asyncio.Event().wait()  # never answers
             return self._initialize(params)
         if method == "session/new":
+            if self.misbehave == "no-session":
+                return {}  # names no session
             self.sessions += 1
             sid = f"sess-{self.sessions}"
             self.holding[sid], self.turns[sid] = False, 0

@@ -24,7 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acp_suggestions.model.wire.acting import act, can_reopen, exit_of, permission_answer
+from acp_suggestions.model.wire.acting import (
+    ProbeError,
+    act,
+    can_reopen,
+    exit_of,
+    permission_answer,
+    session_of,
+)
 from acp_suggestions.model.wire.monitors import Verdict
 from acp_suggestions.model.wire.offers import Seen, sent_list
 from acp_suggestions.model.wire.reports import FileReport
@@ -53,10 +60,6 @@ HINTS = {
     "both": "the agent may know neither channel, or predicted nothing",
     "none": "without the capability, as it should; but no other scenario saw one either",
 }
-
-
-class ProbeError(Exception):
-    """The agent did not behave as an ACP agent: it exited, hung or wrote garbage."""
 
 
 class VersionAnswered(Exception):
@@ -143,7 +146,7 @@ async def _run(
             method = agent.auth or _first_auth_method(started)
             await step("authenticate", conn.send_request("authenticate", {"methodId": method}))
         new = {"cwd": str(Path.cwd()), "mcpServers": []}
-        sessions = [(await step("session/new", conn.send_request("session/new", new)))]
+        sessions = [session_of(await step("session/new", conn.send_request("session/new", new)))]
         for action in scenario.actions:
             if action == "wait":  # the user reads the answer; a suggestion may arrive
                 with contextlib.suppress(TimeoutError):

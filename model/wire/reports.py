@@ -77,7 +77,8 @@ def overall(reports: Iterable[FileReport]) -> Verdict:
 def junit(reports: list[FileReport]) -> str:
     """The reports as JUnit XML valid against the schema CI servers use (Jenkins'): one
     testsuite per file, the totals on testsuites; a violation fails its test case, an
-    inconclusive one is skipped, unusable input is an error."""
+    inconclusive one is skipped, unusable input is an error; in a file that is inconclusive
+    as a whole every case is skipped, so that nothing reads green that was not shown."""
     root = ET.Element("testsuites", name="acp-suggestions trace check")
     totals = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
     for report in reports:
@@ -94,6 +95,10 @@ def junit(reports: list[FileReport]) -> str:
                 ET.SubElement(case, "failure", message=f.message, type=d["level"])
             elif f.verdict == Verdict.INCONCLUSIVE:
                 ET.SubElement(case, "skipped", message=f.message)
+            elif report.verdict == Verdict.INCONCLUSIVE:
+                why = f": {report.unexercised}" if report.unexercised else ""
+                message = f"{f.message}; but the file as a whole is inconclusive{why}"
+                ET.SubElement(case, "skipped", message=message)
             cases.append(case)
         if report.error or not report.findings or report.unexercised:
             case = ET.Element("testcase", classname=report.file, name="the trace")
