@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from acp_suggestions.model.render.atomic import MANIFEST
 from tests.helpers import AGENT, CLI, interrupted
 
 # Reviews, sweeps and probes started and ended by signals: slow.
@@ -93,7 +94,8 @@ def test_a_signal_while_starting_up(
 @pytest.mark.parametrize("ending", list(ENDINGS))
 def test_a_signal_ends_a_probe(ending: str, tmp_path: Path) -> None:
     """A probe mid-scenario: the signal's code within 2 s, no traceback or asyncio noise, no
-    agent process left, and nothing written."""
+    agent process left, and nothing written but the whole recordings of the scenarios that
+    had finished (each checks as a trace)."""
     signum, presses, group = ENDINGS[ending]
     out = tmp_path / "o"
     argv = [*CLI, "probe", "--out", str(out), "--", *AGENT]
@@ -105,7 +107,13 @@ def test_a_signal_ends_a_probe(ending: str, tmp_path: Path) -> None:
         for _ in range(50):
             os.killpg(run.group, 0)
             time.sleep(0.1)
-    assert list(out.iterdir()) == []
+    kept = sorted(p.name for p in out.iterdir())
+    traces = [name for name in kept if name.endswith(".jsonl")]
+    stderrs = [name.replace(".jsonl", ".agent-stderr.txt") for name in traces]
+    assert kept == ([] if not traces else sorted([MANIFEST, *traces, *stderrs]))
+    for name in traces:
+        check = subprocess.run([*CLI, "trace", "check", str(out / name)], capture_output=True)
+        assert check.returncode in (0, 1), check.stdout
 
 
 def test_a_signal_ends_a_probe_of_a_stubborn_agent_within_two_seconds(tmp_path: Path) -> None:

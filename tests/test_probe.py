@@ -62,6 +62,7 @@ def test_each_mutation_is_caught_by_its_rule(
         ("garbage", "not JSON-RPC to stdout"),
         ("silent", "no answer to initialize within 2 s"),
         ("no-session", "the agent answered session/new with {}: no sessionId string"),
+        ("needs-auth", "it wants authentication: give --auth METHOD"),
     ],
 )
 def test_a_broken_agent_is_an_error_not_a_hang(
@@ -75,6 +76,20 @@ def test_a_broken_agent_is_an_error_not_a_hang(
     assert time.monotonic() - started < 15
     out = capsys.readouterr().out
     assert says in out and "agent-stderr.txt" in out
+
+
+def test_an_agent_that_cannot_be_set_up_is_reported_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The agent dies at initialize: the first scenario says so, and the others are not run
+    (the same would happen again), each pointing to it."""
+    argv = ["probe", "--out", str(tmp_path), "--", *AGENT, "--misbehave", "crash"]
+    assert main(argv) == 2
+    out = capsys.readouterr().out
+    assert out.count("the agent closed the connection") == 1
+    first = SCENARIOS[0].name
+    skipped = f"inconclusive: not run: the agent could not be set up in {first}"
+    assert out.count(skipped) == len([s for s in SCENARIOS if 1 in s.versions]) - 1
 
 
 def test_json_and_junit_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -395,3 +410,30 @@ def test_each_scenario_has_a_budget_of_its_own(
     assert time.monotonic() - started < 15
     errors = [s["error"] for s in json.loads(capsys.readouterr().out)["scenarios"]]
     assert len(errors) == 2 and all(e.startswith("the scenario's 2 s were used up") for e in errors)
+
+
+def test_a_ctrl_c_keeps_the_recordings_of_the_finished_scenarios(tmp_path: Path) -> None:
+    """Once the second scenario's recording is staged the first has ended: a Ctrl-C then
+    keeps the first's files in the output folder, whole, and the run ends interrupted."""
+    import signal
+    import subprocess
+
+    from tests.helpers import CLI
+
+    out = tmp_path / "o"
+    run = subprocess.Popen(
+        [*CLI, "probe", "--out", str(out), "--", *AGENT],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    second = f"{SCENARIOS[1].name}.agent-stderr.txt"
+    deadline = time.monotonic() + 120
+    while not any(out.glob(f".acp-suggestions-run-*/{second}")):
+        assert run.poll() is None and time.monotonic() < deadline, run.communicate()
+        time.sleep(0.05)
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=120)
+    assert run.returncode == 128 + signal.SIGINT, err
+    first = SCENARIOS[0].name
+    assert {f"{first}.jsonl", f"{first}.agent-stderr.txt"} <= {p.name for p in out.iterdir()}
+    assert b"interrupted; the finished scenarios are in" in err

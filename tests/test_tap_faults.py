@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,7 +47,7 @@ def _tap(
     )
 
 
-def _records(folder: Path) -> list[dict[str, object]]:
+def _records(folder: Path) -> list[dict[str, Any]]:
     (trace,) = folder.glob("*.jsonl")
     return [json.loads(line) for line in trace.read_text().splitlines()]
 
@@ -77,7 +78,7 @@ def test_a_line_nested_too_deep_passes_and_the_recording_goes_on(tmp_path: Path)
     assert out.endswith(deep + after) and b"Traceback" not in err
     records = _records(tmp_path)
     for side, methods in (("client", ["after"]), ("agent", ["ready", "after"])):
-        assert [r["msg"]["method"] for r in records if r["from"] == side] == methods  # type: ignore[index]
+        assert [r["msg"]["method"] for r in records if r["from"] == side] == methods
     assert b"2 line(s) that are not JSON-RPC, not recorded" in err
 
 

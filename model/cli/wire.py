@@ -92,25 +92,34 @@ def _probe(args: argparse.Namespace) -> int:
             raise UsageError(f"--env {pair}: expected KEY=VALUE")
         env[key] = value
     with output_folder(args, "probe-out") as out:
-        outcomes = probe.probe(
-            command,
-            out.staging,
-            version=args.version,
-            legacy=args.legacy,
-            only=args.scenario,
-            seed=args.seed,
-            step_timeout=args.step_timeout,
-            scenario_timeout=args.timeout,
-            shown=out.given,
-            env=env,
-            permission=args.permission,
-            start_timeout=args.start_timeout,
-            channel=args.channel,
-            strict_version=args.strict_version,
-            auth=args.auth,
-            ending=ENDING,
-            interrupt=Interrupted,
-        )
+        finished: list[Path] = []
+        try:
+            outcomes = probe.probe(
+                command,
+                out.staging,
+                version=args.version,
+                legacy=args.legacy,
+                only=args.scenario,
+                seed=args.seed,
+                step_timeout=args.step_timeout,
+                scenario_timeout=args.timeout,
+                shown=out.given,
+                env=env,
+                permission=args.permission,
+                start_timeout=args.start_timeout,
+                channel=args.channel,
+                strict_version=args.strict_version,
+                auth=args.auth,
+                ending=ENDING,
+                interrupt=Interrupted,
+                on_done=lambda outcome: finished.extend(outcome.files),
+            )
+        except Interrupted:
+            out.commit(finished)  # the scenarios that finished keep their recordings
+            err.print(
+                f"acp-suggestions probe: interrupted; the finished scenarios are in {out.given}"
+            )
+            raise
         out.commit(p for p in out.staging.iterdir() if p.is_file())
     reports = [o.report for o in outcomes]
     verdict = checked.overall(reports)
@@ -144,7 +153,7 @@ def _probe(args: argparse.Namespace) -> int:
         for o in outcomes:
             why = o.report.error or o.report.unexercised
             print(f"{o.scenario.name}: {o.report.verdict}" + (f": {why}" if why else ""))
-            if scenarios.AUTO_SEND in o.scenario.actions and not o.report.error:
+            if scenarios.AUTO_SEND in o.scenario.actions and o.set_up and not o.report.error:
                 print(f"  {probe.auto_send_summary(o)}")
         for rule, verdicts in rules.items():
             seen = "; ".join(

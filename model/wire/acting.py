@@ -1,5 +1,6 @@
 """What the probe does on the live connection: the wire messages of the model's client
-actions, sent as a scenario's step, and its answer to an agent's permission request."""
+actions, sent as a scenario's step, the agent's answers awaited (each failure a ProbeError
+that names it), and the probe's answer to an agent's permission request."""
 
 from __future__ import annotations
 
@@ -11,6 +12,12 @@ from typing import Any
 
 from acp_suggestions.model.wire.scenarios import SECOND_SESSION
 
+CANCELLED = -32800  # JSON-RPC: the request was cancelled
+AUTH_REQUIRED = -32000  # ACP: authentication required
+AUTH_HINT = (
+    "; it wants authentication: give --auth METHOD (a method of its initialize answer's "
+    "authMethods) and the method's secrets with --env"
+)
 # What the probe answers an agent's `session/request_permission` with, by `--permission`:
 # the first option of that kind, as a minimal client's user would pick (or a cancelled ask).
 PERMISSION_KINDS = {
@@ -116,3 +123,45 @@ async def act(
                 answer.exception()
     if action.startswith(("user.send", "client.auto_send")) and "+" not in action:
         await asyncio.sleep(rng.uniform(0.0, 0.01))  # a prediction may still be in flight
+
+
+async def answered(process: Any, what: str, call: Awaitable[Any], timeout: float) -> Any:
+    """The agent's answer to `call` (the request `what`) within `timeout` seconds; an error
+    answer, the agent's exit or the timeout is a ProbeError naming it (a v2 prompt cancelled
+    before it was accepted answers None)."""
+    from acp.exceptions import RequestError
+
+    waiting = asyncio.ensure_future(call)
+    exited = asyncio.ensure_future(exit_of(process))
+    try:
+        done, _ = await asyncio.wait(
+            {waiting, exited}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+    finally:  # also when the run is cancelled: no task left to fail unseen
+        exited.cancel()
+        waiting.cancel()  # nothing, once it has its answer
+    if waiting in done:
+        try:
+            return waiting.result()
+        except RequestError as error:
+            if what == "session/prompt" and error.code == CANCELLED:
+                return None  # a prompt cancelled before it was accepted (v2)
+            hint = AUTH_HINT if error.code == AUTH_REQUIRED and what != "authenticate" else ""
+            raise ProbeError(
+                f"the agent answered {what} with error {error.code} ({error}"
+                + _data(error.data)
+                + ")"
+                + hint
+            ) from None
+    if exited in done:
+        raise ProbeError(f"the agent exited (code {process.returncode}) during {what}")
+    raise ProbeError(f"no answer to {what} within {timeout:g} s")
+
+
+def _data(data: Any) -> str:
+    """An error answer's `data`, as the agent sent it (cut to 500 characters): most agents
+    put the reason there, e.g. which authentication method to use."""
+    if data is None:
+        return ""
+    text = json.dumps(data, sort_keys=True)
+    return f"; data: {text if len(text) <= 500 else text[:499] + '…'}"

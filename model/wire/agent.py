@@ -8,7 +8,7 @@ comes, CAP-2 ignores the capability, SC-2 suggests whitespace, RP-1 replays its 
 on `session/load`), speaks the legacy `_meta.promptSuggestions` channel to a client that
 allowlists it, and can fail as broken agents do (`--misbehave`: crash at `initialize`, hang
 on a prompt, write garbage to stdout, stay silent at `initialize`, answer `session/new` with
-no session).  The SDK's typed models
+no session or ask for authentication).  The SDK's typed models
 drop capability fields they do not know, so it reads the raw JSON, as an implementation of a
 draft feature does.
 """
@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 from typing import Any
 
 BREAKABLE = ("LT-5", "CAP-2", "SC-2", "RP-1")
-MISBEHAVIOURS = ("crash", "hang", "garbage", "silent", "no-session")
+MISBEHAVIOURS = ("crash", "hang", "garbage", "silent", "no-session", "needs-auth")
 
 
 class ReferenceAgent:
@@ -47,6 +48,10 @@ class ReferenceAgent:
         if method == "session/new":
             if self.misbehave == "no-session":
                 return {}  # names no session
+            if self.misbehave == "needs-auth":
+                from acp.exceptions import RequestError
+
+                raise RequestError.auth_required()
             self.sessions += 1
             sid = f"sess-{self.sessions}"
             self.holding[sid], self.turns[sid] = False, 0
@@ -178,14 +183,75 @@ def _chunk(text: str) -> dict[str, Any]:
     return {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
 
 
-async def serve(agent: ReferenceAgent) -> None:
-    """Serve `agent` over this process's stdin and stdout until the client closes them."""
+PARSE_ERROR = -32700  # JSON-RPC: the line is not JSON
+LINE_LIMIT = 16 << 20  # the longest line read, as the trace checker's
+
+
+async def serve(agent: Any) -> None:
+    """Serve `agent` (its `handle` and `conn`) over this process's stdin and stdout until the
+    client closes them.  A line that is not a JSON-RPC message (not JSON, nested too deep to
+    parse, no object) is answered with a JSON-RPC parse error and a line on stderr, and the
+    session goes on: the SDK's connection, which would end on it, never sees it."""
     from acp.connection import Connection
     from acp.stdio import stdio_streams
 
-    reader, writer = await stdio_streams()
-    agent.conn = Connection(agent.handle, writer, reader, listening=False)
-    await agent.conn.main_loop()
+    stdin, writer = await stdio_streams(limit=LINE_LIMIT)
+    screened = asyncio.StreamReader()
+    agent.conn = Connection(agent.handle, writer, screened, listening=False)
+    await asyncio.gather(_screen(stdin, screened, writer), agent.conn.main_loop())
+
+
+async def _screen(
+    stdin: asyncio.StreamReader, screened: asyncio.StreamReader, writer: asyncio.StreamWriter
+) -> None:
+    """Pass each JSON-RPC line of `stdin` on to `screened`; answer any other line."""
+    n = 0
+    while True:
+        n += 1
+        try:
+            line = await stdin.readuntil(b"\n")
+        except asyncio.IncompleteReadError as end:  # the last line, with no newline
+            line = end.partial
+        except asyncio.LimitOverrunError as over:  # longer than the reader holds
+            await _drop_line(stdin, over.consumed)
+            await _refuse(writer, f"line {n} is longer than {LINE_LIMIT} bytes")
+            continue
+        if not line:
+            break
+        if not line.strip():
+            continue
+        try:
+            message = json.loads(line)
+        except (ValueError, RecursionError) as error:
+            why = "nested too deep" if isinstance(error, RecursionError) else str(error)
+            await _refuse(writer, f"line {n} is not JSON ({why})")
+            continue
+        if isinstance(message, dict):
+            screened.feed_data(line)
+        else:
+            await _refuse(writer, f"line {n} is not a JSON-RPC message (an object)")
+    screened.feed_eof()
+
+
+async def _drop_line(stdin: asyncio.StreamReader, held: int) -> None:
+    """Read past a line too long to hold: the `held` bytes of it, then the rest to its end."""
+    await stdin.readexactly(held)
+    while True:
+        try:
+            await stdin.readuntil(b"\n")
+            return
+        except asyncio.LimitOverrunError as over:
+            await stdin.readexactly(over.consumed)
+        except asyncio.IncompleteReadError:
+            return
+
+
+async def _refuse(writer: asyncio.StreamWriter, reason: str) -> None:
+    """Answer a line that is no JSON-RPC message with a parse error, and say so on stderr."""
+    sys.stderr.write(f"acp-suggestions agent: {reason}; answered with a parse error\n")
+    answer = {"code": PARSE_ERROR, "message": f"Parse error: {reason}"}
+    writer.write(json.dumps({"jsonrpc": "2.0", "id": None, "error": answer}).encode() + b"\n")
+    await writer.drain()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import random
@@ -27,8 +26,8 @@ from typing import Any
 from acp_suggestions.model.wire.acting import (
     ProbeError,
     act,
+    answered,
     can_reopen,
-    exit_of,
     permission_answer,
     session_of,
 )
@@ -50,7 +49,6 @@ LEGACY: dict[str, Any] = {"_meta": {"jetbrains": {"air": {"version": 1, "capabil
 BOTH: dict[str, Any] = {**ADVERTISED, **LEGACY}
 # What a scenario that advertises suggestions sends, by `--channel`.
 CHANNELS: dict[str, dict[str, Any]] = {"rfd": ADVERTISED, "legacy": LEGACY, "both": BOTH}
-CANCELLED = -32800  # JSON-RPC: the request was cancelled
 PROBE_VERSION = "0.1.0"
 # What else may explain a scenario without suggestion traffic, by the channel it advertised.
 HINTS = {
@@ -84,6 +82,13 @@ class Outcome:
     lists: int = 0  # non-empty suggestion lists the agent sent, on any channel
     withdrawals: int = 0  # empty ones
     auto_sent: int = 0  # prompts a setting sent from offered suggestions (`client.auto_send`)
+    set_up: bool = False  # the agent answered initialize (and authenticate) and made a session
+
+    @property
+    def files(self) -> list[Path]:
+        """The files the scenario wrote: its recording, and the agent's stderr if it ran."""
+        stderr = self.trace.with_name(f"{self.scenario.name}.agent-stderr.txt")
+        return [p for p in (self.trace, stderr) if p.exists()]
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,9 +114,10 @@ async def _run(
     stderr: Any,
     step_timeout: float,
     overrun: Overrun,
+    progress: Outcome,
 ) -> int:
-    """Run the scenario, recording every message in `lines`; the number of prompts its
-    setting sent from offered suggestions."""
+    """Run the scenario, recording every message in `lines` and in `progress` when the agent
+    is set up; the number of prompts its setting sent from offered suggestions."""
     from acp.exceptions import RequestError
 
     seen = Seen(lines)
@@ -134,19 +140,25 @@ async def _run(
     ):
 
         def step(what: str, call: Awaitable[Any], timeout: float = step_timeout) -> Awaitable[Any]:
-            return _answered(process, what, call, timeout)
+            return answered(process, what, call, timeout)
 
         started = await step(
             "initialize",
             conn.send_request("initialize", _hello(version, caps)),
             agent.start_timeout,
         )
-        _check_started(started, version, scenario)
+        _check_version(started, version)
         if agent.auth is not None:
             method = agent.auth or _first_auth_method(started)
             await step("authenticate", conn.send_request("authenticate", {"methodId": method}))
         new = {"cwd": str(Path.cwd()), "mcpServers": []}
         sessions = [session_of(await step("session/new", conn.send_request("session/new", new)))]
+        progress.set_up = True
+        if not can_reopen(started, version) and any("user.load" in a for a in scenario.actions):
+            raise ProbeError(
+                f"the agent does not advertise {'loadSession' if version == 1 else 'resume'}, "
+                "which this scenario needs"
+            )
         for action in scenario.actions:
             if action == "wait":  # the user reads the answer; a suggestion may arrive
                 with contextlib.suppress(TimeoutError):
@@ -169,9 +181,9 @@ def _hello(version: int, caps: dict[str, Any]) -> dict[str, Any]:
     return {"protocolVersion": 2, "capabilities": caps, "info": info}
 
 
-def _check_started(started: Any, version: int, scenario: Scenario) -> None:
+def _check_version(started: Any, version: int) -> None:
     """The agent answered in the version asked for (else VersionAnswered, or a ProbeError for
-    one that is neither) and can reopen a session if the scenario needs it."""
+    one that is neither)."""
     answered = started.get("protocolVersion") if isinstance(started, dict) else None
     if answered != version:
         if answered in (1, 2):
@@ -180,42 +192,6 @@ def _check_started(started: Any, version: int, scenario: Scenario) -> None:
             f"the agent answered initialize with protocolVersion {answered!r}, "
             "which is neither 1 nor 2"
         )
-    if not can_reopen(started, version) and any("user.load" in a for a in scenario.actions):
-        raise ProbeError(
-            f"the agent does not advertise {'loadSession' if version == 1 else 'resume'}, "
-            "which this scenario needs"
-        )
-
-
-async def _answered(process: Any, what: str, call: Awaitable[Any], timeout: float) -> Any:
-    """The agent's answer to `call` (the request `what`) within `timeout` seconds; an error
-    answer, the agent's exit or the timeout is a ProbeError naming it (a v2 prompt cancelled
-    before it was accepted answers None)."""
-    from acp.exceptions import RequestError
-
-    waiting = asyncio.ensure_future(call)
-    exited = asyncio.ensure_future(exit_of(process))
-    try:
-        done, _ = await asyncio.wait(
-            {waiting, exited}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-        )
-    finally:  # also when the run is cancelled: no task left to fail unseen
-        exited.cancel()
-        waiting.cancel()  # nothing, once it has its answer
-    if waiting in done:
-        try:
-            return waiting.result()
-        except RequestError as error:
-            if what == "session/prompt" and error.code == CANCELLED:
-                return None  # a prompt cancelled before it was accepted (v2)
-            raise ProbeError(
-                f"the agent answered {what} with error {error.code} ({error}"
-                + _data(error.data)
-                + ")"
-            ) from None
-    if exited in done:
-        raise ProbeError(f"the agent exited (code {process.returncode}) during {what}")
-    raise ProbeError(f"no answer to {what} within {timeout:g} s")
 
 
 def _first_auth_method(initialized: Any) -> str:
@@ -226,15 +202,6 @@ def _first_auth_method(initialized: Any) -> str:
         raise ProbeError("--auth: the agent's initialize answer lists no authMethods to use")
     method: str = first["id"]
     return method
-
-
-def _data(data: Any) -> str:
-    """An error answer's `data`, as the agent sent it (cut to 500 characters): most agents
-    put the reason there, e.g. which authentication method to use."""
-    if data is None:
-        return ""
-    text = json.dumps(data, sort_keys=True)
-    return f"; data: {text if len(text) <= 500 else text[:499] + '…'}"
 
 
 class _Complaints(logging.Handler):
@@ -262,13 +229,19 @@ class _Probe:
     scenario_timeout: float  # each scenario's budget (a rerun in another version, its own)
     channel: str = "rfd"  # what a scenario that advertises suggestions sends (`--channel`)
     strict_version: bool = False  # refuse an agent that answers another version
+    on_done: Callable[[Outcome], None] = lambda outcome: None  # told of each scenario's end
     complaints: _Complaints = field(default_factory=_Complaints)
 
     async def run(self, scenarios: Sequence[Scenario]) -> list[Outcome]:
         root = logging.getLogger()
         root.addHandler(self.complaints)
+        outcomes: list[Outcome] = []
         try:
-            outcomes = [await self.scenario(n, s) for n, s in enumerate(scenarios)]
+            for n, s in enumerate(scenarios):
+                failed = next((o for o in outcomes if o.report.error and not o.set_up), None)
+                done = self._skip(s, failed) if failed else await self.scenario(n, s)
+                outcomes.append(done)
+                self.on_done(done)
         finally:
             root.removeHandler(self.complaints)
         if any(o.lists for o in outcomes):  # it suggests when asked: its silence is evidence
@@ -297,13 +270,19 @@ class _Probe:
             return self._not_run(scenario)
         return await self._scenario(n, scenario)
 
-    def _not_run(self, scenario: Scenario) -> Outcome:
-        """A scenario of the version asked for that the version the agent speaks lacks."""
+    def _not_run(self, scenario: Scenario, why: str = "") -> Outcome:
+        """A scenario not run: the version the agent speaks lacks it, or `why`."""
         trace = self.out / f"{scenario.name}.jsonl"
         trace.write_bytes(b"")
         outcome = Outcome(scenario, trace, FileReport(str(self.shown / trace.name)), self.version)
-        outcome.report.unexercised = f"a scenario the agent's v{self.version} does not have"
+        outcome.report.unexercised = why or f"a scenario the agent's v{self.version} does not have"
         return outcome
+
+    def _skip(self, scenario: Scenario, failed: Outcome) -> Outcome:
+        """A scenario after one where the agent could not even be set up: the same would
+        happen again, so it is not run, and says where the error is."""
+        why = f"not run: the agent could not be set up in {failed.scenario.name}"
+        return self._not_run(scenario, why)
 
     async def _scenario(self, n: int, scenario: Scenario) -> Outcome:
         trace = self.out / f"{scenario.name}.jsonl"
@@ -324,6 +303,7 @@ class _Probe:
                     stderr,
                     self.step_timeout,
                     overrun,
+                    outcome,
                 )
                 outcome.auto_sent = await asyncio.wait_for(run, self.scenario_timeout)
             except VersionAnswered as answered:
@@ -390,6 +370,7 @@ def probe(
     auth: str | None = None,
     ending: Sequence[int] = (),
     interrupt: Callable[[int], BaseException] = lambda signum: KeyboardInterrupt(signum),
+    on_done: Callable[[Outcome], None] = lambda outcome: None,
 ) -> list[Outcome]:
     """Run every scenario (or those named in `only`) against the agent `command`, started
     with `env` (default: this process's environment, as a test runner passes it on); traces
@@ -398,14 +379,15 @@ def probe(
     version is probed in it (each outcome says which), or, `strict_version`, not at all; with
     `auth` it authenticates with that method ("" the first advertised) before any session.  A
     signal of `ending` ends the run with `interrupt(signum)`, raised between the event loop's
-    callbacks."""
+    callbacks; `on_done` is told of each scenario as it ends (its files are whole then)."""
     out.mkdir(parents=True, exist_ok=True)
     scenarios = [*SCENARIOS, LEGACY_SCENARIO] if legacy else list(SCENARIOS)
     scenarios = [s for s in scenarios if version in s.versions and (not only or s.name in only)]
     environment = dict(os.environ) if env is None else env
     agent = Agent(command, environment, permission, start_timeout, CHANNELS[channel], auth)
     timing = (version, seed, step_timeout, scenario_timeout)
-    run = _Probe(agent, out, shown or out, *timing, channel, strict_version).run(scenarios)
+    prober = _Probe(agent, out, shown or out, *timing, channel, strict_version, on_done)
+    run = prober.run(scenarios)
     return asyncio.run(_ended_by(run, ending, interrupt))
 
 
