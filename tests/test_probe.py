@@ -380,8 +380,9 @@ def test_strict_version_refuses_an_agent_that_answers_another(
 def test_an_agent_that_needs_authentication_gets_it_with_auth(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Without --auth the error answer is named with its data (which method to use); with
-    --auth (the first advertised method) the probe authenticates and goes on."""
+    """Without --auth the error answer is named with its data (which method to use) and a
+    hint to use --auth; with bare --auth (its choice: the only method) the probe
+    authenticates and goes on."""
     argv = ["probe", "--step-timeout", "3", "--start-timeout", "3", "--format", "json"]
     argv += ["--scenario", "capability-off"]
     agent = ["--", sys.executable, str(HOSTILE), "auth"]
@@ -389,12 +390,30 @@ def test_an_agent_that_needs_authentication_gets_it_with_auth(
     error = json.loads(capsys.readouterr().out)["scenarios"][0]["error"]
     assert "session/new with error -32000 (Authentication required" in error
     assert 'data: {"authMethods": ["api-key"]}' in error
+    assert "give --auth METHOD" in error
     assert main([*argv, "--out", str(tmp_path / "b"), "--auth", *agent]) == 0
     report = json.loads(capsys.readouterr().out)
     assert "error" not in report["scenarios"][0]
     trace = (tmp_path / "b" / "capability-off.jsonl").read_text()
     assert '"method": "authenticate"' in trace and '"methodId": "api-key"' in trace
     assert main([*argv, "--out", str(tmp_path / "c"), "--auth", "other", *agent]) == 2
+
+
+@pytest.mark.parametrize(
+    ("env", "chosen"), [({"API_KEY": "k"}, "key"), ({}, "browser"), ({"OTHER": "x"}, "browser")]
+)
+def test_bare_auth_prefers_a_method_that_needs_no_user(env: dict[str, str], chosen: str) -> None:
+    """An env_var method whose variables are set needs no user; else the first that is no
+    terminal login; a terminal login last."""
+    from acp_suggestions.model.wire.probe import auth_method
+
+    methods = [
+        {"id": "tty", "name": "Log in", "type": "terminal"},
+        {"id": "browser", "name": "Log in with a browser"},
+        {"id": "key", "name": "API key", "type": "env_var", "vars": [{"name": "API_KEY"}]},
+    ]
+    assert auth_method({"authMethods": methods}, env) == chosen
+    assert auth_method({"authMethods": methods[:1]}, env) == "tty"
 
 
 def test_each_scenario_has_a_budget_of_its_own(

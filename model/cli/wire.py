@@ -247,8 +247,9 @@ def add_parsers(sub: Subparsers) -> None:
         nargs="?",
         const="",
         metavar="METHOD",
-        help="call authenticate after initialize with this method id (without one: the first "
-        "the agent advertises); its secrets go in with --env",
+        help="call authenticate after initialize with this method id (without one: a method "
+        "the agent lists that needs no user, an env_var one whose variables are set, else the "
+        "first that is no terminal login); its secrets go in with --env",
     )
     prb.add_argument(
         "--strict-version",

@@ -146,7 +146,8 @@ async def answered(process: Any, what: str, call: Awaitable[Any], timeout: float
         except RequestError as error:
             if what == "session/prompt" and error.code == CANCELLED:
                 return None  # a prompt cancelled before it was accepted (v2)
-            hint = AUTH_HINT if error.code == AUTH_REQUIRED and what != "authenticate" else ""
+            needed = error.code == AUTH_REQUIRED and not what.startswith("authenticate")
+            hint = AUTH_HINT if needed else ""
             raise ProbeError(
                 f"the agent answered {what} with error {error.code} ({error}"
                 + _data(error.data)
@@ -155,7 +156,12 @@ async def answered(process: Any, what: str, call: Awaitable[Any], timeout: float
             ) from None
     if exited in done:
         raise ProbeError(f"the agent exited (code {process.returncode}) during {what}")
-    raise ProbeError(f"no answer to {what} within {timeout:g} s")
+    login = (
+        "; the method may need a user (an interactive login): name another with --auth METHOD"
+        if what.startswith("authenticate")
+        else ""
+    )
+    raise ProbeError(f"no answer to {what} within {timeout:g} s{login}")
 
 
 def _data(data: Any) -> str:

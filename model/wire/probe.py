@@ -149,8 +149,9 @@ async def _run(
         )
         _check_version(started, version)
         if agent.auth is not None:
-            method = agent.auth or _first_auth_method(started)
-            await step("authenticate", conn.send_request("authenticate", {"methodId": method}))
+            method = agent.auth or auth_method(started, agent.env)
+            asked = conn.send_request("authenticate", {"methodId": method})
+            await step(f"authenticate (method {method})", asked)
         new = {"cwd": str(Path.cwd()), "mcpServers": []}
         sessions = [session_of(await step("session/new", conn.send_request("session/new", new)))]
         progress.set_up = True
@@ -194,14 +195,23 @@ def _check_version(started: Any, version: int) -> None:
         )
 
 
-def _first_auth_method(initialized: Any) -> str:
-    """The id of the first authentication method the agent's `initialize` answer lists."""
+def auth_method(initialized: Any, env: dict[str, str]) -> str:
+    """The method bare `--auth` tries, of those the agent's `initialize` answer lists: one
+    that needs no user (an `env_var` method whose variables the agent's environment has), else
+    the first that is no `terminal` login, else the first (a ProbeError if none is listed)."""
     methods = initialized.get("authMethods") if isinstance(initialized, dict) else None
-    first = methods[0] if isinstance(methods, list) and methods else None
-    if not isinstance(first, dict) or not isinstance(first.get("id"), str):
+    listed = [m for m in methods or [] if isinstance(m, dict) and isinstance(m.get("id"), str)]
+    if not listed:
         raise ProbeError("--auth: the agent's initialize answer lists no authMethods to use")
-    method: str = first["id"]
-    return method
+    ready = [m for m in listed if m.get("type") == "env_var" and all(n in env for n in _vars(m))]
+    rest = [m for m in listed if m.get("type") not in ("env_var", "terminal")]
+    found: str = (ready or rest or listed)[0]["id"]
+    return found
+
+
+def _vars(method: dict[str, Any]) -> list[str]:
+    """The environment variables an `env_var` authentication method names."""
+    return [str(v.get("name")) for v in method.get("vars") or [] if isinstance(v, dict)]
 
 
 class _Complaints(logging.Handler):
@@ -377,7 +387,7 @@ def probe(
     and the agent's stderr go to `out`, and are named in the reports as in `shown` (default
     `out`), where they will be once the run is over.  An agent that answers another protocol
     version is probed in it (each outcome says which), or, `strict_version`, not at all; with
-    `auth` it authenticates with that method ("" the first advertised) before any session.  A
+    `auth` it authenticates with that method ("": `auth_method`'s choice) before any session.  A
     signal of `ending` ends the run with `interrupt(signum)`, raised between the event loop's
     callbacks; `on_done` is told of each scenario as it ends (its files are whole then)."""
     out.mkdir(parents=True, exist_ok=True)
