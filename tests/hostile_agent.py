@@ -16,6 +16,7 @@ MODES = (
     "never-reads",  # never reads a request, never writes
     "closes-stdout",  # closes its stdout at once and lives on
     "grandchild",  # starts a child that holds stdout, and exits
+    "escapes",  # the same, the child in a session of its own (out of the agent's group)
     "stderr-flood",  # writes 200 MiB to stderr, then serves normally
     "files",  # asks the client to read a file and run a command in each turn
     "wrong-id",  # answers initialize under an id it was never sent
@@ -115,11 +116,12 @@ def main() -> None:
     elif mode == "closes-stdout":
         os.close(1)
         time.sleep(60)
-    elif mode == "grandchild":
+    elif mode in ("grandchild", "escapes"):
         # The child inherits stdout and outlives this process; the probe must end it.  It
         # carries the test's token, so the test can look for it.
         token = sys.argv[2] if len(sys.argv) > 2 else ""
-        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", token])
+        child = [sys.executable, "-c", "import time; time.sleep(120)", token]
+        subprocess.Popen(child, start_new_session=mode == "escapes")
         return
     elif mode == "stderr-flood":
         chunk = "e" * MIB

@@ -1,7 +1,8 @@
 """Start an agent for the probe so that nothing it does can take the probe down: it runs in a
-process group of its own that is ended with the scenario (a grandchild holding the pipe too),
-a line or a scenario's output past its limit ends it with the reason named, before it is held
-in memory, and its stderr is kept up to a cap."""
+process group of its own that is ended with the scenario (a grandchild holding the pipe too,
+and on Linux one that left the group for a session of its own: the probe adopts orphans and
+ends those the scenario left), a line or a scenario's output past its limit ends it with the
+reason named, before it is held in memory, and its stderr is kept up to a cap."""
 
 from __future__ import annotations
 
@@ -35,6 +36,46 @@ def _die_with_parent() -> None:
     with contextlib.suppress(OSError, AttributeError):
         pr_set_pdeathsig = 1
         ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
+
+
+def _adopt_orphans() -> None:
+    """Make this process the reaper of its orphaned descendants (Linux), so that what an
+    agent leaves behind in a session of its own becomes this process's child, found and
+    ended with the scenario."""
+    with contextlib.suppress(OSError, AttributeError):
+        pr_set_child_subreaper = 36
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_child_subreaper, 1)
+
+
+def _children() -> set[int]:
+    """This process's children (Linux's /proc; none found elsewhere)."""
+    me, found = os.getpid(), set()
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if entry.name.isdigit():
+                with contextlib.suppress(OSError, IndexError, ValueError):
+                    with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                        fields = stat.read().rsplit(b")", 1)[1].split()
+                    if int(fields[1]) == me:
+                        found.add(int(entry.name))
+    return found
+
+
+async def _end_strays(strays: set[int]) -> None:
+    """End and reap the processes an agent left behind, adopted by this one, with their
+    groups."""
+    for pid in strays:
+        _end_group(pid)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    for pid in strays:
+        for _ in range(100):  # a killed process is reaped within moments
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    break
+            except ChildProcessError:  # reaped already
+                break
+            await asyncio.sleep(0.01)
 
 
 def _end_group(pid: int, signum: int = signal.SIGKILL) -> None:
@@ -114,6 +155,8 @@ async def bounded_agent(
     from acp.connection import Connection
     from acp.transports import default_environment
 
+    _adopt_orphans()
+    before = _children()
     process = await asyncio.create_subprocess_exec(
         *command,
         stdin=asyncio.subprocess.PIPE,
@@ -138,6 +181,7 @@ async def bounded_agent(
         with contextlib.suppress(Exception):
             await conn.close()
         await _end(process, HURRIED if hurried else GRACE)
+        await _end_strays(_children() - before - {process.pid})
         # With the group ended the pipes close; a pump still waiting after that is cut.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.gather(*pumps, return_exceptions=True), GRACE)
