@@ -99,7 +99,10 @@ def describe(step: Step, version: int, revision: Revision = Revision.CURRENT) ->
             where = "composer" if action.name is Act.ACCEPT else "chip"
             text += f"; the {where} shows its text, not its {' and '.join(hidden)}"
     elif action.actor == "client":
-        text = "client sends the offered suggestion by itself"
+        by_user = any(isinstance(m, Prompt) and m.by_user for m in step.to_agent)
+        text = "client sends the offered suggestion by itself" + (
+            ", under the setting the user turned on" if by_user else ""
+        )
     elif action.name == Act.PREDICT:
         text = f"agent starts predicting after prompt {step.after.agent.accepted}"
     elif action.name == Act.PUBLISH and not step.to_client:
