@@ -5,8 +5,10 @@ timeout that fails the test, and the tests wait on what the processes say, never
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import random
 import resource
 import signal
 import subprocess
@@ -19,6 +21,8 @@ from typing import Any
 import pytest
 
 from acp_suggestions.model.wire import tap
+from acp_suggestions.model.wire.monitors import Verdict
+from acp_suggestions.model.wire.reports import check_file
 from tests.helpers import CLI
 
 TAP = [*CLI, "tap"]
@@ -164,3 +168,46 @@ def test_a_trace_name_taken_meanwhile_is_never_replaced(tmp_path: Path) -> None:
     path.unlink()
     assert tap._publish(part, path) is True
     assert path.read_text() == "ours\n" and not part.exists()
+
+
+# Seeded signal schedules over the tap's lifetime, start-up included: 300 in four parts, so
+# that the test runner's workers share them.
+PARTS, SCHEDULES = 4, 75
+
+
+@pytest.mark.parametrize("part", range(PARTS))
+def test_signals_at_any_moment_never_hang_orphan_or_half_write(part: int, tmp_path: Path) -> None:
+    """A seeded schedule of signals (one to three, of SIGTERM, SIGINT and SIGHUP, each after
+    a random delay from the tap's start, when it may still be importing Python) hits a tap in
+    front of an echoing agent: each run ends within the limit, its agent with it, and leaves
+    either no trace or a whole one that checks."""
+    rng = random.Random(20261205 + part)
+    for n in range(SCHEDULES):
+        out = tmp_path / f"run-{n}"
+        token = f"schedule-{n}-{time.monotonic_ns()}"
+        agent = [sys.executable, "-c", ECHO, token]
+        process = _tap(out, *agent)
+        for _ in range(rng.randint(1, 3)):
+            time.sleep(rng.uniform(0.0, 0.8))
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(rng.choice([signal.SIGTERM, signal.SIGINT, signal.SIGHUP]))
+        process.communicate(timeout=LIMIT)  # a hang fails here
+        deadline = time.monotonic() + LIMIT
+        while _running(token):
+            assert time.monotonic() < deadline, f"schedule {n}: the agent outlived its tap"
+            time.sleep(0.05)
+        left = sorted(p.name for p in out.iterdir()) if out.exists() else []
+        assert all(name.endswith(".jsonl") for name in left), (n, left)
+        for name in left:
+            report = check_file(str(out / name))
+            assert report.verdict is not Verdict.ERROR, (n, report.error)
+
+
+def _running(token: str) -> bool:
+    """Whether a live process carries `token` in its command line."""
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit() and _alive(int(proc.name)):
+            with contextlib.suppress(OSError):
+                if token.encode() in (proc / "cmdline").read_bytes():
+                    return True
+    return False
