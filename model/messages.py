@@ -84,14 +84,9 @@ class Suggestion:
         """The content kinds of the prompt's blocks, in order."""
         return tuple(block.type for block in self.prompt)
 
-    def same_as(self, raw_prompt: object) -> bool:
-        """Whether a `session/prompt`'s raw `prompt` field holds exactly these blocks (a
-        prompt that is no valid list of blocks holds none)."""
-        try:
-            blocks = _prompt_type().validate_python(raw_prompt)
-        except pydantic.ValidationError:
-            return False
-        return _dumped(blocks) == _dumped(self.prompt)
+    def blocks(self) -> list[Any]:
+        """The prompt's blocks as JSON values, to compare with a prompt's (`prompt_blocks`)."""
+        return _dumped(self.prompt)
 
     @property
     def blank(self) -> bool:
@@ -111,6 +106,15 @@ class SuggestionsUpdate:
     def withdraws(self) -> bool:
         """An update with no usable suggestion leaves the client offering nothing (UPD-3, SC-6)."""
         return not self.suggestions
+
+
+def prompt_blocks(raw_prompt: object) -> list[Any] | None:
+    """A `session/prompt`'s raw `prompt` field as JSON values of the SDK's blocks (None if it
+    is no valid list of blocks), for comparing with `Suggestion.blocks`."""
+    try:
+        return _dumped(_prompt_type().validate_python(raw_prompt))
+    except pydantic.ValidationError:
+        return None
 
 
 def _dumped(blocks: Iterable[Any]) -> list[Any]:

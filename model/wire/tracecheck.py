@@ -21,6 +21,7 @@ from acp_suggestions.model.messages import (
     parse_agent_caps,
     parse_client_caps,
     parse_session_update,
+    prompt_blocks,
 )
 from acp_suggestions.model.rules import RULES_BY_ID
 from acp_suggestions.model.sdk import methods
@@ -273,7 +274,8 @@ class Checker:
     def _on_prompt(self, number: int, sid: str, request_id: Any, params: dict[str, Any]) -> None:
         s = self._session(sid)
         s.prompts[request_id] = _Prompt(number)
-        if any(sug.same_as(params.get("prompt")) for sug in s.offered):
+        sent = prompt_blocks(params.get("prompt")) if s.offered else None
+        if sent is not None and any(sug.blocks() == sent for sug in s.offered):
             # A user's Tab and Enter, or a setting that sends suggestions by itself (CP-1,
             # CP-3): the wire shows no user action, so this is a note, never a verdict.
             length, first = s.run
