@@ -192,3 +192,47 @@ def test_a_signal_ends_a_trace_check(ending: str, tmp_path: Path) -> None:
     assert run.code == 128 + signum, run.stderr
     assert "Traceback" not in run.stderr
     assert run.seconds < 2 + 0.2 * presses
+
+
+def test_a_request_that_fails_after_the_probe_is_cancelled_is_not_reported() -> None:
+    """The race behind a traceback CI once saw after SIGTERM: the probe is cancelled between
+    sending a request and awaiting its answer, then the connection closes and the request
+    fails.  Its task must not be left for asyncio to report as 'never retrieved'."""
+    import asyncio
+    import contextlib
+    import gc
+    import random
+    from typing import Any
+
+    from acp_suggestions.model.wire.acting import act
+
+    reported: list[dict[str, Any]] = []
+
+    async def race() -> None:
+        loop = asyncio.get_running_loop()
+        loop.set_exception_handler(lambda _, context: reported.append(context))
+        closed = asyncio.Event()
+
+        class Conn:
+            @staticmethod
+            async def send_request(*_: Any) -> Any:
+                await closed.wait()
+                raise ConnectionError("Connection closed")
+
+        async def step(_: str, call: Any) -> Any:
+            return await call
+
+        probe = asyncio.ensure_future(
+            act("user.send", Conn(), [{"sessionId": "s"}], step, random.Random(0), {}, 1)
+        )
+        await asyncio.sleep(0)  # the request is out; the probe yields before awaiting it
+        probe.cancel()
+        with contextlib.suppress(asyncio.CancelledError):  # not pytest.raises: its record
+            await probe  # of the frames would keep the tasks alive
+        closed.set()
+        for _ in range(3):
+            await asyncio.sleep(0)  # the request fails
+
+    asyncio.run(race())
+    gc.collect()  # a failed task no one looked at reports itself as it is collected
+    assert not reported, reported

@@ -105,20 +105,20 @@ async def act(
     once, then their answers are awaited; `offered` is the suggestion a setting sends."""
     sid = sessions[1 if action.endswith(SECOND_SESSION) else 0]["sessionId"]
     answers = []
-    for part in action.removesuffix(SECOND_SESSION).split("+"):
-        request, method, params = _message(part, sid, version, new, offered)
-        if request:
-            answers.append((method, asyncio.ensure_future(conn.send_request(method, params))))
-            await asyncio.sleep(0)  # it goes out before the next part
-        else:
-            await conn.send_notification(method, params)
     try:
+        for part in action.removesuffix(SECOND_SESSION).split("+"):
+            request, method, params = _message(part, sid, version, new, offered)
+            if request:
+                answers.append((method, asyncio.ensure_future(conn.send_request(method, params))))
+                await asyncio.sleep(0)  # it goes out before the next part
+            else:
+                await conn.send_notification(method, params)
         for method, answer in answers:
             result = await step(method, answer)
             if method == "session/new":
                 sessions.append(session_of(result))
-    finally:  # cancelled, or an answer was wrong: the others no longer matter, even failed
-        for _, answer in answers:
+    finally:  # cancelled, even as a part went out, or an answer was wrong: the others no
+        for _, answer in answers:  # longer matter, even failed (or asyncio would report it)
             if not answer.cancel() and not answer.cancelled():
                 answer.exception()
     if action.startswith(("user.send", "client.auto_send")) and "+" not in action:
