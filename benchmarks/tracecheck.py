@@ -6,14 +6,20 @@ and the median of the runs' ratios.
 Run: .venv/bin/python benchmarks/tracecheck.py [--turns N] [--runs N]
 Each turn is a prompt, a withdrawal, `--chunks` message chunks (5 by default; real turns
 stream many more), the response and a new list.  With --write PATH it only writes the trace
-there, e.g. a 1 GB one for `acp-suggestions trace check` to read.
+there, e.g. a 1 GB one for `acp-suggestions trace check` to read.  With --memory MB it writes
+a trace of about MB megabytes whose client never advertised suggestions (so that every list and
+withdrawal is a violation) and reports the peak resident memory of `acp-suggestions trace
+check` over it in each output format, each in a fresh process (wait4).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -30,10 +36,10 @@ def _line(frm: str, msg: dict[str, object]) -> bytes:
     return json.dumps({"from": frm, "msg": {"jsonrpc": "2.0", **msg}}).encode() + b"\n"
 
 
-def write_trace(path: Path, turns: int, chunks: int = 5) -> int:
-    """A v1 session of `turns` turns with `chunks` streamed chunks each; returns the number of
-    lines."""
-    caps: dict[str, object] = {"session": {"promptSuggestions": {}}}
+def write_trace(path: Path, turns: int, chunks: int = 5, broken: bool = False) -> int:
+    """A v1 session of `turns` turns with `chunks` streamed chunks each (`broken`: with a
+    client that never advertised suggestions); returns the number of lines."""
+    caps: dict[str, object] = {} if broken else {"session": {"promptSuggestions": {}}}
     lines = [
         _line(
             "client",
@@ -99,7 +105,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--chunks", type=int, default=5, help="message chunks a turn")
     parser.add_argument("--write", metavar="PATH", help="only write the trace to PATH")
+    parser.add_argument("--memory", metavar="MB", type=int, help="only measure the memory")
     args = parser.parse_args()
+    if args.memory:
+        memory(args.memory, args.chunks)
+        return
     if args.write:
         count = write_trace(Path(args.write), args.turns, args.chunks)
         print(f"wrote {count:,} messages, {Path(args.write).stat().st_size:,} bytes")
@@ -132,6 +142,34 @@ def main() -> None:
         f"| the trace checker | {ours:,.0f} ({ratio:.2f} of `json.loads`) |",
     ]
     page.publish("tracecheck", rows)
+
+
+def memory(megabytes: int, chunks: int) -> None:
+    """Peak memory of `trace check` in each format over a broken trace of `megabytes` MB."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "broken.jsonl"
+        count = write_trace(path, 1000, chunks, broken=True)
+        turns = 1000 * megabytes * 10**6 // path.stat().st_size
+        count = write_trace(path, turns, chunks, broken=True)
+        size = path.stat().st_size
+        rows = [
+            f"A trace of {size / 1e9:.2f} GB, {count:,} messages, its client without the "
+            f"capability (2 violations a turn, {2 * turns:,} in all); peak resident memory of "
+            "`acp-suggestions trace check FILE --format F`, output to /dev/null:",
+            "",
+            "| format | peak memory | seconds |",
+            "| --- | --- | --- |",
+        ]
+        for fmt in ("text", "json", "junit"):
+            started = time.perf_counter()
+            command = [sys.executable, "-m", "acp_suggestions.model.cli", "trace", "check"]
+            with open(os.devnull, "wb") as null:
+                child = subprocess.Popen([*command, str(path), "--format", fmt], stdout=null)
+                _, status, usage = os.wait4(child.pid, 0)
+            assert os.waitstatus_to_exitcode(status) == 1, status  # violations
+            seconds = time.perf_counter() - started
+            rows.append(f"| {fmt} | {usage.ru_maxrss / 1024:.0f} MiB | {seconds:.0f} |")
+    page.publish("tracecheck", rows, part="memory")
 
 
 if __name__ == "__main__":

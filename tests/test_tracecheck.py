@@ -112,12 +112,15 @@ _REPLAYED = raw_update({"sessionUpdate": "user_message_chunk", "content": TEXT[0
     [
         # On the live connection a list may have been sent before the agent read the load.
         ([_LOAD], "inconclusive", "violation"),
-        # Once a user message is replayed (a live v1 turn never sends one), it cannot have.
+        # Once a user message is replayed (no prompt pending: not a live turn's), it cannot have.
         ([_LOAD, _REPLAYED], "violation", "violation"),
+        # With a prompt pending, the user message may be the live turn echoing its prompt (a
+        # real npm agent does), so the list may still have crossed the load.
+        ([prompt(3), _LOAD, _REPLAYED], "inconclusive", "violation"),
         # On a new connection nothing of the session can come before the load.
         ([*first_turn()[:2], _LOAD], "violation", "violation"),
     ],
-    ids=["live", "replay-begun", "new-connection"],
+    ids=["live", "replay-begun", "echo-of-a-live-prompt", "new-connection"],
 )
 def test_suggestions_in_replay(before: list[dict[str, Any]], client: str, agent: str) -> None:
     trace = [*first_turn(), *before, suggest(TEXT), res("agent", 5, {})]

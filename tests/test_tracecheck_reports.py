@@ -145,3 +145,22 @@ def test_a_trace_without_suggestion_traffic_passes_nothing(
     cases = list(root.iter("testcase"))
     assert len(cases) > 1 and all(c.find("skipped") is not None for c in cases)  # none green
     assert cases[-1].get("name") == "the trace"
+
+
+def test_past_a_hundred_findings_of_a_rule_the_rest_are_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A client without the capability gets 150 lists: each is a violation, the first 100 are
+    listed, the other 50 counted in a note, and the verdict is the same; so a trace of millions
+    of violations is reported in bounded memory."""
+    trace = tmp_path / "t.jsonl"
+    lists = [suggest([{"type": "text", "text": f"Next {i}"}]) for i in range(150)]
+    trace.write_bytes(b"".join(encoded([*first_turn(caps={})[:-1], *lists])))
+    assert main(["trace", "check", str(trace), "--format", "json"]) == 1
+    (report,) = json.loads(capsys.readouterr().out)["files"]
+    cap = [f for f in report["findings"] if f["rule"] == "CAP-2" and f["verdict"] == "violation"]
+    assert len(cap) == 100 and cap[-1]["line"] == 106
+    assert (
+        "CAP-2: 50 more violation finding(s) past the first 100, counted, not listed"
+        in report["notes"]
+    ), report["notes"]

@@ -30,6 +30,13 @@ OTHER_UPDATES = frozenset(
 _M = TypeVar("_M")
 
 
+class Gap(msgspec.Struct, frozen=True):
+    """A gap record of a trace the tap wrote: `bytes` from `sender` passed unrecorded."""
+
+    sender: str
+    bytes: int
+
+
 class TraceError(ValueError):
     """Input that is not a usable trace: names the line and what was expected."""
 
@@ -100,10 +107,13 @@ def bounded_lines(f: BinaryIO) -> Iterator[bytes]:
     return iter(lambda: f.readline(MAX_LINE + 1), b"")
 
 
-def read_records(lines: Iterable[bytes]) -> Iterator[tuple[int, str, dict[str, Any] | None]]:
+def read_records(
+    lines: Iterable[bytes],
+) -> Iterator[tuple[int, str, dict[str, Any] | Gap | None]]:
     """Parse JSON Lines into (line number, sender, JSON-RPC message), the message None for an
-    update no rule reads.  A line the typed decoders take is well-formed; any other goes through
-    `_careful`, which decodes it as `json.loads` does and says what is wrong with it."""
+    update no rule reads and a Gap for a gap record.  A line the typed decoders take is
+    well-formed; any other goes through `_careful`, which decodes it as `json.loads` does and
+    says what is wrong with it."""
     for number, raw in enumerate(lines, 1):
         if len(raw) > MAX_LINE:
             raise TraceError(number, f"line longer than {MAX_LINE} bytes")
@@ -116,7 +126,8 @@ def read_records(lines: Iterable[bytes]) -> Iterator[tuple[int, str, dict[str, A
         except (msgspec.DecodeError, RecursionError):
             found = _careful(number, raw)
             if found is not None:
-                yield number, found["from"], found["msg"]
+                gap = Gap(found["from"], found["gap"]) if "msg" not in found else None
+                yield number, found["from"], gap or found["msg"]
             continue
         yield number, line.sender, line.msg
 
@@ -143,6 +154,10 @@ def _careful(number: int, raw: bytes) -> dict[str, Any] | None:
         raise TraceError(number, 'expected an object {"from", "msg", "ts"?}')
     if record.get("from") not in ("client", "agent"):
         raise TraceError(number, 'expected "from": "client" or "agent"')
+    if "gap" in record and "msg" not in record:
+        if type(record["gap"]) is not int or record["gap"] <= 0:
+            raise TraceError(number, '"gap" must be a number of bytes (a positive integer)')
+        return record
     if not isinstance(record.get("msg"), dict):
         raise TraceError(number, 'expected "msg": a JSON-RPC object')
     if "ts" in record and not isinstance(record["ts"], (int, float)):

@@ -22,6 +22,14 @@ NO_SUGGESTION_TRAFFIC = (
 )
 
 
+def gap_reason(line: int, sender: str, length: int) -> str:
+    """Why a trace with a gap is inconclusive past it (what came before it still counts)."""
+    return (
+        f"the recording has a gap at line {line} ({length} bytes from the {sender} passed "
+        "unrecorded), so nothing after it is checked"
+    )
+
+
 @dataclass
 class FileReport:
     """What the check of one trace file found: its findings and notes, or why the file could
@@ -31,15 +39,19 @@ class FileReport:
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     error: str = ""
-    unexercised: str = ""  # why the recording exercised nothing of the feature
+    unexercised: str = ""  # why the file as a whole is inconclusive (no evidence, or a gap)
 
     @classmethod
     def of(cls, file: str, checker: Checker) -> FileReport:
         """The report of a trace checked whole: a pass needs evidence, a list or a withdrawal
         on the wire; without one the trace is inconclusive, with `NO_SUGGESTION_TRAFFIC`."""
-        unexercised = (
-            "" if checker.suggestion_updates or not checker.findings else NO_SUGGESTION_TRAFFIC
-        )
+        if checker.gap:
+            line, gap = checker.gap
+            unexercised = gap_reason(line, gap.sender, gap.bytes)
+        elif checker.suggestion_updates or not checker.findings:
+            unexercised = ""
+        else:
+            unexercised = NO_SUGGESTION_TRAFFIC
         return cls(file, checker.findings, notes(checker), unexercised=unexercised)
 
     @property

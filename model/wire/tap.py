@@ -4,15 +4,17 @@ through unchanged, and records every JSON-RPC message in the trace checker's for
 per connection.  With `check`, the rules' monitors run as the messages pass and each violation
 is reported the moment it is found.
 
-A line is queued for the recording before it is passed on and written by a thread of its
-own, so a slow disk or the live check never holds a message back, and nothing a message causes
-is recorded before it.  The recorder survives any line (one it cannot read is passed on and
-counted, never recorded) and a trace it cannot write (a full disk): the session goes on and the
-trace is left as `NAME.part`, said to be partial.  The agent dies with the tap (a parent-death
-signal), a signal at any moment is passed on or, before the agent started, ends the tap, and a
-trace never replaces a file.  The two directions are recorded as they pass the tap: each in its own
-order, the two interleaved as the tap saw them (`--observer client` checks them soundly: where
-a list may have crossed a prompt it says inconclusive).
+Each chunk is handed to the recording before it is passed on, so nothing a message causes is
+recorded before it; the recorder is a process of its own (`recording`), fed through a bounded
+queue, so neither the parsing, the live check nor a slow disk ever holds a byte back: when it
+falls behind, the bytes pass unrecorded and a gap record marks where.  The recorder survives any
+line (one it cannot read is passed on and counted, never recorded) and a trace it cannot write
+(a full disk): the session goes on and the trace is left as `NAME.part`, said to be partial, as
+it is when the tap is killed outright.  The agent dies with the tap (a parent-death signal), a
+signal at any moment is passed on or, before the agent started, ends the tap, and a trace never
+replaces a file.  The two directions are recorded as they pass the tap: each in its own order,
+the two interleaved as the tap saw them (`--observer client` checks them soundly: where a list
+may have crossed a prompt it says inconclusive).
 """
 
 from __future__ import annotations
@@ -29,94 +31,91 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, BinaryIO
 
-from acp_suggestions.model.wire.decode import MAX_LINE, TraceError
-from acp_suggestions.model.wire.monitors import Verdict
-from acp_suggestions.model.wire.reports import FileReport
-from acp_suggestions.model.wire.tracecheck import Checker
+from acp_suggestions.model.wire import recording
+from acp_suggestions.model.wire.decode import MAX_LINE
+from acp_suggestions.model.wire.recording import DATA, GAP, LONG, frame
 
-CHUNK = 65_536
+CHUNK = 1 << 20  # the most read at once
+BOUND = 16 << 20  # the most bytes waiting for the recorder; past it they pass unrecorded
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-@dataclass
-class Recorder:
-    """The connection's messages, numbered as they pass, written to the trace and, when
-    checking, fed to the checker; `say` reports each violation as it is found."""
+class _Tee:
+    """The forwarders' side of the recording: each chunk, before it is passed on, is queued
+    as a frame for the recorder (so the frames keep the order the tap passed them in); at most
+    BOUND bytes wait, and a chunk past that is passed on unrecorded, a gap frame saying so.  A
+    thread of its own writes the frames to the recorder: the forwarders never wait for it."""
 
-    trace: IO[str]
-    say: Callable[[str], None]
-    checker: Checker | None = None
-    number: int = 0
-    skipped: int = 0  # lines that were not a JSON object (forwarded, not recorded)
-    broken: str = ""  # why the live check stopped (the trace is unusable for the checker)
-    failed: str = ""  # why the trace could not be written on (it is partial)
-    lines: queue.SimpleQueue[tuple[str, bytes, float] | None] = field(
-        default_factory=queue.SimpleQueue
-    )
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.frames: queue.SimpleQueue[tuple[bytes, int] | None] = queue.SimpleQueue()
+        self.lock = threading.Lock()
+        self.waiting = 0  # bytes queued, not yet written to the recorder
+        self.gaps = {"client": 0, "agent": 0}  # bytes left unrecorded since the last frame
+        self.held = {"client": 0, "agent": 0}  # bytes since the side's last newline
+        self.ended = False
+        self.thread = threading.Thread(target=self._write, name="recorder-feed", daemon=True)
+        self.thread.start()
 
-    def line(self, sender: str, raw: bytes) -> None:
-        """One line from `sender`, about to be passed on (a `sender` of "" is a line too long
-        to record)."""
-        self.lines.put((sender, raw, time.time()))
+    def put(self, sender: str, chunk: bytes) -> None:
+        """`chunk` from `sender`, about to be passed on.  The bytes of a line already too
+        long to record are not sent, only counted."""
+        at = time.time()
+        end = chunk.rfind(b"\n")
+        long = end < 0 and self.held[sender] + len(chunk) > MAX_LINE
+        self.held[sender] = len(chunk) - end - 1 if end >= 0 else self.held[sender] + len(chunk)
+        with self.lock:
+            if self.ended:  # what the client sends after the agent's end is not recorded
+                return
+            if not long and self.waiting + len(chunk) > BOUND:
+                self.gaps[sender] += len(chunk)
+                return
+            self._gap(sender, at)
+            if long:
+                self.frames.put((frame(sender, LONG, at, length=len(chunk)), 0))
+                return
+            self.waiting += len(chunk)
+            self.frames.put((frame(sender, DATA, at, chunk), len(chunk)))
 
-    def write(self) -> None:
-        """Write the queued lines until the connection ends (run on a thread of its own)."""
-        while (item := self.lines.get()) is not None:
-            sender, raw, at = item
-            try:  # JSON nested too deep for the parser is a line it cannot read, like bad JSON
-                msg = json.loads(raw) if sender else None
-            except (ValueError, RecursionError):
-                msg = None
-            if not isinstance(msg, dict):
-                self.skipped += bool(raw.strip()) or not sender
-                continue
-            self.number += 1
-            if not self.failed:
-                self._record({"from": sender, "msg": msg, "ts": round(at, 6)})
-            try:
-                self._check(sender, msg)
-            except Exception as error:  # a fault of the live check must not stop the recording
-                self.broken = f"the live check failed ({type(error).__name__}: {error})"
+    def _gap(self, sender: str, at: float) -> None:
+        if self.gaps[sender]:
+            self.frames.put((frame(sender, GAP, at, length=self.gaps[sender]), 0))
+            self.gaps[sender] = 0
 
-    def _record(self, record: dict[str, Any]) -> None:
-        try:
-            self.trace.write(json.dumps(record, separators=(",", ":")) + "\n")
-            self.trace.flush()
-        except (OSError, ValueError, RecursionError) as error:  # a full disk, a closed file
-            self.failed = f"the recording stopped at message {self.number}: {error}"
-            self.say(f"acp-suggestions tap: {self.failed}; the connection goes on unrecorded")
+    def end(self) -> None:
+        """The connection's end: the last gaps and the end frame go out, then the thread ends
+        and the recorder's input with it."""
+        at = time.time()
+        with self.lock:
+            self.ended = True
+            for sender in self.gaps:
+                self._gap(sender, at)
+            self.frames.put((frame("client", DATA, at), 0))
+            self.frames.put(None)
+        self.thread.join()
+        os.close(self.fd)
 
-    def _check(self, sender: str, msg: dict[str, Any]) -> None:
-        if self.checker is None or self.broken:
-            return
-        seen = len(self.checker.findings)
-        try:
-            self.checker.feed(self.number, sender, msg)
-        except (TraceError, RecursionError) as error:
-            self.broken = str(error) if isinstance(error, TraceError) else "a message too deep"
-            self.say(f"acp-suggestions tap: the live check stops: {error}")
-            return
-        for f in self.checker.findings[seen:]:
-            if f.verdict == Verdict.VIOLATION:
-                self.say(f"acp-suggestions tap: line {f.line}: violation: {f.rule}: {f.message}")
+    def _write(self) -> None:
+        alive = True
+        while (item := self.frames.get()) is not None:
+            data, length = item
+            if alive:
+                try:
+                    _write_all(self.fd, data)
+                except OSError:  # the recorder is gone: the rest goes unrecorded
+                    alive = False
+            with self.lock:
+                self.waiting -= length
 
-    def summary(self, file: str) -> str:
-        """The live check's verdict on the whole connection, in one line."""
-        assert self.checker is not None
-        if self.broken:
-            return f"acp-suggestions tap: {file}: error: {self.broken}"
-        self.checker.end(self.number)
-        report = FileReport.of(file, self.checker)
-        violations = sum(f.verdict == Verdict.VIOLATION for f in report.findings)
-        why = f" ({report.unexercised})" if report.unexercised else ""
-        return (
-            f"acp-suggestions tap: {file}: {report.verdict}{why}; {self.number} messages, "
-            f"{violations} violation(s)"
-        )
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _read(source: int) -> bytes:
@@ -131,36 +130,68 @@ def _read(source: int) -> bytes:
             return b""
 
 
-def _pump(source: int, sink: int, sender: str, recorder: Recorder) -> None:
-    """Copy `source` to `sink` as it comes, each whole line queued for the recording first.
-    A line's parts are joined once, when its newline comes, so a long line costs its length."""
-    parts: list[bytes] = []
-    held = 0  # bytes of the line so far; past MAX_LINE it is passed on but not recorded
+def _forward(source: int, sink: int, sender: str, tee: _Tee) -> None:
+    """Copy `source` to `sink` as it comes, a chunk at a time, each handed to the recording
+    first; a sink that closed leaves the rest recorded, not passed on."""
     while chunk := _read(source):
-        start = 0
-        while (end := chunk.find(b"\n", start)) >= 0:
-            if held + end - start > MAX_LINE:
-                recorder.line("", b"")
-            else:
-                recorder.line(sender, b"".join([*parts, chunk[start:end]]))
-            parts, held, start = [], 0, end + 1
-        if start < len(chunk):
-            held += len(chunk) - start
-            if held > MAX_LINE:
-                parts.clear()
-            else:
-                parts.append(chunk[start:])
+        tee.put(sender, chunk)
         with contextlib.suppress(BrokenPipeError):
-            view = memoryview(chunk)
-            while view:
-                view = view[os.write(sink, view) :]
-    if held > MAX_LINE:
-        recorder.line("", b"")
-    elif b"".join(parts).strip():
-        recorder.line(sender, b"".join(parts))
+            _write_all(sink, chunk)
 
 
-def trace_file(folder: Path) -> tuple[Path, IO[str]]:
+@dataclass
+class _Recording:
+    """The recorder's process, with the ends of its pipes the tap keeps: its input's (for a
+    `_Tee`, once the agent runs) and its report's."""
+
+    pid: int
+    feed: int
+    report: int
+
+    def result(self) -> dict[str, Any]:
+        """What the recorder says at its end (once its input ended), or, if it died, why."""
+        with os.fdopen(self.report, "rb") as f:
+            said = f.read()
+        _, status = os.waitpid(self.pid, 0)
+        try:
+            result: dict[str, Any] = json.loads(said)
+        except ValueError:
+            return {"died": f"the recorder ended unexpectedly (status {status})"}
+        return result
+
+
+def _start_recorder(
+    trace: BinaryIO, path: Path, check: bool, say: Callable[[str], None]
+) -> _Recording:
+    """Fork the recorder, writing `trace` (before any thread or agent: it holds no pipe of
+    theirs); the tap keeps the frames' write end and the report's read end."""
+    frames, feed = os.pipe()
+    report, answer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the recorder: it never returns
+        status = 1
+        try:
+            for s in FORWARDED:  # the tap passes signals on; the recorder ends with its input
+                signal.signal(s, signal.SIG_IGN)
+            os.nice(10)  # the forwarding comes first: on a busy machine the recorder waits
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, 0)  # the editor's pipes are the tap's alone
+            os.dup2(null, 1)
+            os.close(feed)
+            os.close(report)
+            with os.fdopen(frames, "rb", buffering=CHUNK) as source:
+                said = recording.record(source, trace, str(path), check, say)
+            _write_all(answer, json.dumps(said).encode())
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(frames)
+    os.close(answer)
+    trace.close()
+    return _Recording(pid, feed, report)
+
+
+def trace_file(folder: Path) -> tuple[Path, BinaryIO]:
     """A new trace file in `folder` (made if missing), opened for writing as `NAME.part`: the
     folder must be a real folder, never followed through a symlink, and no file is replaced."""
     if folder.is_symlink():
@@ -174,7 +205,7 @@ def trace_file(folder: Path) -> tuple[Path, IO[str]]:
             fd = os.open(f"{path}.part", flags, 0o644)
         except FileExistsError:
             continue
-        return path, os.fdopen(fd, "w", encoding="utf-8")
+        return path, os.fdopen(fd, "wb", buffering=CHUNK)
     raise OSError(f"no free trace name in {folder}")
 
 
@@ -228,12 +259,13 @@ def run(command: Sequence[str], folder: Path, check: bool, say: Callable[[str], 
 def _run(
     command: Sequence[str],
     path: Path,
-    trace: IO[str],
+    trace: BinaryIO,
     check: bool,
     say: Callable[[str], None],
     signals: _Signals,
 ) -> int:
     part = Path(f"{path}.part")
+    recording = _start_recorder(trace, path, check, say)
     try:
         if signals.early:
             raise InterruptedError
@@ -245,7 +277,8 @@ def _run(
             preexec_fn=_die_with_parent,  # safe here: no thread of the tap's runs yet
         )
     except (OSError, InterruptedError) as error:
-        trace.close()
+        os.close(recording.feed)  # its input ends unfinished: the recorder writes nothing
+        recording.result()
         part.unlink(missing_ok=True)
         if isinstance(error, InterruptedError):
             return 128 + signals.early
@@ -255,28 +288,37 @@ def _run(
     if signals.early:  # it came while the agent was being started
         agent.send_signal(signals.early)
     assert agent.stdin is not None and agent.stdout is not None
-    recorder = Recorder(trace, say, Checker() if check else None)
-    writer = threading.Thread(target=recorder.write, name="recorder", daemon=True)
-    writer.start()
+    tee = _Tee(recording.feed)
     to_agent = threading.Thread(
-        target=_to_agent, args=(agent.stdin, recorder), daemon=True, name="client-to-agent"
+        target=_to_agent, args=(agent.stdin, tee), daemon=True, name="client-to-agent"
     )
     to_agent.start()
-    _pump(agent.stdout.fileno(), 1, "agent", recorder)
+    _forward(agent.stdout.fileno(), 1, "agent", tee)
     code = agent.wait()
-    recorder.lines.put(None)  # what the client sends after the agent's end is not recorded
-    writer.join()
-    with contextlib.suppress(OSError):
-        trace.close()
-    if recorder.failed:
+    tee.end()
+    _report(recording.result(), part, path, check, say)
+    return 128 - code if code < 0 else code
+
+
+def _report(
+    said: dict[str, Any], part: Path, path: Path, check: bool, say: Callable[[str], None]
+) -> None:
+    """Name the trace (whole) or leave it partial, and tell the user what the recorder said."""
+    if said.get("died"):
+        say(f"acp-suggestions tap: {said['died']}")
+    if said.get("failed") or not said.get("whole"):  # the recorder said why as it failed
         say(f"acp-suggestions tap: the trace is partial, left as {part}")
     elif not _publish(part, path):
         say(f"acp-suggestions tap: {path} appeared meanwhile and is kept; the trace is {part}")
-    if check:
-        say(recorder.summary(str(path)))
-    if recorder.skipped:
-        say(f"acp-suggestions tap: {recorder.skipped} line(s) that are not JSON-RPC, not recorded")
-    return 128 - code if code < 0 else code
+    if check and said.get("summary"):
+        say(said["summary"])
+    if said.get("gaps"):
+        say(
+            f"acp-suggestions tap: {said['gaps']} bytes passed unrecorded while the recorder "
+            "was behind; gap records in the trace mark where"
+        )
+    if said.get("skipped"):
+        say(f"acp-suggestions tap: {said['skipped']} line(s) that are not JSON-RPC, not recorded")
 
 
 def _publish(part: Path, path: Path) -> bool:
@@ -294,10 +336,10 @@ def _publish(part: Path, path: Path) -> bool:
     return True
 
 
-def _to_agent(stdin: IO[bytes], recorder: Recorder) -> None:
+def _to_agent(stdin: IO[bytes], tee: _Tee) -> None:
     """The client's direction: this process's stdin to the agent's, closed at its end."""
     try:
-        _pump(0, stdin.fileno(), "client", recorder)
+        _forward(0, stdin.fileno(), "client", tee)
     finally:
         with contextlib.suppress(OSError):
             stdin.close()

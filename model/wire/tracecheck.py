@@ -25,7 +25,7 @@ from acp_suggestions.model.messages import (
 )
 from acp_suggestions.model.rules import RULES_BY_ID
 from acp_suggestions.model.sdk import methods
-from acp_suggestions.model.wire.decode import OTHER_UPDATES, TraceError, read_records
+from acp_suggestions.model.wire.decode import OTHER_UPDATES, Gap, TraceError, read_records
 from acp_suggestions.model.wire.monitors import (
     EVENTS,
     EXACT_FROM,
@@ -52,6 +52,7 @@ _FOLLOWED = frozenset(
 
 
 _ABSENT = object()  # a JSON-RPC member the message does not have
+LISTED = 100  # findings of one rule and verdict listed in a file's report; the rest counted
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +100,9 @@ class _Session:
     # While a reopen is pending, what arrives was sent after the agent read it: the reopen
     # came on a connection the session was not live on (nothing of it can precede the
     # request), or the replay of history visibly began (v1 replays the user's messages as
-    # `user_message_chunk`, which a live turn never sends; v2 replays from the start, so
-    # with the session's first user message, which came once already).
+    # `user_message_chunk`, which a live turn may send too, echoing its prompt: only one
+    # while no prompt of the session is pending is the replay's; v2 replays from the start,
+    # so with the session's first user message, which came once already).
     replaying: bool = False
     first_message: object = None  # v2: the id of the session's first user message
     first_echoed: bool = False  # v2: its `user_message` came
@@ -127,6 +129,9 @@ class Checker:
     passes: dict[tuple[str, str | None, str], int] = field(default_factory=dict)
     unchecked: dict[str, tuple[int, int]] = field(default_factory=dict)  # method: first, count
     suggestion_updates: int = 0  # lists and withdrawals seen, on any channel: the evidence
+    gap: tuple[int, Gap] | None = None  # the trace's first gap record, past which it is not fed
+    listed_findings: dict[tuple[str, Verdict], int] = field(default_factory=dict)
+    unlisted: dict[tuple[str, Verdict], int] = field(default_factory=dict)  # counted past LISTED
     on: dict[str, tuple[Callable[..., None], ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -141,11 +146,17 @@ class Checker:
 
     def _find(self, rule: str, verdict: Verdict, line: int, session: str, message: str) -> None:
         """Record a finding; a rule's pass once per session and kind of evidence, so that a
-        real withdrawal is reported beside an earlier "nothing to withdraw"."""
+        real withdrawal is reported beside an earlier "nothing to withdraw"; past `LISTED`
+        findings of one rule and verdict, only counted (the checker's memory stays bounded)."""
         if verdict == Verdict.PASS:
             if (rule, session, message) in self.passes:
                 return
             self.passes[rule, session, message] = line
+        kept = self.listed_findings.get((rule, verdict), 0)
+        if kept >= LISTED:
+            self.unlisted[rule, verdict] = self.unlisted.get((rule, verdict), 0) + 1
+            return
+        self.listed_findings[rule, verdict] = kept + 1
         self.findings.append(Finding(rule, verdict, line, session, message))
 
     def listed(self, sid: str) -> bool:
@@ -351,8 +362,8 @@ class Checker:
         variant = update.get("sessionUpdate") if isinstance(update, dict) else None
         if variant in OTHER_UPDATES:
             return  # message chunks, tool calls, plans...: no rule here is about them
-        if variant == "user_message_chunk":  # v1 sends one only in replay: it has begun
-            s.replaying = True
+        if variant == "user_message_chunk":  # v1 replays the user's messages as these; some
+            s.replaying = s.replaying or not s.prompts  # agents echo a live prompt so too
             return
         if variant == "state_update":
             self._on_state(number, sid, s, update.get("state"))  # type: ignore[union-attr]  # a dict: it has a variant
@@ -408,6 +419,10 @@ def notes(checker: Checker) -> list[str]:
         f"{method}: {count} message(s) from line {first} on, not checked by any rule"
         for method, (first, count) in sorted(checker.unchecked.items())
     ]
+    out += [
+        f"{rule}: {count} more {verdict} finding(s) past the first {LISTED}, counted, not listed"
+        for (rule, verdict), count in sorted(checker.unlisted.items())
+    ]
     for sid, s in checker.sessions.items():
         (length, first, last), many = s.longest, s.from_offer
         if length > 1:
@@ -430,10 +445,13 @@ def check_lines(lines: Iterable[bytes], observer: Observer = "client") -> Checke
     checker = Checker(observer=observer)
     last = 0
     for number, sender, msg in read_records(lines):
-        if msg is not None:
+        if isinstance(msg, Gap):  # the rest is checked as a trace, not against the rules
+            checker.gap = checker.gap or (number, msg)
+        elif msg is not None and not checker.gap:
             checker.feed(number, sender, msg)
         last = number
-    checker.end(last)
+    if not checker.gap:  # past a gap the connection's end is not what the trace shows
+        checker.end(last)
     return checker
 
 

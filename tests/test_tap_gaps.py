@@ -1,0 +1,141 @@
+"""The tap's recording when it cannot keep up, and the trace's gap records: the forwarding
+never waits for the recorder and holds a bounded amount for it; what it could not record is
+marked in the trace, and the checker keeps what it found before a gap and checks nothing after."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+from acp_suggestions.model.wire.reports import FileReport, check_file
+from acp_suggestions.model.wire.tracecheck import check_lines
+from tests.test_tap_faults import LIMIT, _alive, _records, _tap
+from tests.traces import encoded, first_turn, prompt, res, suggest
+
+# An agent that says it is ready, then sends back what it reads, a chunk at a time.
+CHUNK_ECHO = (
+    "import os\n"
+    'os.write(1, b\'{"jsonrpc":"2.0","method":"ready"}\\n\')\n'
+    "while b := os.read(0, 1 << 20):\n"
+    "    v = memoryview(b)\n"
+    "    while v: v = v[os.write(1, v):]\n"
+)
+MIB = 1 << 20
+
+
+def _recorder(tap: int) -> int:
+    """The tap's recorder: its child with the tap's own command line (a fork of it)."""
+    children = Path(f"/proc/{tap}/task/{tap}/children").read_text().split()
+    mine = Path(f"/proc/{tap}/cmdline").read_bytes()
+    (pid,) = [int(c) for c in children if Path(f"/proc/{c}/cmdline").read_bytes() == mine]
+    return pid
+
+
+def _peak_mib(pid: int) -> float:
+    """The peak resident memory of process `pid` so far, in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmHWM")
+
+
+def test_a_recorder_that_falls_behind_holds_nothing_back_and_leaves_gap_records(
+    tmp_path: Path,
+) -> None:
+    """The recorder stopped outright (SIGSTOP) while 100 MiB go each way: every byte still
+    reaches the client, the tap's memory stays bounded (the queue holds at most 16 MiB), and
+    once the recorder runs again the trace is whole, its gaps marked, and checks as
+    inconclusive, naming the first gap."""
+    line = json.dumps({"jsonrpc": "2.0", "method": "x", "params": {"p": "y" * 100}}).encode()
+    data = (line + b"\n") * (100 * MIB // (len(line) + 1))
+    process = _tap(tmp_path, sys.executable, "-c", CHUNK_ECHO)
+    assert process.stdin is not None and process.stdout is not None
+    assert b'"ready"' in process.stdout.readline()
+    recorder = _recorder(process.pid)
+    os.kill(recorder, signal.SIGSTOP)
+    try:
+        writer = threading.Thread(target=process.stdin.write, args=(data,), daemon=True)
+        writer.start()
+        received, deadline = 0, time.monotonic() + LIMIT
+        while received < len(data):
+            ready, _, _ = select.select([process.stdout], [], [], deadline - time.monotonic())
+            assert ready, f"the tap held the bytes back after {received} of {len(data)}"
+            chunk = os.read(process.stdout.fileno(), MIB)
+            assert chunk, received
+            received += len(chunk)
+        writer.join(LIMIT)
+        assert _peak_mib(process.pid) < 100  # 200 MiB went through it
+    finally:
+        os.kill(recorder, signal.SIGCONT)
+    out, err = process.communicate(timeout=LIMIT)
+    assert process.returncode == 0 and out == b"", err
+    assert b"bytes passed unrecorded while the recorder was behind" in err
+    records = _records(tmp_path)
+    gaps = [r for r in records if "gap" in r]
+    assert gaps and all(r["gap"] > 0 for r in gaps)
+    (trace,) = tmp_path.glob("*.jsonl")
+    report = check_file(str(trace))
+    assert report.verdict == "inconclusive" and "gap at line" in report.unexercised
+
+
+def test_a_line_too_long_to_record_passes_whole_and_is_counted(tmp_path: Path) -> None:
+    """A 40 MiB line (past the 16 MiB a recorded line may have): passed on whole, counted as
+    not recorded, and the line after it recorded."""
+    long = b"x" * (40 * MIB) + b"\n"
+    after = b'{"jsonrpc":"2.0","method":"after"}\n'
+    process = _tap(tmp_path, sys.executable, "-c", CHUNK_ECHO)
+    out, err = process.communicate(long + after, timeout=LIMIT)
+    assert process.returncode == 0 and out.endswith(long + after), err
+    assert b"2 line(s) that are not JSON-RPC, not recorded" in err
+    records = _records(tmp_path)
+    assert [r["msg"]["method"] for r in records if r["from"] == "agent"] == ["ready", "after"]
+
+
+def test_the_checker_keeps_what_it_found_before_a_gap_and_checks_nothing_after() -> None:
+    """A violation before the gap stands; the same one after it is not seen; a trace whose gap
+    follows a pass is inconclusive, naming the gap's line, side and size."""
+    gap = {"from": "agent", "gap": 4096, "ts": 1.0}
+    broken = [prompt(3), res("agent", 3, {"stopReason": "end_turn"})]  # LT-5: a list left over
+    before = check_lines(encoded([*first_turn(), *broken, gap]))
+    assert FileReport.of("t", before).verdict == "violation"
+    after = check_lines(encoded([*first_turn(), gap, *broken]))
+    assert {f.rule for f in after.findings if f.verdict == "violation"} == set()
+    whole = [*first_turn(), prompt(3), suggest(), res("agent", 3, {"stopReason": "end_turn"})]
+    report = FileReport.of("t", check_lines(encoded([*whole, gap, *broken])))
+    assert report.verdict == "inconclusive"
+    assert "gap at line 11 (4096 bytes from the agent" in report.unexercised
+
+
+def test_a_malformed_gap_record_is_named(tmp_path: Path) -> None:
+    trace = tmp_path / "t.jsonl"
+    trace.write_bytes(b"".join(encoded([*first_turn(), {"from": "agent", "gap": "lots"}])))
+    report = check_file(str(trace))
+    assert report.error == 'line 8: "gap" must be a number of bytes (a positive integer)'
+
+
+def test_the_tap_killed_outright_leaves_its_trace_partial(tmp_path: Path) -> None:
+    """SIGKILL to the tap: the recorder reads the end of its input, writes what it had and
+    leaves the trace `.part`, never named as whole, and ends."""
+    process = _tap(tmp_path, sys.executable, "-c", CHUNK_ECHO)
+    assert process.stdout is not None
+    assert b'"ready"' in process.stdout.readline()
+    recorder = _recorder(process.pid)
+    (part,) = tmp_path.iterdir()
+    deadline = time.monotonic() + LIMIT
+    while b'"ready"' not in part.read_bytes():  # recorded: the recorder flushes each frame
+        assert time.monotonic() < deadline, "the first message was never recorded"
+        time.sleep(0.05)
+    process.kill()
+    process.wait(timeout=LIMIT)
+    while _alive(recorder):  # not our child, or a zombie of ours if this process adopts
+        assert time.monotonic() < deadline, "the recorder outlived its tap"
+        time.sleep(0.05)
+    (left,) = tmp_path.iterdir()
+    assert left.suffix == ".part"
+    assert [json.loads(r)["msg"]["method"] for r in left.read_text().splitlines()] == ["ready"]
