@@ -235,3 +235,54 @@ def test_acpx_through_tap_against_the_scripted_agent(
         assert {f["rule"] for f in found if f["verdict"] == "violation"} == {"CAP-2"}
     else:
         assert not sent and report["verdict"] == "inconclusive"
+
+
+def test_the_scripted_agents_advice_reaches_a_client_that_hides_stderr(
+    acpx: Path, tmp_path: Path
+) -> None:
+    """acpx shows the agent's messages, not its stderr: with --in-band the advice (this client
+    did not advertise suggestions, so none come) is in the turn's reply; without, it is not."""
+    agent = [sys.executable, "-m", "acp_suggestions.model.cli", "agent", "--scenario", "offer"]
+    for flags, shown in (([], False), (["--in-band"], True)):
+        run = _acpx_through_tap(acpx, [*agent, *flags], tmp_path / f"t{len(flags)}", {})
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert ("did not advertise promptSuggestions" in run.stdout) is shown, run.stdout
+        assert "Done." in run.stdout
+
+
+def _readme_ci_lines() -> list[str]:
+    """The command lines of the README's block for an implementer's CI."""
+    text = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    block = text.split("## In an implementer's CI", 1)[1].split("```sh\n", 1)[1].split("```")[0]
+    return [line for line in block.splitlines() if line and not line.startswith("#")]
+
+
+@pytest.mark.parametrize(
+    ("agent", "exits"),
+    [
+        ("python -m acp_suggestions.model.wire.agent", [0, 0, 0]),
+        ("python -m acp_suggestions.model.wire.agent --break LT-5", [1, 0, 0]),
+        ("acp-suggestions agent --scenario unadvertised", [1, 0, 1]),
+    ],
+    ids=["keeps-every-rule", "breaks-LT-5", "breaks-CAP-2"],
+)
+def test_the_readmes_ci_lines_fail_on_an_agent_that_breaks_a_rule(
+    acpx: Path, agent: str, exits: list[int], tmp_path: Path
+) -> None:
+    """The README's lines, run as shown with the agent put in for `node dist/agent.js` and
+    acpx installed here for `npx`: an agent that keeps every rule passes them; one that breaks
+    LT-5 fails the probe (acpx advertises no suggestions, so under acpx it sends none); one
+    that sends suggestions to acpx, which never asked, fails the trace check (CAP-2)."""
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    codes = []
+    for line in _readme_ci_lines():
+        line = line.replace("npx -y acpx@0.19.1", str(acpx)).replace("node dist/agent.js", agent)
+        ran = subprocess.run(
+            ["bash", "-c", line.replace("python ", f"{sys.executable} ")],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+        assert "Traceback" not in ran.stderr, ran.stderr[-2000:]
+        codes.append(ran.returncode)
+    assert codes == exits, (codes, list(tmp_path.iterdir()))
+    assert (tmp_path / "probe.xml").stat().st_size and (tmp_path / "trace-check.xml").stat().st_size

@@ -203,7 +203,7 @@ def _agent(args: argparse.Namespace) -> int:
 
     from acp_suggestions.model.wire.agent import serve
 
-    asyncio.run(serve(scripted.ScriptedAgent(script, args.speaks)))
+    asyncio.run(serve(scripted.ScriptedAgent(script, args.speaks, args.in_band)))
     return 0
 
 
@@ -344,5 +344,11 @@ def add_parsers(sub: Subparsers) -> None:
         type=int,
         choices=[1, 2],
         help="answer initialize with this protocol version whatever the client asks for",
+    )
+    ag.add_argument(
+        "--in-band",
+        action="store_true",
+        help="also say the advice to the client, as the agent's message at the start of each "
+        "session's first turn (for a client that hides the agent's stderr, as acpx does)",
     )
     ag.set_defaults(run=_agent)

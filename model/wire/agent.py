@@ -98,7 +98,7 @@ class ReferenceAgent:
                 await self._update(sid, {"sessionUpdate": "user_message", **first})
             else:
                 await self._update(sid, {"sessionUpdate": "user_message_chunk", "content": _TEXT})
-        await self._update(sid, _chunk("Earlier answer."))
+        await self._update(sid, chunk("Earlier answer."))
         if self.breaks == "RP-1":
             await self._suggest(sid, [said("A suggestion from before the load")])
         self.holding[sid], self.turns[sid] = False, self.turns.get(sid, 0)
@@ -120,7 +120,7 @@ class ReferenceAgent:
             asyncio.get_running_loop().create_task(self._v2_turn(sid, turn))
             return {"messageId": message["messageId"]}
         await self._during_turn(sid)
-        await self._update(sid, _chunk("Done."))
+        await self._update(sid, chunk("Done."))
         asyncio.get_running_loop().create_task(self._predict(sid, turn))
         return {"stopReason": "end_turn"}
 
@@ -129,7 +129,7 @@ class ReferenceAgent:
         await asyncio.sleep(0.005)  # the response goes out first
         await self._update(sid, {"sessionUpdate": "state_update", "state": "running"})
         await self._during_turn(sid)
-        await self._update(sid, _chunk("Done."))
+        await self._update(sid, chunk("Done."))
         await self._update(sid, {"sessionUpdate": "state_update", "state": "idle"})
         await self._predict(sid, turn)
 
@@ -179,7 +179,8 @@ def said(text: str) -> list[dict[str, Any]]:
     return [{"type": "text", "text": text}]
 
 
-def _chunk(text: str) -> dict[str, Any]:
+def chunk(text: str) -> dict[str, Any]:
+    """An agent message chunk of `text`."""
     return {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
 
 

@@ -23,7 +23,7 @@ from acp_suggestions.model.messages import (
     MessageError,
     parse_client_caps,
 )
-from acp_suggestions.model.wire.agent import PREDICTION, ReferenceAgent, said
+from acp_suggestions.model.wire.agent import PREDICTION, ReferenceAgent, chunk, said
 
 Prediction = Literal["text", "unsupported", "none"]
 Reopen = Literal["", "replay-list", "list-before-and-after"]
@@ -141,34 +141,40 @@ SCRIPTS: tuple[Script, ...] = (
 BY_NAME = {s.name: s for s in SCRIPTS}
 
 
-def _say(text: str) -> None:
-    print(f"acp-suggestions agent: {text}", file=sys.stderr, flush=True)
-
-
 class ScriptedAgent(ReferenceAgent):
     """The reference agent running one script; it keeps every rule the script does not
     name as broken."""
 
-    def __init__(self, script: Script, speaks: int | None = None) -> None:
+    def __init__(self, script: Script, speaks: int | None = None, in_band: bool = False) -> None:
         super().__init__("", "", speaks)
         self.script = script
         self.caps = ClientSuggestionCaps()
+        self.in_band = in_band  # the advice also goes to the client, in each session's first turn
+        self.advice: list[str] = []
+        self.advised: set[str] = set()  # the sessions told
+
+    def _say(self, text: str) -> None:
+        """Advice to the person testing a client: on stderr, and kept for `in_band`."""
+        print(f"acp-suggestions agent: {text}", file=sys.stderr, flush=True)
+        self.advice.append(text)
 
     def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
         answer = super()._initialize(params)
         try:
             self.caps = parse_client_caps(self.version, params)
         except MessageError as exc:
-            _say(f"the client's capabilities break {exc.rule}: {exc}")
+            self._say(f"the client's capabilities break {exc.rule}: {exc}")
         s = self.script
-        _say(f"scenario {s.name}: the agent {s.does}. A correct client offers {s.shows}.")
+        self._say(f"scenario {s.name}: the agent {s.does}. A correct client offers {s.shows}.")
         if not self._may_suggest():
-            _say(
+            self._say(
                 "the client did not advertise promptSuggestions, so this scenario sends no "
                 "suggestions (CAP-2); --scenario unadvertised tests such a client"
             )
         elif s.ungated and (self.advertised or self.allowlisted):
-            _say("the client advertised promptSuggestions: this scenario is for one that does not")
+            self._say(
+                "the client advertised promptSuggestions: this scenario is for one that does not"
+            )
         if s.reopen == "replay-list" and self._may_suggest():
             self.breaks = "RP-1"  # the reference agent's replay then carries a list
         return answer
@@ -177,6 +183,9 @@ class ScriptedAgent(ReferenceAgent):
         return self.script.ungated or super()._may_suggest()
 
     async def _prompt(self, sid: str) -> dict[str, Any]:
+        if self.in_band and self.advice and sid not in self.advised:
+            self.advised.add(sid)  # a client that hides stderr (acpx does) shows the reply
+            await self._update(sid, chunk("acp-suggestions agent: " + " ".join(self.advice) + "\n"))
         if self.script.cross and self._may_suggest():
             await self._suggest(sid, [said(_CROSSING)])
         return await super()._prompt(sid)
@@ -206,7 +215,7 @@ class ScriptedAgent(ReferenceAgent):
         if not self.caps.embedded_context:
             resource = {"uri": "file:///notes.txt", "text": "notes", "mimeType": "text/plain"}
             return {"type": RESOURCE, "resource": resource}
-        _say(
+        self._say(
             "the client opted into every content kind: the image in the first suggestion is "
             "still one the agent did not advertise (SC-3), but this client may offer it"
         )
