@@ -122,10 +122,16 @@ class Adoption:
 ADOPTIONS: tuple[Adoption, ...] = (
     Adoption(
         "ordered-updates",
-        "A Client handles the updates of one session in the order the Agent sent them.",
+        "A Client handles the updates of one session, and the responses to its requests, in "
+        "the order the Agent sent them.",
     ),
     Adoption("replay-must-not", "Agents MUST NOT include suggestions in session replay."),
     Adoption("replay-ignored", "A Client ignores suggestions in replay."),
+    Adoption(
+        "empty-on-completion",
+        "A loaded or resumed session's list is empty when its session/load or session/resume "
+        "completes: a Client drops any list that arrived before.",
+    ),
     Adoption(
         "client-fences-load",
         "A Client ignores prompt_suggestions_update for a session until its session/load or "

@@ -52,8 +52,8 @@ def _config(field: str) -> Callable[[Config, str], Config]:
 READINGS: tuple[Reading, ...] = (
     Reading(
         "acceptance-order",
-        "In v2, in which order go the session/prompt response, the user_message and the "
-        "withdrawal of the list the prompt outdated?",
+        "In v2, in what order go a prompt's response, its user_message and the old list's "
+        "withdrawal?",
         "Lifetime",
         (
             ("any", "the agent sends the three in any order; the RFD fixes none"),
@@ -67,8 +67,7 @@ READINGS: tuple[Reading, ...] = (
     ),
     Reading(
         "v1-acceptance",
-        "When does a v1 agent accept a prompt (and withdraw its list)? The RFD defines "
-        "acceptance for v2 only.",
+        "When does a v1 agent accept a prompt? The RFD defines acceptance for v2 only.",
         "Lifetime",
         (
             ("on-read", "when it reads session/prompt"),
@@ -79,8 +78,8 @@ READINGS: tuple[Reading, ...] = (
     ),
     Reading(
         "conversation-changes",
-        "What changes the conversation, so that a running prediction is discarded: a prompt "
-        "and v2 work without one, or the agent's reply too?",
+        "What changes the conversation, discarding a running prediction: a prompt and v2 "
+        "work, or the reply too?",
         "Lifetime",
         (
             ("prompts-and-work", "a prompt accepted, or v2 work without a prompt"),
@@ -91,8 +90,8 @@ READINGS: tuple[Reading, ...] = (
     ),
     Reading(
         "reopened-list",
-        "When an agent replays a list (a SHOULD NOT), is it the current list (the most recent "
-        "update) or is the list empty (a reopened session starts empty)?",
+        "Is a list an agent replays (a SHOULD NOT) the current list, or is the reopened "
+        "session's list empty?",
         "Replay and resuming",
         (
             ("empty", "the list is empty, so the agent withdraws nothing at the next prompt"),
@@ -103,8 +102,8 @@ READINGS: tuple[Reading, ...] = (
     ),
     Reading(
         "reopened-empty-from",
-        "When is a client's list of a reopened session empty: from its session/load or "
-        "session/resume request, or once that completes?",
+        "Is a reopened session's list empty from the load or resume request, or from its "
+        "completion?",
         "Replay and resuming",
         (
             ("request", "emptied on sending the request; an update read during the load stays"),
@@ -115,8 +114,8 @@ READINGS: tuple[Reading, ...] = (
     ),
     Reading(
         "cannot-use",
-        "Is a suggestion with a block the client's presentation cannot show (a link in a "
-        "plain-text composer) one it \u201ccannot use\u201d, skipped like one it cannot parse?",
+        "Is a suggestion with a block the presentation cannot show (a link in plain text) "
+        "one the client \u201ccannot use\u201d?",
         "Suggestion content",
         (
             ("cannot-parse", "only a block it cannot parse: it offers what it cannot show"),
@@ -127,8 +126,7 @@ READINGS: tuple[Reading, ...] = (
     ),
     Reading(
         "presentation",
-        "How does the client present a suggestion, and what of it is on screen before a user "
-        "action sends it? (Clients decide.)",
+        "How does the client present a suggestion, and what of it is on screen before it is sent?",
         "Client presentation",
         (
             ("composer", "grey text; Tab fills a composer that shows every block"),

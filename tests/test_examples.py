@@ -3,8 +3,10 @@ ACP SDK's types, read back by the model's parser, and an error when either stops
 
 from __future__ import annotations
 
+import copy
 import json
 
+import jsonschema
 import pydantic
 import pytest
 
@@ -41,3 +43,42 @@ def test_compact_json_keeps_short_values_on_one_line() -> None:
     assert '{"b": 1}' in text.splitlines()[2]
     assert all(len(line) <= 88 for line in text.splitlines() if "x" * 100 not in line)
     assert "\n".join(sections.examples_section(examples.examples())).count("```json") == 3
+
+
+@pytest.mark.parametrize(
+    ("version", "wrong"),
+    [(1, "bogus"), (2, "bogus"), (1, {"image": True}), (2, {"audio": 1})],
+    ids=["v1-string", "v2-string", "v1-boolean-field", "v2-number-field"],
+)
+def test_a_wrong_capability_fails_the_schema(version: int, wrong: object) -> None:
+    """The SDK's own types take any value for the new field; with the RFD's additions a
+    capability that is not an object of objects fails."""
+    from acp.schema import ClientCapabilities
+
+    from acp_suggestions.model.wire import rfd_schema
+
+    v1, v2 = (e["json"] for e in examples.examples()[1:])
+    example = copy.deepcopy(v1 if version == 1 else v2)
+    caps = example["clientCapabilities" if version == 1 else "capabilities"]
+    caps["session"]["promptSuggestions"] = wrong
+    if version == 1:
+        ClientCapabilities.model_validate(caps)  # what the SDK alone lets through
+    with pytest.raises(jsonschema.ValidationError):
+        rfd_schema.validate_initialize(version, example)
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        {"suggestions": "x"},
+        {"suggestions": [{"prompt": [{"type": "text"}]}]},
+        {"suggestions": [{}]},
+    ],
+    ids=["not-a-list", "text-block-without-text", "no-prompt"],
+)
+def test_a_wrong_update_fails_the_schema(wrong: dict[str, object]) -> None:
+    from acp_suggestions.model.wire import rfd_schema
+
+    update = {**examples.examples()[0]["json"], **wrong}
+    with pytest.raises(jsonschema.ValidationError):
+        rfd_schema.validate_update(update)

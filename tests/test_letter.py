@@ -57,7 +57,7 @@ def test_the_report_opens_with_the_letter_whose_first_line_is_the_verdict(
     assert lines[0] == "## To the RFD's author"
     assert lines[2].startswith(
         "**The list is safe over stdio in v1 and v2 as written; what the user sends is not: "
-        "5 edits to this RFD"
+        "4 edits to this RFD"
     )
     assert "Checked: " in lines[2] and "; not: " in lines[2]
     assert _letter_words(lines) <= 700, _letter_words(lines)
@@ -66,8 +66,7 @@ def test_the_report_opens_with_the_letter_whose_first_line_is_the_verdict(
     assert [n for n in names if n in text] == []
     changes = letter.changes(data)
     assert [c.quote for c in changes] == [
-        letter.REPLAY_LEVEL,
-        letter.REPLAY_AFTER,
+        letter.REPLAY_EMPTY,
         letter.LIFETIME_MAY_STOP,
         letter.ACCEPT_THEN_SEND,
         letter.AUTO_SETTING,
@@ -79,7 +78,7 @@ def test_the_report_opens_with_the_letter_whose_first_line_is_the_verdict(
         assert c.paste in text and c.proof in text
         assert (c.quote[1] in text) == (n < rfds)  # the SDKs': its section
     assert text.index("### Security and the user") < text.index("### For the SDKs")
-    for name in ("replay-must-not", "agent-withdraws-on-load", "auto-send-once"):
+    for name in ("empty-on-completion", "auto-send-once", "ordered-updates"):
         assert ADOPTIONS_BY_NAME[name].sentence in text
     assert "prompt_suggestions_update" in ADOPTIONS_BY_NAME["client-fences-load"].sentence
     report_text = report.markdown(*full_review)
@@ -89,58 +88,109 @@ def test_the_report_opens_with_the_letter_whose_first_line_is_the_verdict(
 
 
 @pytest.mark.parametrize(
-    ("where", "says"),
-    [
-        (("proposals", "ordered-updates", "baseline.2026-11-14.v1.python-sdk"), "ordered"),
-        (("proposals", "client-fences-load", "environment.load-on-live-connection.v2.fifo"), "v2"),
-        (
-            ("proposals", "agent-withdraws-on-load", "environment.load-on-live-connection.v1.fifo"),
-            "agent-withdraws-on-load closes",
-        ),
-    ],
+    "key", ["baseline.2026-11-14.v1.python-sdk", "baseline.2026-11-14.v2.typescript-sdk"]
 )
-def test_a_change_the_data_stops_supporting_is_an_error(
-    data: dict[str, Any], where: tuple[str, str, str], says: str
-) -> None:
+def test_an_sdk_ask_the_data_stops_supporting_is_an_error(data: dict[str, Any], key: str) -> None:
     changed = copy.deepcopy(data)
-    _, name, key = where
     for p in changed["proposals"]:
-        if p["name"] == name:
+        if p["name"] == "ordered-updates":
             for s in p["settings"]:
                 if s["key"] == key:
                     s["after"] = ["withdrawn_after_prompt"]
-    with pytest.raises(Unsupported, match=says):
+    with pytest.raises(Unsupported, match="ordering closes"):
         letter.changes(changed)
 
 
 @pytest.mark.parametrize(
-    ("reading", "key", "says"),
+    ("change", "says"),
     [
-        ("reopened-list", "mutation.RP-1.v2.fifo", "the replayed reading holds"),
-        ("reopened-empty-from", "environment.load-on-live-connection.v1.fifo", "completion"),
+        (lambda p: p.update(recommended=["client-fences-load"]), "recommends one sentence"),
+        (lambda p: p["sets"].update({"as-written": None}), "as written loses"),
+        (lambda p: p["sets"].update({"agent-withdraws-on-load": None}), "needs the MUST NOT"),
+        (lambda p: p["sets"].update({"replay-must-not": None}), "leaves the live reopen"),
+        (lambda p: p.update(minimal=[["empty-on-completion"]]), "the fence alone"),
+        (lambda p: p.clear(), "no plan"),
+    ],
+    ids=[
+        "another-set",
+        "as-written-holds",
+        "withdrawal-alone",
+        "must-not-alone",
+        "no-fence",
+        "none",
     ],
 )
-def test_an_edit_stands_on_its_reading(
-    data: dict[str, Any], reading: str, key: str, says: str
+def test_the_reopen_edit_stands_on_the_plan(
+    data: dict[str, Any], change: Callable[[dict[str, Any]], None], says: str
 ) -> None:
-    """The replay edit rests on the contradiction (read the other way, nothing fails), and
-    the reopen edit on the client that empties its list at completion being safe."""
+    """The first edit is the plan's recommended set, and what its Why says of the others
+    (the fence would do as well; the MUST NOT alone leaves the live reopen; the agent's
+    withdrawal alone fails) is read from the plan: once the plan says otherwise, an error."""
     changed = copy.deepcopy(data)
-    for r in changed["readings"]:
-        if r["name"] == reading:
-            for other in r["others"]:
-                for s in other["settings"]:
-                    if s["key"] == key:
-                        s["closed"] = []
+    change(changed["plan"])
     with pytest.raises(Unsupported, match=says):
         letter.changes(changed)
+
+
+def test_leaving_an_edit_of_the_plan_out_leaves_the_run_the_letter_names(
+    data: dict[str, Any],
+) -> None:
+    """The recommended set is as small as any that works, and leaving any of its edits out
+    fails: the letter names that run (its version and length), and so does the plan."""
+    plan = data["plan"]
+    assert plan["recommended"] and plan["recommended"] in plan["minimal"]
+    assert all(len(m) == len(plan["recommended"]) for m in plan["minimal"])
+    works = [name for name, f in plan["sets"].items() if f is None]
+    assert min(len(n.split("+")) for n in works) == len(plan["recommended"])
+    text = "\n".join(letter.markdown(data))
+    for edit in plan["recommended"]:
+        failure = plan["without"][edit]
+        assert failure is not None, edit
+        assert f"v{failure['version']}, {failure['steps']} steps" in text
+
+
+def test_each_edits_scope_is_no_wider_than_its_cells(data: dict[str, Any]) -> None:
+    """Each edit's scope line names only versions, transports and connections in which the
+    review shows the gap it closes, derived here from review.json on its own."""
+    changes = {c.headline: c.matters for c in letter.changes(data)}
+    fails = data["plan"]["fails"]["as-written"]
+    versions = sorted({f.split()[0] for f in fails})
+    assert changes["A list that outlives a reopen"].startswith(" and ".join(versions))
+    live = any("live-load" in f for f in fails)
+    new = any("new-connection" in f for f in fails)
+    reopen = changes["A list that outlives a reopen"]
+    assert ("the live" in reopen) == live and ("a new" in reopen) == new
+    ordered = {
+        (s["key"].split(".")[-2], s["key"].split(".")[-1])
+        for p in data["proposals"]
+        if p["name"] == "ordered-updates"
+        for s in p["settings"]
+        if s["closed"] and not s["after"]
+    }
+    said = changes["Updates handled out of order"]
+    for sdk, name in (("python-sdk", "Python's"), ("typescript-sdk", "TypeScript's")):
+        assert (name in said) == any(t == sdk for _, t in ordered)
+    for headline, env, broken in (
+        ("A link the user never saw", "grey-text-with-links", "user_saw_what_they_sent"),
+        ("A setting that never stops", "auto-send-by-user", "automatic_sends_bounded"),
+        ("Typed SDKs drop a whole update", "typed-sdk-client", "client_holds_latest"),
+    ):
+        cells = sorted(
+            k.split(".")[-2]
+            for k, e in data["environments"].items()
+            if k.startswith(f"environment.{env}.") and broken in e["beyond_baseline"]
+        )
+        assert (
+            " and ".join(cells) in changes[headline] and "every transport" not in changes[headline]
+        )
+    assert not any("every transport" in m or "even over stdio" in m for m in changes.values())
 
 
 def test_the_send_change_stands_on_the_simulators_figures(data: dict[str, Any]) -> None:
     """The edit asking clients to drop their list on send quotes the simulator's default
     sweep (the README's table) at 5 ms and 1 s one-way, and is an error once dropping no
     longer shows far less."""
-    change = letter.changes(data)[2]
+    change = letter.changes(data)[1]
     rows = {(r["latency_s"], r["client"]): r for r in data["on_screen"]["rows"]}
     for latency in (0.005, 1.0):
         kept = rows[latency, "rfd-minimal"]
@@ -163,16 +213,26 @@ def test_the_send_change_stands_on_the_simulators_figures(data: dict[str, Any]) 
         letter.changes(opened)
 
 
-def test_the_questions_are_the_readings_that_change_a_verdict(data: dict[str, Any]) -> None:
-    """A reading an edit makes moot is not asked; one that changes nothing is not asked; the
-    open points no switch settles are."""
+def test_the_questions_are_every_reading(data: dict[str, Any]) -> None:
+    """The letter names every reading `acp-suggestions readings` lists (the v2 acceptance
+    order and what changes the conversation among them): one no edit settles as its question,
+    with what the model reads and which option changes a verdict; the others by name, with
+    the edit that settles each."""
     questions = letter._questions(data)
-    assert questions[-len(letter.OPEN_QUESTIONS) :] == list(letter.OPEN_QUESTIONS)
+    asked = [r for r in readings.READINGS if r.name not in letter.SETTLED_BY]
+    assert len(readings.READINGS) >= 4
+    assert {"acceptance-order", "conversation-changes"} <= {r.name for r in asked}
+    for q, r in zip(questions, asked, strict=False):
+        assert r.question in q and f"(read `{r.default}`;" in q, r.name
+    *_, settled = questions
+    assert len(questions) == len(asked) + 1
+    for name, make in letter.SETTLED_BY.items():
+        n = letter.EDIT_ORDER.index(make) + 1
+        assert f"`{name}`" in settled.split(f"edit {n}:")[1].split(";")[0], name
     changed = copy.deepcopy(data)
     order = next(r for r in changed["readings"] if r["name"] == "acceptance-order")
     order["others"][0]["settings"][0]["opened"] = ["client_never_waits"]
-    asked = letter._questions(changed)
-    assert len(asked) == len(questions) + 1 and order["question"] in asked[0]
+    assert "`withdrawal-first` changes what fails" in letter._questions(changed)[0]
 
 
 def test_the_reports_body_fits_before_its_appendix(
@@ -186,6 +246,7 @@ def test_the_reports_body_fits_before_its_appendix(
     assert len(body.splitlines()) <= 250, len(body.splitlines())
     assert "## Counterexamples" in appendix and "## Counterexamples" not in body
     assert "## Readings" in appendix and "(duty placement)" in appendix
+    assert "## The reopen edits as a plan" in appendix and "| as-written |" in appendix
 
 
 def test_each_edit_pasted_into_the_rfd_passes_the_audit(
@@ -202,8 +263,6 @@ def test_each_edit_pasted_into_the_rfd_passes_the_audit(
     found = audit(text, Revision.CURRENT, ADOPTIONS)
     assert found.clean, (found.unmapped, found.level_changes, found.rules_without_sentence)
     assert {s.adopted for s in found.sentences if s.adopted} == {
-        "replay-must-not",
-        "agent-withdraws-on-load",
         "client-stops-on-send",
         "client-shows-every-block",
         "auto-send-once",

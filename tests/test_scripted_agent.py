@@ -24,10 +24,13 @@ DRIVEN_BY = {"turn": "prompt-after-suggestion", "reopen": "load-with-replay"}
 REOPENS = [s for s in SCRIPTS if s.after == "reopen"]
 
 
-def _offered(records: list[dict[str, Any]], until: int | None) -> tuple[str, ...]:
+def _offered(
+    records: list[dict[str, Any]], until: int | None, completion: bool = False
+) -> tuple[str, ...]:
     """What a client that keeps the RFD offers after the first `until` records: the latest
-    update's suggestions whose blocks are all baseline kinds (SC-4, SC-5), nothing during a
-    reopen and an empty list when it completes (RP-2, read from the completion)."""
+    update's suggestions whose blocks are all baseline kinds (SC-4, SC-5), an empty list from
+    a reopen's request (RP-2) and, with `completion` (reading reopened-empty-from), again once
+    the reopen completes."""
     offered: tuple[str, ...] = ()
     reopening: Any = None
     for r in records[:until]:
@@ -35,9 +38,9 @@ def _offered(records: list[dict[str, Any]], until: int | None) -> tuple[str, ...
         if r["from"] == "client" and msg.get("method") in ("session/load", "session/resume"):
             reopening, offered = msg["id"], ()
         elif r["from"] == "agent" and reopening is not None and msg.get("id") == reopening:
-            reopening, offered = None, ()
+            reopening, offered = None, () if completion else offered
         update = (msg.get("params") or {}).get("update") or {}
-        if update.get("sessionUpdate") == "prompt_suggestions_update" and reopening is None:
+        if update.get("sessionUpdate") == "prompt_suggestions_update":
             offered = tuple(
                 s["prompt"][0]["text"]
                 for s in update["suggestions"]
@@ -97,11 +100,16 @@ class _Recorded:
         self.records.append({"from": "agent", "msg": {"method": method, "params": params}})
 
 
+@pytest.mark.parametrize("completion", [False, True], ids=["as-written", "empty-at-completion"])
 @pytest.mark.parametrize("version", [1, 2])
 @pytest.mark.parametrize("script", REOPENS, ids=lambda s: s.name)
-def test_a_reopen_scenario_leaves_the_client_what_it_says(script: Script, version: int) -> None:
+def test_a_reopen_scenario_leaves_the_client_what_it_says(
+    script: Script, version: int, completion: bool
+) -> None:
     """The reopen scenarios run in this process, the client's requests handed to the agent
-    one after the other, so that the reopen settles before anything else happens."""
+    one after the other, so that the reopen settles before anything else happens: what the
+    client offers then is what the scenario says, under the review's default reading and
+    under the one the letter's first edit adopts."""
 
     async def run() -> list[dict[str, Any]]:
         agent, conn = ScriptedAgent(script), _Recorded()
@@ -119,7 +127,7 @@ def test_a_reopen_scenario_leaves_the_client_what_it_says(script: Script, versio
         await asyncio.sleep(0.1)  # what follows the reopen
         return conn.records
 
-    assert _offered(asyncio.run(run()), None) == script.offered_after(0)
+    assert _offered(asyncio.run(run()), None, completion) == script.offered_after(0, completion)
 
 
 def test_a_client_without_the_capability_gets_no_list_and_is_told_why(
@@ -196,3 +204,15 @@ def test_the_reference_agent_predicts_nothing_while_a_reopen_is_under_way(
     trace = tmp_path / "trace.jsonl"
     trace.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     assert main(["trace", "check", str(trace)]) == 0, capsys.readouterr().out
+
+
+def test_the_list_says_which_reading_each_offer_assumes(capsys: pytest.CaptureFixture[str]) -> None:
+    """`agent --list` says its offers are read as the review reads the RFD by default, and a
+    scenario whose offer turns on a reading names it (the reopen scenarios: when the list of a
+    reopened session is empty), so no reading of the review contradicts it unannounced."""
+    assert main(["agent", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("What a correct client offers is read as the review reads the RFD")
+    for script in REOPENS:
+        assert "reopened-empty-from=completion" in script.shows, script.name
+    assert [s.name for s in SCRIPTS if s.at_completion is not None] == ["replayed-on-load"]

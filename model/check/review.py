@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from acp_suggestions.model import readings
 from acp_suggestions.model.amendments import AMENDMENTS_BY_NAME
-from acp_suggestions.model.check import duties, sessions
+from acp_suggestions.model.check import duties, plan, sessions
 from acp_suggestions.model.check.executor import Executor
 from acp_suggestions.model.check.rows import Counterexample
 from acp_suggestions.model.check.verify import verify
@@ -28,7 +28,7 @@ from acp_suggestions.model.state import (
 
 VERSIONS = (1, 2)
 # The version of review.json's format (`model/render/review.schema.json`).
-FORMAT_VERSION = 2  # 2: the screen rows name pre-prompt lists (were "stale")
+FORMAT_VERSION = 2  # 2: the screen rows name pre-prompt lists (were "stale"); adds "plan"
 PROPERTY_ORDER = [p.name for p in INVARIANTS] + [p.name for p in LIVENESS]
 # Liveness needs the whole graph, which costs time: it is decided for the compliant peers and
 # for the mutations of the rules a leads-to property names.
@@ -39,13 +39,13 @@ _LIVENESS_RULES = frozenset(r for p in LIVENESS for r in p.rules)
 class Job:
     """One exploration of the review."""
 
-    kind: str  # "baseline", "mutation", "environment", "proposal" or "reading"
-    # The revision, the broken rule, the environment change, the amendment, or a reading's
-    # NAME=OPTION.
+    kind: str  # "baseline", "mutation", "environment", "proposal", "reading" or "plan"
+    # The revision, the broken rule, the environment change, the amendment, a reading's
+    # NAME=OPTION, or a plan's set of edits.
     name: str
     config: Config
     # A proposal's: the setting of `compared` it is judged in; a reading's: the key of the
-    # job it is judged against.
+    # job it is judged against; a plan's: its situation.
     setting: str = ""
 
     @property
@@ -203,6 +203,15 @@ def proposal_jobs(names: Sequence[str]) -> list[Job]:
     return out
 
 
+def plan_jobs() -> list[Job]:
+    """The explorations of the plan: each set of candidate edits in each situation."""
+    return [
+        Job("plan", plan.set_name(edits), s.config(edits), s.name)
+        for edits in plan.edit_sets()
+        for s in plan.SITUATIONS
+    ]
+
+
 def reading_jobs(base: Sequence[Job], chosen: dict[str, str] | None = None) -> list[Job]:
     """The explorations that judge each reading's other options (other than the default,
     or than the option `chosen`): each of the review's explorations the reading names, under
@@ -229,7 +238,8 @@ def tasks(chosen: dict[str, str], proposals: Sequence[str], with_duties: bool = 
     pairs = tuple(sorted(chosen.items()))
     base = under(chosen, jobs() + proposal_jobs(proposals))
     cells = duties.cells(chosen=pairs) if with_duties else []
-    return [*base, *reading_jobs(base, chosen), *cells, *sessions.settings(pairs)]
+    planned = under({k: v for k, v in chosen.items() if k != "reopened-list"}, plan_jobs())
+    return [*base, *reading_jobs(base, chosen), *planned, *cells, *sessions.settings(pairs)]
 
 
 def run(job: Job) -> Outcome:
@@ -315,8 +325,16 @@ def judged(job: Job) -> list[str]:
 
 def counterexamples(outcomes: Sequence[Outcome]) -> Iterator[tuple[Job, str, Counterexample]]:
     """Every counterexample, by job and property, in a stable order: the current revision's
-    first."""
+    first; of a plan's exploration, only the shortest of what the plan judges."""
     revisions = list(Revision)
     for o in sorted(outcomes, key=lambda o: (revisions.index(o.job.config.revision), o.job.key)):
-        for name in o.violated:
+        for name in plan_failure(o) if o.job.kind == "plan" else o.violated:
             yield o.job, name, o.counterexamples[name]
+
+
+def plan_failure(o: Outcome) -> list[str]:
+    """The property a plan's exploration fails first (its shortest counterexample among the
+    properties the plan judges), or none."""
+    failing = [n for n in plan.judged(o.job.config) if n in o.counterexamples]
+    shortest = min(failing, key=lambda n: len(o.counterexamples[n].steps), default=None)
+    return [shortest] if shortest else []

@@ -188,6 +188,7 @@ def _agent(args: argparse.Namespace) -> int:
     from acp_suggestions.model.wire import scripted
 
     if args.list:
+        print("What a correct client offers is read as the review reads the RFD by default.")
         for s in scripted.SCRIPTS:
             print(f"{s.name}\n  the agent {s.does}\n  a correct client offers {s.shows}")
             broken = f"; breaks on purpose: {', '.join(s.breaks)}" if s.breaks else ""

@@ -52,12 +52,7 @@ ABOUT: tuple[tuple[str, str, str] | None, ...] = (
         "The Agent replaces or withdraws that list when it accepts the prompt, so the Client "
         "does not need to detect this case.",
     ),
-    (
-        CURRENT,
-        "Replay and resuming",
-        "After session/load or session/resume completes, the Agent may send a new update with "
-        "suggestions for the session as it stands.",
-    ),
+    (CURRENT, "Replay and resuming", "A loaded or resumed session starts with an empty list."),
     (
         CURRENT,
         "Lifetime",
@@ -285,9 +280,9 @@ def _finding_4(data: Review) -> str:
         "updates until the load or resume completes keeps every invariant and leads-to "
         "property over stdio in v1 and v2 (`acp-suggestions check --live-load --client "
         "fence-load`, with `--version 2`). The RFD is silent on updates in flight across a "
-        "load or resume. Candidate rule: a client ignores updates for a session until its "
+        "load or resume. Candidate rules: a client ignores updates for a session until its "
         "load or resume completes (`review --propose client-fences-load`, judged in every "
-        "review)."
+        "review), or, the same for the list, the letter's first edit (the review's plan)."
     )
 
 
@@ -350,8 +345,9 @@ def _finding_8(data: Review) -> str:
         "the client does nothing special (duty placement, `withdrawn_after_prompt`, v1 over "
         "stdio). An agent that uses RP-1's latitude replays the list it held into the reopened "
         "session, which starts empty (RP-2), and nothing withdraws it (`acp-suggestions check "
-        "--break RP-1`, in v1 and v2). Either RP-1 becomes a MUST NOT or a client ignores "
-        "suggestions in replay (the letter's second change)."
+        "--break RP-1`, in v1 and v2). The letter's first edit closes it with finding 4 (a "
+        "reopened session's list is empty once the reopen completes); RP-1 as a MUST NOT "
+        "closes this one alone, and an agent's withdrawal on load needs it (the review's plan)."
     )
 
 

@@ -28,13 +28,7 @@ LT4 = (
     "If the conversation changes before the Agent has sent a prediction, for example because "
     "a session/prompt arrived, the Agent MUST discard that prediction.",
 )
-REPLAY_LEVEL = ("Replay and resuming", "Agents SHOULD NOT include suggestions in session replay.")
 REPLAY_EMPTY = ("Replay and resuming", "A loaded or resumed session starts with an empty list.")
-REPLAY_AFTER = (
-    "Replay and resuming",
-    "After session/load or session/resume completes, the Agent may send a new update with "
-    "suggestions for the session as it stands.",
-)
 SKIP = (
     "Suggestion content",
     "A Client skips a suggestion it cannot use and keeps the rest, for example one with a "
@@ -44,11 +38,6 @@ FAQ_ONE_ACTION = (
     "Why can a Client not send a suggestion on its own?",
     "A Client can let one action both accept and send a suggestion, as long as the user could "
     "see what it contains first.",
-)
-PRESENTATION_SHOULD = (
-    "Client presentation",
-    "That UI SHOULD show the full text and identify every other block, such as a linked file, "
-    "before the user selects the suggestion.",
 )
 LIFETIME_MAY_STOP = (
     "Lifetime",
@@ -69,12 +58,9 @@ QUOTES = (
     V2_ACCEPTS,
     LT4,
     LIFETIME_MAY_STOP,
-    REPLAY_LEVEL,
     REPLAY_EMPTY,
-    REPLAY_AFTER,
     SKIP,
     FAQ_ONE_ACTION,
-    PRESENTATION_SHOULD,
     ACCEPT_THEN_SEND,
     AUTO_SETTING,
 )
@@ -113,68 +99,49 @@ def _judged(data: Review, name: str) -> list[dict[str, Any]]:
     raise Unsupported(f"the review did not judge {name}")
 
 
-def _setting(data: Review, name: str, key: str) -> dict[str, Any]:
-    for s in _judged(data, name):
-        if s["key"] == key:
-            return s
-    raise Unsupported(f"the review did not judge {name} in {key}")
+def _plan(data: Review) -> dict[str, Any]:
+    found: dict[str, Any] | None = data.get("plan")
+    if not found:
+        raise Unsupported("the review has no plan of the reopen edits")
+    return found
 
 
-def _reading(data: Review, name: str) -> dict[str, Any]:
-    for r in data.get("readings", []):
-        if r["name"] == name:
-            found: dict[str, Any] = r
-            return found
-    raise Unsupported(f"the review did not judge the reading {name}")
+def _steps(failure: dict[str, Any]) -> str:
+    """A plan's failure as the letter names it: version and length of its run."""
+    return f"v{failure['version']}, {failure['steps']} steps"
 
 
-def _under(data: Review, name: str, option: str) -> list[dict[str, Any]]:
-    """What a reading's option changes, exploration by exploration."""
-    for other in _reading(data, name)["others"]:
-        if other["option"] == option:
-            settings: list[dict[str, Any]] = other["settings"]
-            return settings
-    raise Unsupported(f"the review did not judge {name}={option}")
-
-
-_LIST_KEPT = "withdrawn_after_prompt"  # the client holds no list from before an accepted prompt
-
-
-def _replay(data: Review) -> Change:
-    under = {s["key"]: s for s in _under(data, "reopened-list", "replayed")}
-    for v in (1, 2):
-        s = under.get(f"mutation.RP-1.v{v}.fifo", {"closed": [], "after": []})
-        _need(_LIST_KEPT in s["closed"], f"v{v}: the replayed reading holds")
-        _need(s["after"] == ["replay_carries_no_suggestions"], f"v{v}: only replay is left")
-    return Change(
-        "Replay and resuming contradicts Lifetime",
-        REPLAY_LEVEL,
-        f"Replace it with: \u201c{_adopt('replay-must-not')}\u201d",
-        "Lifetime makes a replayed list current, the next sentence empty; if empty, nothing "
-        "withdraws it.",
-        "v1 and v2, every transport.",
-        "`acp-suggestions check --break RP-1`, then with `--reading reopened-list=replayed`.",
-        _adopt("replay-must-not"),
-    )
+def reopen_scope(plan: dict[str, Any]) -> str:
+    """Where the RFD as written fails a reopen and the plan's set closes it, in words: the
+    versions and the connections the session is reopened on, over stdio."""
+    cells = plan["fails"]["as-written"]
+    versions = sorted({c.split()[0] for c in cells})
+    where = sorted({c.split()[1].split(",")[0] for c in cells})
+    on = " or ".join({"new-connection": "a new", "live-load": "the live"}[w] for w in where)
+    return f"{' and '.join(versions)} over stdio, reopened on {on} connection."
 
 
 def _reopen(data: Review) -> Change:
-    for v in (1, 2):
-        live = f"environment.load-on-live-connection.v{v}.fifo"
-        for name in ("agent-withdraws-on-load", "client-fences-load"):
-            s = _setting(data, name, live)
-            _need(_LIST_KEPT in s["before"] and s["after"] == [], f"{name} closes {live}")
-        completion = {s["key"]: s for s in _under(data, "reopened-empty-from", "completion")}
-        _need(_LIST_KEPT in completion[live]["closed"], f"completion closes {live}")
+    plan = _plan(data)
+    sets = plan["sets"]
+    _need(plan["recommended"] == ["empty-on-completion"], "the plan recommends one sentence")
+    _need(sets["as-written"] is not None, "the RFD as written loses a reopen")
+    withdraw, both = "agent-withdraws-on-load", "agent-withdraws-on-load+replay-must-not"
+    _need(sets[withdraw] is not None and sets[both] is None, "the withdrawal needs the MUST NOT")
+    _need(sets["replay-must-not"] is not None, "the MUST NOT alone leaves the live reopen")
+    _need(["client-fences-load"] in plan["minimal"], "the fence alone closes it too")
     return Change(
-        "A list in flight across a reopen",
-        REPLAY_AFTER,
-        f"Add before it: \u201c{_adopt('agent-withdraws-on-load')}\u201d",
-        "A list sent just before the agent read the load arrives after the client emptied "
-        "its list; nothing withdraws it.",
-        "v1 and v2, reopened on the live connection.",
-        "`acp-suggestions check --live-load`, then with `--client fence-load`.",
-        f"{_adopt('agent-withdraws-on-load')} {REPLAY_AFTER[1]}",
+        "A list that outlives a reopen",
+        REPLAY_EMPTY,
+        f"Replace it with: \u201c{_adopt('empty-on-completion')}\u201d",
+        "A list replayed under the SHOULD NOT, or in flight across a reopen on the live "
+        f"connection, stays ({_steps(sets['as-written'])}). This alone closes both, "
+        "as would ignoring updates until completion; the MUST NOT on replay leaves the "
+        "second, and an agent's withdrawal on load needs it (alone: "
+        f"{_steps(sets[withdraw])}).",
+        reopen_scope(plan),
+        "`acp-suggestions review` (its plan).",
+        _adopt("empty-on-completion"),
     )
 
 
@@ -207,21 +174,41 @@ def _stop_on_send(data: Review) -> Change:
         LIFETIME_MAY_STOP,
         "End it at \u201cstarts typing.\u201d and add: "
         f"\u201c{_adopt('client-stops-on-send')}\u201d",
-        "Kept, it shows in the emptied composer until withdrawn: at 5 ms one-way on "
-        f"{_share(rows[stdio, 'rfd-minimal'])}; at 1 s on "
-        f"{_share(rows[slow, 'rfd-minimal'])}. Dropped: "
-        f"{rows[slow, 'drop-on-send']['pre_prompt_turns_fraction']:.1%} at 1 s.",
+        "Kept, it shows in the emptied composer: at 5 ms one-way on "
+        f"{_share(rows[stdio, 'rfd-minimal'])}, at 1 s {_share(rows[slow, 'rfd-minimal'])}; "
+        f"dropped, {rows[slow, 'drop-on-send']['pre_prompt_turns_fraction']:.1%} at 1 s.",
         "what the user sees.",
         f"`{screen['command']}`.",
         replacement,
     )
 
 
+_SDKS = {"python-sdk": "Python's", "typescript-sdk": "TypeScript's"}
+
+
+def _versions(keys: list[str]) -> str:
+    """The protocol versions of explorations, by their keys, in words ("v1 and v2")."""
+    return " and ".join(sorted({k.split(".")[-2] for k in keys}))
+
+
+def ordered_cells(data: Review) -> list[str]:
+    """The explorations over an SDK where ordering the updates closes what the compliant
+    peers break, and opens nothing."""
+    return [
+        s["key"]
+        for s in _judged(data, "ordered-updates")
+        if s["key"].rsplit(".", 1)[1] in _SDKS and s["closed"] and not s["after"]
+    ]
+
+
 def _ordered(data: Review) -> Change:
-    for sem in ("python-sdk", "typescript-sdk"):
-        for v in (1, 2):
-            s = _setting(data, "ordered-updates", f"baseline.{CURRENT}.v{v}.{sem}")
-            _need(_LIST_KEPT in s["before"] and s["after"] == [], f"ordered {sem} v{v}")
+    cells = ordered_cells(data)
+    sdks = sorted({k.rsplit(".", 1)[1] for k in cells})
+    every = {(f"v{v}", sdk) for v in (1, 2) for sdk in _SDKS}
+    _need(
+        {(k.split(".")[-2], k.rsplit(".", 1)[1]) for k in cells} == every,
+        "ordering closes what both SDKs break in v1 and v2",
+    )
     for v in (1, 2):
         _need(
             not data["baselines"][f"baseline.{CURRENT}.v{v}.fifo"]["violated_in_force"],
@@ -231,34 +218,42 @@ def _ordered(data: Review) -> Change:
         "Updates handled out of order",
         LIFETIME_CROSSING,
         f"Ask the SDKs: \u201c{_adopt('ordered-updates')}\u201d",
-        "Python's SDK handles notifications as concurrent tasks; TypeScript's lets the "
-        "response overtake updates.",
-        "Python's and TypeScript's SDKs.",
+        "Python's SDK handles notifications concurrently; TypeScript's, and Kotlin's where a "
+        "handler suspends, let a response overtake updates.",
+        f"{' and '.join(_SDKS[s] for s in sdks)} SDKs, {_versions(cells)}.",
         "`acp-suggestions check --semantics python-sdk` (or `typescript-sdk`).",
     )
 
 
-def _typed(data: Review) -> Change:
-    typed = [
-        data["environments"][f"environment.typed-sdk-client.v{v}.fifo"]["beyond_baseline"]
-        for v in (1, 2)
+def environment_cells(data: Review, name: str, breaks: str) -> list[str]:
+    """The explorations of an environment in which the compliant peers break `breaks`."""
+    return [
+        key
+        for key, e in data["environments"].items()
+        if key.startswith(f"environment.{name}.") and breaks in e["beyond_baseline"]
     ]
-    _need(all("client_holds_latest" in t for t in typed), "a typed SDK's client holds the latest")
+
+
+def _typed(data: Review) -> Change:
+    cells = environment_cells(data, "typed-sdk-client", "client_holds_latest")
+    _need(bool(cells), "a typed SDK's client holds the latest")
     return Change(
         "Typed SDKs drop a whole update",
         SKIP,
-        "Ask the SDKs: \u201cEach suggestion is parsed on its own, so that a block a Client "
-        "cannot parse drops that suggestion and not the update.\u201d",
-        "Otherwise the client keeps its older list.",
-        "Python's and TypeScript's SDKs.",
+        "Ask the SDKs: \u201cEach suggestion is parsed on its own: a block a Client cannot "
+        "parse drops that suggestion, not the update.\u201d",
+        "Otherwise one such block (a newer kind, a malformed one) drops the update; the "
+        "client keeps its older list.",
+        f"Python's and TypeScript's SDKs, {_versions(cells)}.",
         "`acp-suggestions review` (environment typed-sdk-client).",
     )
 
 
-def _environment(data: Review, name: str, breaks: set[str]) -> None:
-    for v in (1, 2):
-        found = data["environments"][f"environment.{name}.v{v}.fifo"]["beyond_baseline"]
-        _need(breaks <= set(found), f"{name} v{v} breaks {sorted(breaks)}")
+def _environment(data: Review, name: str, breaks: str) -> str:
+    """The versions over stdio in which the environment `name` breaks `breaks`, in words."""
+    cells = environment_cells(data, name, breaks)
+    _need(bool(cells), f"{name} breaks {breaks}")
+    return _versions(cells)
 
 
 def _closes(data: Review, name: str, goal: str) -> None:
@@ -267,16 +262,15 @@ def _closes(data: Review, name: str, goal: str) -> None:
 
 
 def _unseen(data: Review) -> Change:
-    _environment(data, "grey-text-with-links", {"user_saw_what_they_sent"})
+    versions = _environment(data, "grey-text-with-links", "user_saw_what_they_sent")
     _closes(data, "client-shows-every-block", "user_saw_what_they_sent")
     return Change(
         "A link the user never saw",
         ACCEPT_THEN_SEND,
         f"Add after it: \u201c{_adopt('client-shows-every-block')}\u201d",
-        "Links are always allowed; Tab and Enter in a plain-text composer send one unseen, "
-        "perhaps chosen by what the agent read. The RFD closes it only if \u201ccannot use\u201d "
-        "means \u201ccannot show\u201d.",
-        "v1 and v2 over stdio, a plain-text composer.",
+        "Links are always allowed; a plain-text composer sends one unseen, perhaps chosen by "
+        "what the agent read.",
+        f"{versions} over stdio, a plain-text composer.",
         "`acp-suggestions check --reading presentation=grey-text --predict "
         "text+resource_link`, then with `--reading cannot-use=cannot-show`.",
         f"{ACCEPT_THEN_SEND[1]} {_adopt('client-shows-every-block')}",
@@ -284,28 +278,39 @@ def _unseen(data: Review) -> Change:
 
 
 def _auto_send(data: Review) -> Change:
-    _environment(data, "auto-send-by-user", {"automatic_sends_bounded"})
+    versions = _environment(data, "auto-send-by-user", "automatic_sends_bounded")
     _closes(data, "auto-send-once", "automatic_sends_bounded")
     return Change(
         "A setting that never stops",
         AUTO_SETTING,
         f"Add after it: \u201c{_adopt('auto-send-once')}\u201d",
-        "The client sends, the agent suggests again, on and on without the user.",
-        "v1 and v2 over stdio, the user's setting on.",
+        "It sends, the agent suggests again, and so on without the user.",
+        f"{versions} over stdio, the user's setting on.",
         "`acp-suggestions check --reading auto-send=user`, then with `--client auto-send-once`.",
         f"{AUTO_SETTING[1]} {_adopt('auto-send-once')}",
     )
 
 
-IN_THIS_RFD = (_replay, _reopen, _stop_on_send)
+IN_THIS_RFD = (_reopen, _stop_on_send)
 FOR_THE_USER = (_unseen, _auto_send)
 FOR_THE_SDKS = (_ordered, _typed)
+EDIT_ORDER = (*IN_THIS_RFD, *FOR_THE_USER, *FOR_THE_SDKS)
+# The readings an edit settles: with the list empty at completion it no longer matters whether
+# a replayed list is current or when the list empties; the user's edits say what a client
+# must show before a send and how often a setting may send.
+SETTLED_BY = {
+    "reopened-list": _reopen,
+    "reopened-empty-from": _reopen,
+    "cannot-use": _unseen,
+    "presentation": _unseen,
+    "auto-send": _auto_send,
+}
 
 
 def changes(data: Review) -> list[Change]:
     """The edits, this RFD's first (the list's, then the user's), each checked against the
     review's data."""
-    return [make(data) for make in (*IN_THIS_RFD, *FOR_THE_USER, *FOR_THE_SDKS)]
+    return [make(data) for make in EDIT_ORDER]
 
 
 def _verdict(data: Review) -> str:
@@ -317,44 +322,30 @@ def _verdict(data: Review) -> str:
         "**The list is safe over stdio in v1 and v2 as written; what the user sends is not: "
         f"{edits} edits to this RFD and {len(FOR_THE_SDKS)} to the SDKs close the gaps.** "
         "Safe: compliant peers keep every checked property in every interleaving "
-        "within small bounds. Checked: the list, and who authors each prompt under three "
-        "presentations and an automatic setting; not: timing, other presentations."
+        "within small bounds. Checked: the list, and who authors each prompt (three "
+        "presentations, an automatic setting); not: timing, other presentations."
     )
 
 
 def _questions(data: Review) -> list[str]:
-    """The readings that change a verdict, as questions with their options (but those an
-    edit makes moot), then the open points no reading settles."""
-    out = []
+    """Every reading of the review: those no edit settles as questions, with the option the
+    model reads and the others that change what fails; then those the edits settle, by name
+    (`acp-suggestions readings` asks each)."""
+    numbers = {make.__name__: n for n, make in enumerate(EDIT_ORDER, 1)}
+    out, settled = [], dict[int, list[str]]()
     for r in data.get("readings", []):
         changed = [o for o in r["others"] if any(s["closed"] or s["opened"] for s in o["settings"])]
-        if r["name"] in _SETTLED_BY_EDITS or not changed:
+        if r["name"] in SETTLED_BY:
+            settled.setdefault(numbers[SETTLED_BY[r["name"]].__name__], []).append(r["name"])
             continue
-        options = "; ".join(f"`{o['option']}`" for o in changed)
-        out.append(
-            f"{r['section']}: {r['question']} The model reads `{r['ran']}`; {options} changes "
-            f"what fails (`--reading {r['name']}=OPTION`)."
-        )
-    return out + list(OPEN_QUESTIONS)
-
-
-# Readings an edit above makes moot: with replay a MUST NOT no list is replayed, and with
-# either reopen sentence it no longer matters when the client empties its list.
-# The user's edits settle whether a block the client cannot show makes a suggestion one it
-# cannot use, and what the presentation and an automatic setting may send (both the client's
-# choice by design, not a question).
-_SETTLED_BY_EDITS = (
-    "reopened-list",
-    "reopened-empty-from",
-    "cannot-use",
-    "presentation",
-    "auto-send",
-)
-
-OPEN_QUESTIONS = (
-    f"{PRESENTATION_SHOULD[0]}: a SHOULD asks a UI that sends on selection to show the whole "
-    "suggestion first; the FAQ makes it a condition. Which?",
-)
+        options = ", ".join(f"`{o['option']}`" for o in changed)
+        effect = f"{options} changes what fails" if changed else "none other changes a verdict"
+        out.append(f"{r['section']}: {r['question']} (read `{r['ran']}`; {effect}.)")
+    by_edit = "; ".join(
+        f"edit {n}: {', '.join(f'`{name}`' for name in names)}"
+        for n, names in sorted(settled.items())
+    )
+    return [*out, f"Settled by {by_edit}."]
 
 
 def _section(title: str, items: list[Change], first: int, quoted: bool) -> list[str]:

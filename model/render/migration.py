@@ -40,5 +40,7 @@ def markdown(data: Review) -> list[str]:
         "- **When the key goes.** Name the adapter release after which it stops. Until then "
         "the legacy channel keeps the adapter's rules, which in v2 do not withdraw a list on "
         "work without a prompt (idle compaction, L-8): "
-        "`acp-suggestions check --version 2 --revision legacy-meta` breaks that property.",
+        "`acp-suggestions check --version 2 --revision legacy-meta` breaks that property. "
+        "The adapter should clear its list on idle compaction, as LT-6 asks of the update, "
+        "before the key goes.",
     ]

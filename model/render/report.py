@@ -182,6 +182,8 @@ def _appendix(summary: Summary) -> list[str]:
         out += sections.duty_section(summary.duties)
     if summary.proposals:
         out += sections.proposal_section(summary.proposals)
+    if summary.plan is not None:
+        out += sections.plan_section(summary.plan)
     out += ["", "## Environment changes", ""]
     out += [
         "The current revision's compliant peers in a changed environment; 'breaks' lists what "

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from acp_suggestions.model.check.plan import Plan
 from acp_suggestions.model.check.review import FORMAT_VERSION
 from acp_suggestions.model.check.verdicts import (
     BaselineVerdict,
@@ -69,6 +70,7 @@ def review_schema() -> dict[str, Any]:
         },
         "two_sessions": {"type": "array", "items": ref(TwoSessionsVerdict)},
         "on_screen": ref(ScreenTime) | {"description": "the simulator's figures for the letter"},
+        "plan": ref(Plan) | {"description": "the edits about a reopened session as one plan"},
         "audit": {"type": "object", "description": "the RFC 2119 audit, with --rfd"},
     }
     return {

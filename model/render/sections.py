@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from acp_suggestions.model.check.plan import Plan
 from acp_suggestions.model.check.verdicts import (
     AuditOfFile,
     DutyRow,
@@ -174,6 +175,33 @@ def proposal_section(proposals: Sequence[Proposal]) -> list[str]:
     return out
 
 
+def plan_section(plan: Plan) -> list[str]:
+    """The reopen edits as a plan: every set judged, where it fails first or that it keeps
+    every property, and the set the letter recommends."""
+    out = [
+        "",
+        "## The reopen edits as a plan",
+        "",
+        "Each set of up to two candidate edits, judged where the RFD as written lets a list "
+        f"outlive a reopen ({', '.join(plan.situations)}; the agent free to replay a list, "
+        "within the duty table's bounds): the first property it fails, where, and the length "
+        "of that run, or that it keeps every property. The smallest sets that keep all: "
+        + "; ".join(" + ".join(m) for m in plan.minimal)
+        + f". The letter's first edit is {' + '.join(plan.recommended)}.",
+        "",
+    ]
+    rows = [
+        [name]
+        + (
+            [f.property, f"v{f.version} {f.situation}", str(f.steps)]
+            if f
+            else ["keeps every property", "-", "-"]
+        )
+        for name, f in plan.sets.items()
+    ]
+    return out + markdown_table(["edits", "fails first", "where", "steps"], rows)
+
+
 def _changes_table(header: list[str], settings: Sequence[ProposalSetting]) -> list[str]:
     """A table of what fails before and after a change, and what it closes and opens."""
     rows = [
@@ -212,8 +240,9 @@ def examples_section(examples: Sequence[dict[str, Any]]) -> list[str]:
         "",
         "The RFD's text leads to JSON it does not show (sentences that end in a colon with "
         "nothing after them; `acp-suggestions audit` lists them). Here it is as the model "
-        "writes it, valid against the ACP SDK's types (the prompt blocks; v1's capabilities) "
-        "and read back by the model's parser.",
+        "writes it, valid against a JSON Schema of the pinned ACP SDK's types with the RFD's "
+        "additions written from its text (v2's, which that SDK lacks, alone), and read back by "
+        "the model's parser.",
     ]
     for e in examples:
         block = _compact(e["json"]).splitlines()

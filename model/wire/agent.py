@@ -100,7 +100,7 @@ class ReferenceAgent:
                 await self._update(sid, {"sessionUpdate": "user_message_chunk", "content": _TEXT})
         await self._update(sid, chunk("Earlier answer."))
         if self.breaks == "RP-1":
-            await self._suggest(sid, [said("A suggestion from before the load")])
+            await self._suggest(sid, [said(REPLAYED)])
         self.holding[sid], self.turns[sid] = False, self.turns.get(sid, 0)
         return {}
 
@@ -172,6 +172,9 @@ class ReferenceAgent:
 
 _TEXT = {"type": "text", "text": "A prompt."}
 PREDICTION = "Explain what changed in turn {turn}"  # the prediction that ends a turn
+
+
+REPLAYED = "A suggestion from before the load"  # the list an agent breaking RP-1 replays
 
 
 def said(text: str) -> list[dict[str, Any]]:

@@ -1,7 +1,8 @@
 """The JSON examples the RFD's text introduces and does not show (its lead-ins that end in a
 colon): the update and the client's capability in v1 and v2, written by the model's own
-encoder (`records`), each checked against the ACP SDK's types and read back by the model's
-parser, so an example that drifts from either is an error, not a page."""
+encoder (`records`), each checked against the ACP SDK's types with the RFD's additions
+(`rfd_schema`, JSON Schema) and read back by the model's parser, so an example that drifts
+from either is an error, not a page."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from acp_suggestions.model.messages import (
 )
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.state import Update
-from acp_suggestions.model.wire import records
+from acp_suggestions.model.wire import records, rfd_schema
 
 _LISTED = (((TEXT,), (TEXT, RESOURCE_LINK)),)
 _CAPS = ClientSuggestionCaps(advertised=True, image=True)
@@ -30,10 +31,7 @@ def _initialize(version: int) -> dict[str, Any]:
     init: dict[str, Any] = records.initialize(cfg, 0)[0]["msg"]["params"]
     if parse_client_caps(version, init) != _CAPS:
         raise AssertionError(f"the model does not read back its own v{version} capability")
-    if version == 1:  # the SDK knows v1's ClientCapabilities; promptSuggestions is the RFD's
-        from acp.schema import ClientCapabilities
-
-        ClientCapabilities.model_validate(init["clientCapabilities"])
+    rfd_schema.validate_initialize(version, init)
     return init
 
 
@@ -45,6 +43,7 @@ def _update() -> dict[str, Any]:
     ]["update"]
     for s in update["suggestions"]:
         _prompt_type().validate_python(s["prompt"])  # SC-1: a valid session/prompt prompt
+    rfd_schema.validate_update(update)
     parsed = parse_session_update(update)
     if parsed is None or len(parsed.suggestions) != len(suggestions):
         raise AssertionError("the model does not read back its own update")

@@ -23,7 +23,7 @@ from acp_suggestions.model.messages import (
     MessageError,
     parse_client_caps,
 )
-from acp_suggestions.model.wire.agent import PREDICTION, ReferenceAgent, chunk, said
+from acp_suggestions.model.wire.agent import PREDICTION, REPLAYED, ReferenceAgent, chunk, said
 
 Prediction = Literal["text", "unsupported", "none"]
 Reopen = Literal["", "replay-list", "list-before-and-after"]
@@ -43,7 +43,10 @@ class Script:
     does: str
     shows: str
     after: Literal["turn", "reopen"]
-    offered: tuple[str, ...]  # the texts, "{turn}" standing for the turn's number
+    # The texts offered under the review's default readings, "{turn}" standing for the turn's
+    # number; and, where it differs, once a reopened session's list is empty at completion
+    # (reading reopened-empty-from=completion, the letter's first edit).
+    offered: tuple[str, ...]
     rules: tuple[str, ...]
     breaks: tuple[str, ...] = ()
     cross: bool = False  # each prompt is met by a list from before it, then its withdrawal
@@ -51,17 +54,23 @@ class Script:
     prediction: Prediction = "text"
     reopen: Reopen = ""
     ungated: bool = False  # sends without the client's capability
+    at_completion: tuple[str, ...] | None = None
 
-    def offered_after(self, turn: int) -> tuple[str, ...]:
-        """What a correct client offers after turn `turn` (or the reopen) settles."""
-        return tuple(t.format(turn=turn) for t in self.offered)
+    def offered_after(self, turn: int, completion: bool = False) -> tuple[str, ...]:
+        """What a correct client offers after turn `turn` (or the reopen) settles; with
+        `completion`, one whose reopened list is empty once the reopen completes."""
+        offered = self.offered
+        if completion and self.at_completion is not None:
+            offered = self.at_completion
+        return tuple(t.format(turn=turn) for t in offered)
 
 
 SCRIPTS: tuple[Script, ...] = (
     Script(
         "offer",
         "ends each turn with one prediction",
-        "the prediction in the empty composer; Tab fills the composer and sends nothing",
+        "the prediction, however it presents it (grey text in the empty composer, a chip...); "
+        "accepting it sends nothing by itself (CP-1)",
         "turn",
         (PREDICTION,),
         ("CP-1", "D-5", "TM-3"),
@@ -106,20 +115,23 @@ SCRIPTS: tuple[Script, ...] = (
         "replayed-on-load",
         "replays a list inside session/load (v1) or a replaying session/resume (v2), and sends "
         "none after",
-        "nothing once the reopen completes: a reopened session starts with an empty list "
-        "(RP-2); a client that applies replayed updates as they come holds the replayed list",
+        "the replayed list as the RFD is written (the most recent update is current, and the "
+        "list empties as the reopen is asked for); nothing if a reopened session's list is "
+        "empty once the reopen completes (reading reopened-empty-from=completion)",
         "reopen",
-        (),
+        (REPLAYED,),
         ("RP-2",),
         breaks=("RP-1",),
         reopen="replay-list",
+        at_completion=(),
     ),
     Script(
         "list-during-resume",
         "sends a fresh list while a session/load or session/resume is under way (before its "
         "response), then another once it has answered",
-        "the list sent after the response; whether the first may be offered until then "
-        "depends on when a reopened session's empty list starts (reading reopened-empty-from)",
+        "the list sent after the response; the first until then as the RFD is written, "
+        "never if a reopened session's list is empty once the reopen completes (reading "
+        "reopened-empty-from=completion)",
         "reopen",
         (AFTER_REOPEN,),
         ("RP-2", "RP-3"),
@@ -129,8 +141,8 @@ SCRIPTS: tuple[Script, ...] = (
     Script(
         "unadvertised",
         "ends each turn with a prediction although the client did not advertise promptSuggestions",
-        "nothing, and the turn's answer as usual: a client that does not know the update "
-        "ignores it and the session goes on",
+        "nothing: it never asked for suggestions, and the agent breaks CAP-2; the RFD does "
+        "not say what such a client does with the update (acpx ignores it)",
         "turn",
         (),
         ("D-9", "CAP-4"),

@@ -1,0 +1,173 @@
+"""The letter's edits about a reopened session as one plan: where the RFD as written lets the
+list outlive a reopen (an agent takes RP-1's SHOULD NOT and replays a list, or a list is in
+flight as the session is reopened on the live connection, under either reading of a replayed
+list), which sets of the candidate edits keep every property in force, the smallest of them,
+and what each edit needs beside it (the counterexample when it is taken alone).
+
+Each candidate is a sentence the RFD could adopt and what it changes in the model; a set of
+them is judged in every situation, each judgement one exploration of the review."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+
+from acp_suggestions.model import readings
+from acp_suggestions.model.check import duties
+from acp_suggestions.model.config import Config, baseline
+from acp_suggestions.model.invariants import INVARIANTS
+from acp_suggestions.model.liveness import properties_in_force
+from acp_suggestions.model.rules import Revision, RuleId
+
+AS_WRITTEN = "as-written"  # the empty set of edits
+
+
+def _agent(**flags: object) -> Callable[[Config], Config]:
+    return lambda cfg: cfg.with_(agent=replace(cfg.agent, **flags))  # type: ignore[arg-type]  # the agent's flags by name
+
+
+def _client(**flags: object) -> Callable[[Config], Config]:
+    return lambda cfg: cfg.with_(client=replace(cfg.client, **flags))  # type: ignore[arg-type]  # the client's flags by name
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """A candidate edit: the name of the sentence the letter would adopt (`ADOPTIONS`), what
+    it makes the peers do, and whether it rewrites a sentence the RFD has (rather than adding
+    one): of the smallest plans, the one that adds the fewest sentences is recommended."""
+
+    name: str
+    apply: Callable[[Config], Config]
+    rewrites: bool = False
+
+
+EDITS = {
+    e.name: e
+    for e in (
+        Edit("replay-must-not", _agent(optional=frozenset()), rewrites=True),  # RP-1's liberty
+        Edit("agent-withdraws-on-load", _agent(withdraws_on_load=True)),
+        Edit("client-fences-load", _client(fence_load=True)),
+        Edit("empty-on-completion", _client(empties_on_load_completion=True), rewrites=True),
+        Edit("client-stops-on-send", _client(stop_on_send=True)),
+    )
+}
+LARGEST = 2  # sets of up to this many edits are judged: enough for each edit's dependencies
+
+
+@dataclass(frozen=True, slots=True)
+class Situation:
+    """Where the RFD as written may fail: a protocol version, whether the session is reopened
+    on its live connection, and the reading of a replayed list; the agent free to replay.
+    Within the duty table's bounds (v2 at one prediction), as the duty placement is."""
+
+    version: int
+    live: bool
+    replayed_list: str  # the reading `reopened-list`
+
+    @property
+    def name(self) -> str:
+        where = "live-load" if self.live else "new-connection"
+        return f"{where},reopened-list={self.replayed_list}"
+
+    def config(self, edits: Iterable[str] = ()) -> Config:
+        """The current revision's peers here, the agent free to replay a list, with `edits`."""
+        cfg = baseline(
+            Revision.CURRENT,
+            self.version,
+            load_on_live_connection=self.live,
+            bounds=duties.BOUNDS[self.version],
+        )
+        cfg = readings.apply(cfg, {"reopened-list": self.replayed_list})
+        cfg = cfg.with_(agent=replace(cfg.agent, optional=frozenset({RuleId.RP_1})))
+        for name in sorted(edits):
+            cfg = EDITS[name].apply(cfg)
+        return cfg
+
+
+SITUATIONS = tuple(
+    Situation(v, live, option)
+    for v in (1, 2)
+    for live in (False, True)
+    for option in readings.READINGS_BY_NAME["reopened-list"].names
+)
+
+
+def edit_sets() -> list[tuple[str, ...]]:
+    """Every set of up to LARGEST edits, smallest first, each sorted."""
+    return [s for n in range(LARGEST + 1) for s in itertools.combinations(sorted(EDITS), n)]
+
+
+def set_name(edits: Iterable[str]) -> str:
+    """A set of edits as the review names it: its edits joined by `+`, or AS_WRITTEN."""
+    return "+".join(sorted(edits)) or AS_WRITTEN
+
+
+def edits_of(name: str) -> list[str]:
+    """The edits of a set, by its name."""
+    return [] if name == AS_WRITTEN else name.split("+")
+
+
+def judged(cfg: Config) -> list[str]:
+    """The properties a set of edits must keep: every one in force, but one that only restates
+    a liberty the agent still has (RP-1's own property while RP-1 is a SHOULD NOT)."""
+    free = {p.name for p in INVARIANTS if p.catches and set(p.catches) <= cfg.agent.optional}
+    return [n for n in properties_in_force(cfg) if n not in free]
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """A set of edits failing: where, the property, and its shortest counterexample's steps
+    (its exploration's key names the files of that counterexample)."""
+
+    situation: str
+    version: int
+    property: str
+    steps: int
+    key: str
+
+
+@dataclass
+class Plan:
+    """The edits about a reopened session as one plan: each set's shortest failure (None where
+    it keeps every judged property in every situation), the smallest sets that work, the one
+    recommended, and what fails when each of its edits is left out."""
+
+    situations: list[str]
+    sets: dict[str, Failure | None]
+    fails: dict[str, list[str]]  # by set: the situations it fails in ("v1 live-load,...")
+    minimal: list[list[str]]
+    recommended: list[str]
+    without: dict[str, Failure | None]
+
+
+def plan_of(found: dict[str, list[Failure | None]]) -> Plan:
+    """The plan from what each set of edits did in each situation."""
+    sets = {name: _shortest(fs) for name, fs in found.items()}
+    works = [name for name, f in sets.items() if f is None]
+    size = min((len(edits_of(n)) for n in works), default=0)
+    minimal = sorted((edits_of(n) for n in works if len(edits_of(n)) == size), key=_preference)
+    recommended = minimal[0] if minimal else []
+    without = {e: sets[set_name(x for x in recommended if x != e)] for e in recommended}
+    names = [label(s.version, s.name) for s in SITUATIONS]
+    fails = {
+        name: [n for n in names if any(f and label(f.version, f.situation) == n for f in fs)]
+        for name, fs in found.items()
+    }
+    return Plan(names, sets, fails, minimal, recommended, without)
+
+
+def label(version: int, situation: str) -> str:
+    """A situation with its protocol version, as the plan names it."""
+    return f"v{version} {situation}"
+
+
+def _shortest(failures: list[Failure | None]) -> Failure | None:
+    return min(
+        (f for f in failures if f), key=lambda f: (f.steps, f.version, f.situation), default=None
+    )
+
+
+def _preference(edits: list[str]) -> tuple[int, list[str]]:
+    """Fewer new sentences first (an edit that rewrites one the RFD has adds none)."""
+    return sum(not EDITS[e].rewrites for e in edits), edits
