@@ -139,3 +139,48 @@ def test_the_tap_killed_outright_leaves_its_trace_partial(tmp_path: Path) -> Non
     (left,) = tmp_path.iterdir()
     assert left.suffix == ".part"
     assert [json.loads(r)["msg"]["method"] for r in left.read_text().splitlines()] == ["ready"]
+
+
+def test_a_recorder_killed_outright_leaves_the_session_whole_and_the_trace_partial(
+    tmp_path: Path,
+) -> None:
+    """SIGKILL to the recorder alone: the session goes on unrecorded, every byte still passes,
+    the tap ends with its agent's code and says the trace is partial."""
+    process = _tap(tmp_path, sys.executable, "-c", CHUNK_ECHO)
+    assert process.stdin is not None and process.stdout is not None
+    assert b'"ready"' in process.stdout.readline()
+    os.kill(_recorder(process.pid), signal.SIGKILL)
+    line = b'{"jsonrpc":"2.0","method":"after"}\n'
+    out, err = process.communicate(line * 1000, timeout=LIMIT)
+    assert process.returncode == 0 and out == line * 1000, err
+    assert b"the recorder ended unexpectedly (exit code -9)" in err
+    assert b"the trace is partial" in err and b"Traceback" not in err
+    assert [p.suffix for p in tmp_path.iterdir()] == [".part"]
+
+
+def test_one_long_message_waits_whole_for_a_stopped_recorder(tmp_path: Path) -> None:
+    """A 10 MiB message while the recorder is stopped: past the 4 MiB a burst of lines may
+    queue, but all that waits is this one line, so it is queued whole (up to 16 MiB) and
+    recorded once the recorder runs again, with no gap."""
+    big = json.dumps({"jsonrpc": "2.0", "method": "big", "params": {"p": "z" * (10 * MIB)}})
+    line = big.encode() + b"\n"
+    process = _tap(tmp_path, sys.executable, "-c", CHUNK_ECHO)
+    assert process.stdin is not None and process.stdout is not None
+    assert b'"ready"' in process.stdout.readline()
+    recorder = _recorder(process.pid)
+    os.kill(recorder, signal.SIGSTOP)
+    try:
+        writer = threading.Thread(target=process.stdin.write, args=(line,), daemon=True)
+        writer.start()
+        assert process.stdout.readline() == line  # passed on while the recorder is stopped
+        writer.join(LIMIT)
+    finally:
+        os.kill(recorder, signal.SIGCONT)
+    _, err = process.communicate(timeout=LIMIT)
+    assert process.returncode == 0 and b"unrecorded" not in err, err
+    records = _records(tmp_path)
+    assert not [r for r in records if "gap" in r]
+    assert [r["from"] for r in records if r.get("msg", {}).get("method") == "big"] == [
+        "client",
+        "agent",
+    ]

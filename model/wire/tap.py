@@ -40,21 +40,25 @@ from acp_suggestions.model.wire.decode import MAX_LINE
 from acp_suggestions.model.wire.recording import DATA, GAP, LONG, frame
 
 CHUNK = 1 << 20  # the most read at once
-BOUND = 16 << 20  # the most bytes waiting for the recorder; past it they pass unrecorded
+# The most bytes of one side waiting for the recorder; past it they pass unrecorded: little,
+# so that the tap's end waits little for the recorder after a burst, but as much as the
+# longest line recorded (MAX_LINE) while all that waits may be one line, so it is whole.
+BOUND = 4 << 20
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class _Tee:
     """The forwarders' side of the recording: each chunk, before it is passed on, is queued
-    as a frame for the recorder (so the frames keep the order the tap passed them in); at most
-    BOUND bytes wait, and a chunk past that is passed on unrecorded, a gap frame saying so.  A
+    as a frame for the recorder (so the frames keep the order the tap passed them in); of each
+    side at most BOUND bytes wait (MAX_LINE for one long line), and a chunk past that is passed
+    on unrecorded, a gap frame saying so.  A
     thread of its own writes the frames to the recorder: the forwarders never wait for it."""
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
-        self.frames: queue.SimpleQueue[tuple[bytes, int] | None] = queue.SimpleQueue()
+        self.frames: queue.SimpleQueue[tuple[bytes, str, int] | None] = queue.SimpleQueue()
         self.lock = threading.Lock()
-        self.waiting = 0  # bytes queued, not yet written to the recorder
+        self.waiting = {"client": 0, "agent": 0}  # bytes queued, not yet given the recorder
         self.gaps = {"client": 0, "agent": 0}  # bytes left unrecorded since the last frame
         self.held = {"client": 0, "agent": 0}  # bytes since the side's last newline
         self.ended = False
@@ -65,25 +69,27 @@ class _Tee:
         """`chunk` from `sender`, about to be passed on.  The bytes of a line already too
         long to record are not sent, only counted."""
         at = time.time()
-        end = chunk.rfind(b"\n")
-        long = end < 0 and self.held[sender] + len(chunk) > MAX_LINE
-        self.held[sender] = len(chunk) - end - 1 if end >= 0 else self.held[sender] + len(chunk)
+        end, held = chunk.rfind(b"\n"), self.held[sender]
+        long = end < 0 and held + len(chunk) > MAX_LINE
+        self.held[sender] = len(chunk) - end - 1 if end >= 0 else held + len(chunk)
         with self.lock:
             if self.ended:  # what the client sends after the agent's end is not recorded
                 return
-            if not long and self.waiting + len(chunk) > BOUND:
+            waiting = self.waiting[sender]
+            bound = MAX_LINE if held >= waiting else BOUND  # one long line: queued whole
+            if not long and waiting + len(chunk) > bound:
                 self.gaps[sender] += len(chunk)
                 return
             self._gap(sender, at)
             if long:
-                self.frames.put((frame(sender, LONG, at, length=len(chunk)), 0))
+                self.frames.put((frame(sender, LONG, at, length=len(chunk)), sender, 0))
                 return
-            self.waiting += len(chunk)
-            self.frames.put((frame(sender, DATA, at, chunk), len(chunk)))
+            self.waiting[sender] += len(chunk)
+            self.frames.put((frame(sender, DATA, at, chunk), sender, len(chunk)))
 
     def _gap(self, sender: str, at: float) -> None:
         if self.gaps[sender]:
-            self.frames.put((frame(sender, GAP, at, length=self.gaps[sender]), 0))
+            self.frames.put((frame(sender, GAP, at, length=self.gaps[sender]), sender, 0))
             self.gaps[sender] = 0
 
     def end(self) -> None:
@@ -94,7 +100,7 @@ class _Tee:
             self.ended = True
             for sender in self.gaps:
                 self._gap(sender, at)
-            self.frames.put((frame("client", DATA, at), 0))
+            self.frames.put((frame("client", DATA, at), "client", 0))
             self.frames.put(None)
         self.thread.join()
         os.close(self.fd)
@@ -102,14 +108,14 @@ class _Tee:
     def _write(self) -> None:
         alive = True
         while (item := self.frames.get()) is not None:
-            data, length = item
+            data, sender, length = item
             if alive:
                 try:
                     _write_all(self.fd, data)
                 except OSError:  # the recorder is gone: the rest goes unrecorded
                     alive = False
             with self.lock:
-                self.waiting -= length
+                self.waiting[sender] -= length
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -156,7 +162,8 @@ class _Recording:
         try:
             result: dict[str, Any] = json.loads(said)
         except ValueError:
-            return {"died": f"the recorder ended unexpectedly (status {status})"}
+            code = os.waitstatus_to_exitcode(status)
+            return {"died": f"the recorder ended unexpectedly (exit code {code})"}
         return result
 
 
@@ -183,6 +190,8 @@ def _start_recorder(
                 said = recording.record(source, trace, str(path), check, say)
             _write_all(answer, json.dumps(said).encode())
             status = 0
+        except Exception as error:  # a fault of the recorder's: said, and the trace stays .part
+            say(f"acp-suggestions tap: the recorder failed ({type(error).__name__}: {error})")
         finally:
             os._exit(status)
     os.close(frames)
