@@ -4,13 +4,16 @@ marked in the trace, and the checker keeps what it found before a gap and checks
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
 import signal
+import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from acp_suggestions.model.wire.reports import FileReport, check_file
@@ -37,6 +40,30 @@ def _recorder(tap: int) -> int:
     return pid
 
 
+def _ready(tmp_path: Path) -> subprocess.Popen[bytes]:
+    """A tap in front of the chunk-echoing agent, once the agent's first line came through."""
+    process = _tap(tmp_path, sys.executable, "-c", CHUNK_ECHO)
+    assert process.stdin is not None and process.stdout is not None
+    assert b'"ready"' in process.stdout.readline()
+    return process
+
+
+@contextlib.contextmanager
+def _recorder_stopped(process: subprocess.Popen[bytes], data: bytes) -> Iterator[None]:
+    """The tap's recorder stopped (SIGSTOP) while `data` is written to the tap by a thread,
+    resumed once the block is done."""
+    assert process.stdin is not None
+    recorder = _recorder(process.pid)
+    os.kill(recorder, signal.SIGSTOP)
+    writer = threading.Thread(target=process.stdin.write, args=(data,), daemon=True)
+    try:
+        writer.start()
+        yield
+        writer.join(LIMIT)
+    finally:
+        os.kill(recorder, signal.SIGCONT)
+
+
 def _peak_mib(pid: int) -> float:
     """The peak resident memory of process `pid` so far, in MiB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -54,14 +81,9 @@ def test_a_recorder_that_falls_behind_holds_nothing_back_and_leaves_gap_records(
     inconclusive, naming the first gap."""
     line = json.dumps({"jsonrpc": "2.0", "method": "x", "params": {"p": "y" * 100}}).encode()
     data = (line + b"\n") * (100 * MIB // (len(line) + 1))
-    process = _tap(tmp_path, sys.executable, "-c", CHUNK_ECHO)
-    assert process.stdin is not None and process.stdout is not None
-    assert b'"ready"' in process.stdout.readline()
-    recorder = _recorder(process.pid)
-    os.kill(recorder, signal.SIGSTOP)
-    try:
-        writer = threading.Thread(target=process.stdin.write, args=(data,), daemon=True)
-        writer.start()
+    process = _ready(tmp_path)
+    assert process.stdout is not None
+    with _recorder_stopped(process, data):
         received, deadline = 0, time.monotonic() + LIMIT
         while received < len(data):
             ready, _, _ = select.select([process.stdout], [], [], deadline - time.monotonic())
@@ -69,10 +91,7 @@ def test_a_recorder_that_falls_behind_holds_nothing_back_and_leaves_gap_records(
             chunk = os.read(process.stdout.fileno(), MIB)
             assert chunk, received
             received += len(chunk)
-        writer.join(LIMIT)
-        assert _peak_mib(process.pid) < 100  # 200 MiB went through it
-    finally:
-        os.kill(recorder, signal.SIGCONT)
+    assert _peak_mib(process.pid) < 100  # 200 MiB went through it
     out, err = process.communicate(timeout=LIMIT)
     assert process.returncode == 0 and out == b"", err
     assert b"bytes passed unrecorded while the recorder was behind" in err
@@ -122,9 +141,7 @@ def test_a_malformed_gap_record_is_named(tmp_path: Path) -> None:
 def test_the_tap_killed_outright_leaves_its_trace_partial(tmp_path: Path) -> None:
     """SIGKILL to the tap: the recorder reads the end of its input, writes what it had and
     leaves the trace `.part`, never named as whole, and ends."""
-    process = _tap(tmp_path, sys.executable, "-c", CHUNK_ECHO)
-    assert process.stdout is not None
-    assert b'"ready"' in process.stdout.readline()
+    process = _ready(tmp_path)
     recorder = _recorder(process.pid)
     (part,) = tmp_path.iterdir()
     deadline = time.monotonic() + LIMIT
@@ -146,9 +163,7 @@ def test_a_recorder_killed_outright_leaves_the_session_whole_and_the_trace_parti
 ) -> None:
     """SIGKILL to the recorder alone: the session goes on unrecorded, every byte still passes,
     the tap ends with its agent's code and says the trace is partial."""
-    process = _tap(tmp_path, sys.executable, "-c", CHUNK_ECHO)
-    assert process.stdin is not None and process.stdout is not None
-    assert b'"ready"' in process.stdout.readline()
+    process = _ready(tmp_path)
     os.kill(_recorder(process.pid), signal.SIGKILL)
     line = b'{"jsonrpc":"2.0","method":"after"}\n'
     out, err = process.communicate(line * 1000, timeout=LIMIT)
@@ -164,18 +179,10 @@ def test_one_long_message_waits_whole_for_a_stopped_recorder(tmp_path: Path) -> 
     recorded once the recorder runs again, with no gap."""
     big = json.dumps({"jsonrpc": "2.0", "method": "big", "params": {"p": "z" * (10 * MIB)}})
     line = big.encode() + b"\n"
-    process = _tap(tmp_path, sys.executable, "-c", CHUNK_ECHO)
-    assert process.stdin is not None and process.stdout is not None
-    assert b'"ready"' in process.stdout.readline()
-    recorder = _recorder(process.pid)
-    os.kill(recorder, signal.SIGSTOP)
-    try:
-        writer = threading.Thread(target=process.stdin.write, args=(line,), daemon=True)
-        writer.start()
+    process = _ready(tmp_path)
+    assert process.stdout is not None
+    with _recorder_stopped(process, line):
         assert process.stdout.readline() == line  # passed on while the recorder is stopped
-        writer.join(LIMIT)
-    finally:
-        os.kill(recorder, signal.SIGCONT)
     _, err = process.communicate(timeout=LIMIT)
     assert process.returncode == 0 and b"unrecorded" not in err, err
     records = _records(tmp_path)
