@@ -15,9 +15,10 @@ from acp_suggestions.model.check.review import Done, Outcome
 from acp_suggestions.model.check.verdicts import Summary
 from acp_suggestions.model.render import report
 from acp_suggestions.model.wire import examples
+from acp_suggestions.model.wire.decode import Gap
 from acp_suggestions.model.wire.monitors import Observer
 from acp_suggestions.model.wire.reports import FileReport
-from acp_suggestions.model.wire.tracecheck import Checker
+from acp_suggestions.model.wire.tracecheck import check_messages
 from acp_suggestions.sims import onscreen
 
 
@@ -57,11 +58,11 @@ def write_report(folder: Path, summary: Summary, outcomes: Sequence[Outcome]) ->
 def check_records(
     records: Iterable[Mapping[str, Any]], observer: Observer = "client", name: str = "<records>"
 ) -> FileReport:
-    """Check messages recorded in memory, each `{"from": "client" | "agent", "msg": ...}`, as
-    `trace check` checks a file of them (`name` stands for the file in the report)."""
-    checker = Checker(observer=observer)
-    number = 0
-    for number, record in enumerate(records, 1):
-        checker.feed(number, record["from"], record["msg"])
-    checker.end(number)
-    return FileReport.of(name, checker)
+    """Check messages recorded in memory, each `{"from": "client" | "agent", "msg": ...}` (or a
+    tap's gap record), as `trace check` checks a file of them (`name` stands for the file in
+    the report)."""
+    messages = (
+        (n, r["from"], r["msg"] if "msg" in r else Gap(r["from"], r["gap"]))
+        for n, r in enumerate(records, 1)
+    )
+    return FileReport.of(name, check_messages(messages, observer))

@@ -56,6 +56,11 @@ def test_a_trace_in_memory_and_on_disk_gets_the_commands_verdict(
     command = main(["trace", "check", str(trace), "--observer", "agent", "--format", "json"])
     assert command == on_disk.verdict.exit_code == 1
     assert json.loads(capsys.readouterr().out)["files"] == [on_disk.as_dict()]
+    assert not on_disk.ok and not check_file(tmp_path / "missing.jsonl").ok
+    gapped: list[dict[str, Any]] = [*records[:4], {"from": "agent", "gap": 100}, *records[4:]]
+    after_gap = check_records(gapped, observer="agent")  # a tap's gap: nothing after it judged
+    assert after_gap.ok and after_gap.verdict is Verdict.INCONCLUSIVE
+    assert "gap at line 5" in after_gap.unexercised
 
 
 def test_a_configuration_checked_from_python_is_the_commands_check() -> None:

@@ -247,3 +247,41 @@ def test_every_benchmark_script_has_written_its_figures_on_the_page() -> None:
             section = f"{script.stem} {part}".strip()
             assert f"<!-- benchmark {section}: written by benchmarks/{script.name} -->" in text
             assert f"<!-- end {section} -->" in text
+
+
+def test_the_readmes_python_example_fails_without_its_trace(tmp_path: Path) -> None:
+    """The README's example asks `report.ok`, which a missing file fails (its verdict is an
+    error, not a violation): run where there is no trace, it raises."""
+    ((where, code),) = [(w, c) for w, c in _blocks("python") if w.startswith("README.md")]
+    here = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        with pytest.raises(AssertionError, match="no such file"):
+            exec(compile(code, where, "exec"), {})  # the README's own example
+    finally:
+        os.chdir(here)
+
+
+def test_the_documented_python_passes_mypy_strict(tmp_path: Path) -> None:
+    """Each Python block of the README and the docs type-checks under `mypy --strict`, as a
+    user's own code would (the package is typed)."""
+    for n, (_, code) in enumerate(_blocks("python")):
+        (tmp_path / f"example_{n}.py").write_text(code)
+    checked = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(tmp_path)],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert checked.returncode == 0, checked.stdout[-3000:]
+
+
+def test_dev_runs_any_other_command_of_the_tool() -> None:
+    """`./dev COMMAND ...` is the README's way to run a command without `.venv/bin` on PATH:
+    it passes the command to `acp-suggestions`, an unknown one refused by the tool's parser."""
+    listed = subprocess.run(
+        [str(ROOT / "dev"), "readings"], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert listed.returncode == 0 and "reopened-empty-from" in listed.stdout, listed.stderr
+    unknown = subprocess.run(
+        [str(ROOT / "dev"), "nosuch"], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert unknown.returncode == 2 and "invalid choice: 'nosuch'" in unknown.stderr

@@ -4,6 +4,7 @@ one way from a path to a report, for the command line and a Python caller alike.
 
 from __future__ import annotations
 
+import os
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -63,6 +64,12 @@ class FileReport:
             return Verdict.ERROR
         found = verdict(self.findings) if self.findings else Verdict.INCONCLUSIVE
         return Verdict.INCONCLUSIVE if self.unexercised and found is Verdict.PASS else found
+
+    @property
+    def ok(self) -> bool:
+        """Whether the file passed as CI reads it (exit code 0): no violation, and usable; an
+        inconclusive verdict is ok, a missing or malformed file is not."""
+        return self.verdict not in (Verdict.VIOLATION, Verdict.ERROR)
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON shape of a file's report; every finding names the file."""
@@ -134,21 +141,22 @@ def junit(reports: list[FileReport]) -> str:
     return junit_xml.dumps(root)
 
 
-def check_file(path: str, observer: Observer = "client") -> FileReport:
+def check_file(path: str | os.PathLike[str], observer: Observer = "client") -> FileReport:
     """Check one trace file; unusable input is the report's error, not an exception, so one
     bad file among many is reported with the others."""
+    file = os.fspath(path)
     try:
-        with open(path, "rb") as f:
+        with open(file, "rb") as f:
             checker = check_lines(decode.bounded_lines(f), observer)
     except FileNotFoundError:
-        return FileReport(path, error="no such file")
+        return FileReport(file, error="no such file")
     except IsADirectoryError:
-        return FileReport(path, error="a folder, not a trace file")
+        return FileReport(file, error="a folder, not a trace file")
     except decode.TraceError as exc:
-        return FileReport(path, error=str(exc))
+        return FileReport(file, error=str(exc))
     except OSError as exc:
-        return FileReport(path, error=f"cannot read it ({exc.strerror or exc})")
+        return FileReport(file, error=f"cannot read it ({exc.strerror or exc})")
     except Exception as exc:  # a fault of the checker must not read as a violation (1)
         message = f"the checker failed ({type(exc).__name__}: {exc}); please report it"
-        return FileReport(path, error=message)
-    return FileReport.of(path, checker)
+        return FileReport(file, error=message)
+    return FileReport.of(file, checker)

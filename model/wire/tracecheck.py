@@ -442,9 +442,17 @@ def notes(checker: Checker) -> list[str]:
 
 def check_lines(lines: Iterable[bytes], observer: Observer = "client") -> Checker:
     """Check a whole trace; raises TraceError on unusable input."""
+    return check_messages(read_records(lines), observer)
+
+
+def check_messages(
+    messages: Iterable[tuple[int, str, dict[str, Any] | Gap | None]], observer: Observer = "client"
+) -> Checker:
+    """Check a trace's messages, each (line, sender, message, or a Gap, or None for one no
+    rule reads); raises TraceError on unusable input."""
     checker = Checker(observer=observer)
     last = 0
-    for number, sender, msg in read_records(lines):
+    for number, sender, msg in messages:
         if isinstance(msg, Gap):  # the rest is checked as a trace, not against the rules
             checker.gap = checker.gap or (number, msg)
         elif msg is not None and not checker.gap:
