@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from acp_suggestions.model import readings
+from acp_suggestions.model.amendments import AMENDMENTS_BY_NAME
 from acp_suggestions.model.check import duties
 from acp_suggestions.model.config import Config, baseline
 from acp_suggestions.model.invariants import INVARIANTS
@@ -21,14 +22,6 @@ from acp_suggestions.model.liveness import properties_in_force
 from acp_suggestions.model.rules import Revision, RuleId
 
 AS_WRITTEN = "as-written"  # the empty set of edits
-
-
-def _agent(**flags: object) -> Callable[[Config], Config]:
-    return lambda cfg: cfg.with_(agent=replace(cfg.agent, **flags))  # type: ignore[arg-type]  # the agent's flags by name
-
-
-def _client(**flags: object) -> Callable[[Config], Config]:
-    return lambda cfg: cfg.with_(client=replace(cfg.client, **flags))  # type: ignore[arg-type]  # the client's flags by name
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,14 +35,24 @@ class Edit:
     rewrites: bool = False
 
 
+def _must_not_replay(cfg: Config) -> Config:
+    """RP-1 as a MUST NOT: the agent no longer has its liberty to replay a list."""
+    return cfg.with_(agent=replace(cfg.agent, optional=frozenset()))
+
+
+def _empty_on_completion(cfg: Config) -> Config:
+    """The reading `reopened-empty-from=completion`, as the RFD's text."""
+    return readings.READINGS_BY_NAME["reopened-empty-from"].apply(cfg, "completion")
+
+
 EDITS = {
     e.name: e
     for e in (
-        Edit("replay-must-not", _agent(optional=frozenset()), rewrites=True),  # RP-1's liberty
-        Edit("agent-withdraws-on-load", _agent(withdraws_on_load=True)),
-        Edit("client-fences-load", _client(fence_load=True)),
-        Edit("empty-on-completion", _client(empties_on_load_completion=True), rewrites=True),
-        Edit("client-stops-on-send", _client(stop_on_send=True)),
+        Edit("replay-must-not", _must_not_replay, rewrites=True),
+        Edit("agent-withdraws-on-load", AMENDMENTS_BY_NAME["agent-withdraws-on-load"].apply),
+        Edit("client-fences-load", AMENDMENTS_BY_NAME["client-fences-load"].apply),
+        Edit("empty-on-completion", _empty_on_completion, rewrites=True),
+        Edit("client-stops-on-send", AMENDMENTS_BY_NAME["client-stops-on-send"].apply),
     )
 }
 LARGEST = 2  # sets of up to this many edits are judged: enough for each edit's dependencies
