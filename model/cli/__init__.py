@@ -9,6 +9,7 @@ from __future__ import annotations
 # The interpreter's own signal module: `signal` builds its enums on import, a window of a
 # few milliseconds in which a Ctrl-C would still be the interpreter's to print.
 import _signal as signal
+import contextlib
 import os
 import sys
 from collections.abc import Callable
@@ -63,7 +64,15 @@ def entry() -> int:
         signal.signal(signum, lambda signum, frame: pressed.append(signum))
     from acp_suggestions.model.cli.main import main
 
-    return run(main, pressed)
+    code = run(main, pressed)
+    if sys.argv[1:2] == ["tap"]:
+        # The tap's end is its agent's end as the editor sees it, and when it returns the
+        # trace is closed and the recorder reaped: the interpreter's teardown (freeing every
+        # module, about as long as the tap's own work at the end) is skipped.
+        with contextlib.suppress(OSError):
+            sys.stderr.flush()
+        os._exit(code)
+    return code
 
 
 def run(main: Callable[[], int], pressed: list[int] | None = None) -> int:
