@@ -96,6 +96,13 @@ AMENDMENTS: tuple[Amendment, ...] = (
         _client(auto_send_once=True),
         judged_in="auto-send-by-user",
     ),
+    Amendment(
+        "parses-each-suggestion",
+        "Each suggestion is parsed on its own: a block a Client cannot parse drops that "
+        "suggestion, not the update.",
+        _client(rejects_whole_update=False),
+        judged_in="typed-sdk-client",
+    ),
 )
 AMENDMENTS_BY_NAME = {a.name: a for a in AMENDMENTS}
 # The amendments the review's findings propose: judged in every review.

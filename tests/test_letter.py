@@ -57,7 +57,7 @@ def test_the_report_opens_with_the_letter_whose_first_line_is_the_verdict(
     assert lines[0] == "## To the RFD's author"
     assert lines[2].startswith(
         "**The list is safe over stdio in v1 and v2 as written; what the user sends is not: "
-        "4 edits to this RFD"
+        "edits 1 and 3\u20136 close the gaps"
     )
     assert "Checked: " in lines[2] and "; not: " in lines[2]
     assert _letter_words(lines) <= 700, _letter_words(lines)
@@ -147,6 +147,55 @@ def test_leaving_an_edit_of_the_plan_out_leaves_the_run_the_letter_names(
         failure = plan["without"][edit]
         assert failure is not None, edit
         assert f"v{failure['version']}, {failure['steps']} steps" in text
+
+
+def test_leaving_any_edit_of_the_letters_set_out_leaves_the_gap_it_closes(
+    data: dict[str, Any],
+) -> None:
+    """The verdict's set keeps every judged property in every setting one of its edits is
+    needed in; each edit left out fails in its own settings, on a property the RFD as written
+    breaks there (what the edit's command shows), and each alone holds there."""
+    found, bases = data["plan"]["letter"], data["baselines"]
+    environments = data["environments"]
+    assert found["whole"] is None
+    for edit in found["edits"]:
+        failure = found["without"][edit]
+        assert failure is not None, edit
+        at = f"v{failure['version']} {failure['situation']}"
+        assert at in found["settings"][edit]
+        if edit == "empty-on-completion":
+            assert at in data["plan"]["fails"]["as-written"]
+        elif edit == "ordered-updates":
+            key = f"baseline.{Revision.CURRENT.value}.v{failure['version']}.{failure['situation']}"
+            assert failure["property"] in bases[key]["violated_in_force"]
+        else:
+            key = f"environment.{failure['situation']}.v{failure['version']}.fifo"
+            assert failure["property"] in environments[key]["violated"]
+        assert found["alone"][edit] is None, edit
+    assert (
+        "edits 1 and 3\u20136 close the gaps, each needed, none needing another"
+        in letter.markdown(data)[2]
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        (lambda f: f.update(whole=f["without"]["auto-send-once"]), "keeps every property"),
+        (lambda f: f["without"].update({"auto-send-once": None}), "auto-send-once is needed"),
+        (lambda f: f["alone"].update(f["without"]), "needs no"),
+    ],
+    ids=["whole-fails", "not-needed", "needs-another"],
+)
+def test_the_verdicts_set_stands_on_the_plan(
+    data: dict[str, Any], change: Callable[[dict[str, Any]], None], says: str
+) -> None:
+    """The verdict names the set only while the plan finds it whole, each edit needed and each
+    enough alone: once the plan says otherwise, an error."""
+    changed = copy.deepcopy(data)
+    change(changed["plan"]["letter"])
+    with pytest.raises(Unsupported, match=says):
+        letter.markdown(changed)
 
 
 def test_each_edits_scope_is_no_wider_than_its_cells(data: dict[str, Any]) -> None:

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from acp_suggestions.model.check import plan
+from acp_suggestions.model.check import plan, review
 from acp_suggestions.model.check.duties import violated
 from acp_suggestions.model.config import Bounds
+from acp_suggestions.model.network import Semantics
 
 
 def _fails(edits: tuple[str, ...]) -> list[str]:
@@ -66,3 +67,26 @@ def test_the_plan_is_read_from_each_sets_failures() -> None:
     assert made.recommended == ["empty-on-completion"]
     assert made.without == {"empty-on-completion": fail}
     assert made.fails[plan.AS_WRITTEN] == ["v2 live-load,reopened-list=empty"]
+
+
+def test_over_the_sdks_the_letters_set_is_judged_as_over_stdio() -> None:
+    """The letter's set is judged over stdio in each edit's settings: with its ordering edit,
+    a setting over either SDK is the same configuration as over stdio."""
+    whole = plan.letter_sets(plan.LETTER[0])[plan.WHOLE]
+    settings = review.letter_settings()
+    for found in settings.values():
+        for _, cfg in found:
+            for sdk in (Semantics.PYTHON_SDK, Semantics.TYPESCRIPT_SDK):
+                over_sdk = plan.with_edits(cfg.with_(semantics=sdk), whole)
+                assert over_sdk == plan.with_edits(cfg.with_(semantics=Semantics.FIFO), whole)
+    assert set(settings) == {*plan.LETTER, *plan.LETTER_SDKS}
+
+
+def test_the_letters_reopen_edit_is_needed_and_enough_at_the_reviews_bounds() -> None:
+    """The second check of the letter's first edit, at the review's bounds (the plan judges
+    it at the duty table's): the whole set keeps every judged property where a reopen can go
+    wrong, the set without the completion sentence fails there, and the sentence alone holds."""
+    edit = plan.LETTER[0]
+    for name, works in ((plan.WHOLE, True), (f"without-{edit}", False), (f"only-{edit}", True)):
+        edits = tuple(plan.letter_sets(edit)[name])
+        assert (_fails(edits) == []) is works, name

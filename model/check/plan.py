@@ -1,8 +1,10 @@
-"""The letter's edits about a reopened session as one plan: where the RFD as written lets the
-list outlive a reopen (an agent takes RP-1's SHOULD NOT and replays a list, or a list is in
-flight as the session is reopened on the live connection, under either reading of a replayed
-list), which sets of the candidate edits keep every property in force, the smallest of them,
-and what each edit needs beside it (the counterexample when it is taken alone).
+"""The letter's edits as one plan.  The edits about a reopened session: where the RFD as
+written lets the list outlive a reopen (an agent takes RP-1's SHOULD NOT and replays a list, or
+a list is in flight as the session is reopened on the live connection, under either reading of
+a replayed list), which sets of the candidate edits keep every property in force, the smallest
+of them, and what each edit needs beside it (the counterexample when it is taken alone).  Then
+the letter's whole set: the recommended reopen edit with the user's and the SDKs' edits, judged
+in every setting one of them is needed in, with each left out and each alone.
 
 Each candidate is a sentence the RFD could adopt and what it changes in the model; a set of
 them is judged in every situation, each judgement one exploration of the review."""
@@ -22,6 +24,8 @@ from acp_suggestions.model.liveness import properties_in_force
 from acp_suggestions.model.rules import Revision, RuleId
 
 AS_WRITTEN = "as-written"  # the empty set of edits
+# The goals the letter's edits for the user close (a goal is no rule of the RFD's as written).
+USER_GOALS = ("user_saw_what_they_sent", "automatic_sends_bounded")
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +78,8 @@ class Situation:
         return f"{where},reopened-list={self.replayed_list}"
 
     def config(self, edits: Iterable[str] = ()) -> Config:
-        """The current revision's peers here, the agent free to replay a list, with `edits`."""
+        """The current revision's peers here, the agent free to replay a list, with `edits`
+        (the plan's candidates, or amendments)."""
         cfg = baseline(
             Revision.CURRENT,
             self.version,
@@ -83,9 +88,7 @@ class Situation:
         )
         cfg = readings.apply(cfg, {"reopened-list": self.replayed_list})
         cfg = cfg.with_(agent=replace(cfg.agent, optional=frozenset({RuleId.RP_1})))
-        for name in sorted(edits):
-            cfg = EDITS[name].apply(cfg)
-        return cfg
+        return with_edits(cfg, edits)
 
 
 SITUATIONS = tuple(
@@ -113,9 +116,10 @@ def edits_of(name: str) -> list[str]:
 
 def judged(cfg: Config) -> list[str]:
     """The properties a set of edits must keep: every one in force, but one that only restates
-    a liberty the agent still has (RP-1's own property while RP-1 is a SHOULD NOT)."""
+    a liberty the agent still has (RP-1's own property while RP-1 is a SHOULD NOT), and the
+    goals the letter's edits for the user close."""
     free = {p.name for p in INVARIANTS if p.catches and set(p.catches) <= cfg.agent.optional}
-    return [n for n in properties_in_force(cfg) if n not in free]
+    return [n for n in properties_in_force(cfg) if n not in free] + list(USER_GOALS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +135,19 @@ class Failure:
 
 
 @dataclass
+class Letter:
+    """The letter's set judged as one: the first failure of the whole set (None: it keeps
+    every judged property in every edit's settings), and of each edit, the settings it is
+    needed in and the first failure without it and alone."""
+
+    edits: list[str]
+    settings: dict[str, list[str]]
+    whole: Failure | None
+    without: dict[str, Failure | None]
+    alone: dict[str, Failure | None]
+
+
+@dataclass
 class Plan:
     """The edits about a reopened session as one plan: each set's shortest failure (None where
     it keeps every judged property in every situation), the smallest sets that work, the one
@@ -142,6 +159,7 @@ class Plan:
     minimal: list[list[str]]
     recommended: list[str]
     without: dict[str, Failure | None]
+    letter: Letter | None = None  # the letter's whole set, where the review judged it
 
 
 def plan_of(found: dict[str, list[Failure | None]]) -> Plan:
@@ -174,3 +192,43 @@ def _shortest(failures: list[Failure | None]) -> Failure | None:
 def _preference(edits: list[str]) -> tuple[int, list[str]]:
     """Fewer new sentences first (an edit that rewrites one the RFD has adds none)."""
     return sum(not EDITS[e].rewrites for e in edits), edits
+
+
+# The letter's set of edits: the reopen edit the plan recommends (the letter holds the plan
+# to it), and the amendments for the user and the SDKs, each needed in the review's setting it
+# names (its environment; the ordering, the SDKs' transports).
+LETTER = ("empty-on-completion", "client-shows-every-block", "auto-send-once")
+LETTER_SDKS = ("ordered-updates", "parses-each-suggestion")
+WHOLE = "letter"  # the whole set
+FOR = ",for="  # in a letter job's setting: the situation, then the edit it is needed for
+
+
+def with_edits(cfg: Config, edits: Iterable[str]) -> Config:
+    """`cfg` with the named edits: the reopen plan's candidates, or amendments."""
+    for name in sorted(edits):
+        cfg = (EDITS[name] if name in EDITS else AMENDMENTS_BY_NAME[name]).apply(cfg)
+    return cfg
+
+
+def letter_sets(edit: str) -> dict[str, list[str]]:
+    """The sets judged in the settings `edit` is needed in, by name: the whole letter, the
+    letter without `edit`, and `edit` alone."""
+    whole = [*LETTER, *LETTER_SDKS]
+    return {
+        WHOLE: whole,
+        f"without-{edit}": [e for e in whole if e != edit],
+        f"only-{edit}": [edit],
+    }
+
+
+def letter_of(found: dict[tuple[str, str], dict[str, Failure | None]]) -> Letter:
+    """The letter's plan from what each set did in each setting: by (edit, set name), each
+    setting's label and failure."""
+    edits = [*LETTER, *LETTER_SDKS]
+    return Letter(
+        edits,
+        {e: list(found[e, WHOLE]) for e in edits},
+        _shortest([f for e in edits for f in found[e, WHOLE].values()]),
+        {e: _shortest(list(found[e, f"without-{e}"].values())) for e in edits},
+        {e: _shortest(list(found[e, f"only-{e}"].values())) for e in edits},
+    )

@@ -39,13 +39,15 @@ _LIVENESS_RULES = frozenset(r for p in LIVENESS for r in p.rules)
 class Job:
     """One exploration of the review."""
 
-    kind: str  # "baseline", "mutation", "environment", "proposal", "reading" or "plan"
+    # "baseline", "mutation", "environment", "proposal", "reading", "plan" or "letter"
+    kind: str
     # The revision, the broken rule, the environment change, the amendment, a reading's
     # NAME=OPTION, or a plan's set of edits.
     name: str
     config: Config
     # A proposal's: the setting of `compared` it is judged in; a reading's: the key of the
-    # job it is judged against; a plan's: its situation.
+    # job it is judged against; a plan's: its situation; a letter's: its situation and the
+    # edit it is needed for (plan.FOR between).
     setting: str = ""
 
     @property
@@ -212,6 +214,37 @@ def plan_jobs() -> list[Job]:
     ]
 
 
+def letter_settings() -> dict[str, list[tuple[str, Config]]]:
+    """Where each of the letter's edits is needed, by edit, each setting's situation name and
+    configuration: the reopen edit in the plan's situations, an amendment in the environment
+    it is judged in, or (the ordering) over the SDKs' transports."""
+    out = {e: [(s.name, s.config()) for s in plan.SITUATIONS] for e in plan.LETTER[:1]}
+    for name in (*plan.LETTER[1:], *plan.LETTER_SDKS):
+        env = AMENDMENTS_BY_NAME[name].judged_in
+        out[name] = (
+            [(env, c) for c in ENVIRONMENTS[env][1]()]
+            if env
+            else [
+                (sem.value, baseline(Revision.CURRENT, v, semantics=sem))
+                for v in VERSIONS
+                for sem in REVIEWED
+                if sem not in (Semantics.FIFO, Semantics.UNORDERED)
+            ]
+        )
+    return out
+
+
+def letter_jobs() -> list[Job]:
+    """The explorations of the letter's set: in each edit's settings, the whole set, the set
+    without that edit, and the edit alone."""
+    return [
+        Job("letter", name, plan.with_edits(cfg, edits), f"{situation}{plan.FOR}{edit}")
+        for edit, settings in letter_settings().items()
+        for name, edits in plan.letter_sets(edit).items()
+        for situation, cfg in settings
+    ]
+
+
 def reading_jobs(base: Sequence[Job], chosen: dict[str, str] | None = None) -> list[Job]:
     """The explorations that judge each reading's other options (other than the default,
     or than the option `chosen`): each of the review's explorations the reading names, under
@@ -238,7 +271,9 @@ def tasks(chosen: dict[str, str], proposals: Sequence[str], with_duties: bool = 
     pairs = tuple(sorted(chosen.items()))
     base = under(chosen, jobs() + proposal_jobs(proposals))
     cells = duties.cells(chosen=pairs) if with_duties else []
-    planned = under({k: v for k, v in chosen.items() if k != "reopened-list"}, plan_jobs())
+    planned = under(
+        {k: v for k, v in chosen.items() if k != "reopened-list"}, plan_jobs() + letter_jobs()
+    )
     return [*base, *reading_jobs(base, chosen), *planned, *cells, *sessions.settings(pairs)]
 
 
@@ -328,8 +363,12 @@ def counterexamples(outcomes: Sequence[Outcome]) -> Iterator[tuple[Job, str, Cou
     first; of a plan's exploration, only the shortest of what the plan judges."""
     revisions = list(Revision)
     for o in sorted(outcomes, key=lambda o: (revisions.index(o.job.config.revision), o.job.key)):
-        for name in plan_failure(o) if o.job.kind == "plan" else o.violated:
+        for name in plan_failure(o) if o.job.kind in PLANNED else o.violated:
             yield o.job, name, o.counterexamples[name]
+
+
+# The kinds of exploration judged by the plan's properties, each by its shortest failure.
+PLANNED = ("plan", "letter")
 
 
 def plan_failure(o: Outcome) -> list[str]:
@@ -338,3 +377,31 @@ def plan_failure(o: Outcome) -> list[str]:
     failing = [n for n in plan.judged(o.job.config) if n in o.counterexamples]
     shortest = min(failing, key=lambda n: len(o.counterexamples[n].steps), default=None)
     return [shortest] if shortest else []
+
+
+def _failure(o: Outcome, situation: str) -> plan.Failure | None:
+    """A plan's or the letter's exploration as the plan reads it: its shortest failure."""
+    fails = plan_failure(o)
+    if not fails:
+        return None
+    steps = len(o.counterexamples[fails[0]].steps)
+    return plan.Failure(situation, o.job.config.version, fails[0], steps, o.job.key)
+
+
+def plan_from(outcomes: Sequence[Outcome]) -> plan.Plan | None:
+    """The plan, from its explorations (None when the review ran none)."""
+    found: dict[str, list[plan.Failure | None]] = {}
+    for o in outcomes:
+        if o.job.kind == "plan":
+            found.setdefault(o.job.name, []).append(_failure(o, o.job.setting))
+    if not found:
+        return None
+    made = plan.plan_of(found)
+    by_set: dict[tuple[str, str], dict[str, plan.Failure | None]] = {}
+    for o in outcomes:
+        if o.job.kind == "letter":
+            situation, edit = o.job.setting.split(plan.FOR)
+            at = plan.label(o.job.config.version, situation)
+            by_set.setdefault((edit, o.job.name), {})[at] = _failure(o, situation)
+    made.letter = plan.letter_of(by_set) if by_set else None
+    return made

@@ -11,7 +11,7 @@ from typing import Any
 from acp_suggestions.model.amendments import AMENDMENTS_BY_NAME
 from acp_suggestions.model.check import duties, sessions
 from acp_suggestions.model.check.audit import Audit, Change
-from acp_suggestions.model.check.plan import Failure, Plan, plan_of
+from acp_suggestions.model.check.plan import Plan
 from acp_suggestions.model.check.review import (
     ENVIRONMENTS,
     FORMAT_VERSION,
@@ -21,7 +21,7 @@ from acp_suggestions.model.check.review import (
     Outcome,
     compared,
     judged,
-    plan_failure,
+    plan_from,
 )
 from acp_suggestions.model.liveness import properties_in_force
 from acp_suggestions.model.mutations import MUTATIONS, MUTATIONS_BY_RULE
@@ -305,21 +305,6 @@ def _readings(outcomes: Sequence[Outcome]) -> list[ReadingVerdict]:
     return out
 
 
-def _plan(outcomes: Sequence[Outcome]) -> Plan | None:
-    """The plan, from its explorations (None when the review ran none)."""
-    found: dict[str, list[Failure | None]] = {}
-    for o in outcomes:
-        if o.job.kind != "plan":
-            continue
-        fails = plan_failure(o)
-        c = o.job.config
-        failure = fails and Failure(
-            o.job.setting, c.version, fails[0], len(o.counterexamples[fails[0]].steps), o.job.key
-        )
-        found.setdefault(o.job.name, []).append(failure or None)
-    return plan_of(found) if found else None
-
-
 @dataclass
 class Summary:
     """The review: per rule, per revision, per environment; read by the reports and the CLI."""
@@ -479,7 +464,7 @@ def summarize(
         duties=duty_table(placements, baselines) if placements else None,
         proposals=_proposals(outcomes),
         readings=_readings(outcomes),
-        plan=_plan(outcomes),
+        plan=plan_from(outcomes),
         two_sessions=[
             TwoSessionsVerdict(
                 version=s.setting.version,

@@ -242,8 +242,7 @@ def _typed(data: Review) -> Change:
         SKIP,
         "Ask the SDKs: \u201cEach suggestion is parsed on its own: a block a Client cannot "
         "parse drops that suggestion, not the update.\u201d",
-        "Otherwise one such block (a newer kind, a malformed one) drops the update; the "
-        "client keeps its older list.",
+        "Otherwise one such block (newer or malformed) drops the update, and the older list stays.",
         f"Python's and TypeScript's SDKs, {_versions(cells)}.",
         "`acp-suggestions review` (environment typed-sdk-client).",
     )
@@ -313,14 +312,56 @@ def changes(data: Review) -> list[Change]:
     return [make(data) for make in EDIT_ORDER]
 
 
+# The letter's set of edits (the review's plan judges it whole, each left out, each alone), by
+# the edit that proposes each.
+NEEDED = {
+    "empty-on-completion": _reopen,
+    "client-shows-every-block": _unseen,
+    "auto-send-once": _auto_send,
+    "ordered-updates": _ordered,
+    "parses-each-suggestion": _typed,
+}
+
+
+def needed(data: Review) -> list[int]:
+    """The numbers of the edits the review's plan finds each needed and enough alone in its
+    own settings, the set keeping every property in all of them (checked here)."""
+    letter = _plan(data).get("letter")
+    if not letter:
+        raise Unsupported("the review has no plan of the letter's set")
+    _need(letter["edits"] == list(NEEDED), "the plan judges the letter's set")
+    _need(letter["whole"] is None, "the letter's set keeps every property")
+    for edit in letter["edits"]:
+        _need(letter["without"][edit] is not None, f"{edit} is needed")
+        _need(letter["alone"][edit] is None, f"{edit} needs no other edit")
+    numbers = {make: n for n, make in enumerate(EDIT_ORDER, 1)}
+    return sorted(numbers[make] for make in NEEDED.values())
+
+
+def _runs(numbers: list[int]) -> str:
+    """Numbers in words, a run of three or more as a range: [1, 3, 4, 5] is "1 and 3-5" (with
+    an en dash)."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and runs[-1][-1] == n - 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    parts = [p for r in runs for p in ([f"{r[0]}\u2013{r[-1]}"] if len(r) > 2 else map(str, r))]
+    return " and ".join(filter(None, [", ".join(parts[:-1]), parts[-1]]))
+
+
 def _verdict(data: Review) -> str:
     bases = data["baselines"]
     stdio = [bases[f"baseline.{CURRENT}.v{v}.fifo"]["violated_in_force"] for v in (1, 2)]
     _need(stdio == [[], []], "stdio holds")
-    edits = len(IN_THIS_RFD) + len(FOR_THE_USER)
+    numbers = needed(data)
+    rest = [n for n in range(1, len(EDIT_ORDER) + 1) if n not in numbers]
+    _need(rest == [2], "the edit left is the simulator's")
     return (
         "**The list is safe over stdio in v1 and v2 as written; what the user sends is not: "
-        f"{edits} edits to this RFD and {len(FOR_THE_SDKS)} to the SDKs close the gaps.** "
+        f"edits {_runs(numbers)} close the gaps, each needed, none needing another; edit 2 "
+        "helps what the user sees.** "
         "Safe: compliant peers keep every checked property in every interleaving "
         "within small bounds. Checked: the list, and who authors each prompt (three "
         "presentations, an automatic setting); not: timing, other presentations."

@@ -70,7 +70,8 @@ def review_schema() -> dict[str, Any]:
         },
         "two_sessions": {"type": "array", "items": ref(TwoSessionsVerdict)},
         "on_screen": ref(ScreenTime) | {"description": "the simulator's figures for the letter"},
-        "plan": ref(Plan) | {"description": "the edits about a reopened session as one plan"},
+        "plan": ref(Plan)
+        | {"description": "the reopen edits as one plan, and the letter's whole set of edits"},
         "audit": {"type": "object", "description": "the RFC 2119 audit, with --rfd"},
     }
     return {

@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from acp_suggestions.model.check.plan import Plan
+from acp_suggestions.model.check.plan import Failure, Letter, Plan
 from acp_suggestions.model.check.verdicts import (
     AuditOfFile,
     DutyRow,
@@ -199,7 +199,38 @@ def plan_section(plan: Plan) -> list[str]:
         )
         for name, f in plan.sets.items()
     ]
-    return out + markdown_table(["edits", "fails first", "where", "steps"], rows)
+    out += markdown_table(["edits", "fails first", "where", "steps"], rows)
+    return out + (_letter_section(plan.letter) if plan.letter else [])
+
+
+def _failed(f: Failure | None) -> str:
+    return f"{f.property} (v{f.version} {f.situation}, {f.steps} steps)" if f else "keeps all"
+
+
+def _settings(labels: list[str]) -> str:
+    """Settings labelled "v1 NAME", by version: "v1 and v2: NAME, ..."."""
+    versions = sorted({at.split()[0] for at in labels})
+    names = list(dict.fromkeys(at.split(maxsplit=1)[1] for at in labels))
+    return f"{' and '.join(versions)}: {'; '.join(names)}"
+
+
+def _letter_section(letter: Letter) -> list[str]:
+    """The letter's set judged as one: in each edit's settings, the set without the edit and
+    the edit alone."""
+    holds = "keeps every property in all of them" if letter.whole is None else "fails"
+    out = [
+        "",
+        "The letter's whole set (" + ", ".join(letter.edits) + ") is judged in every setting "
+        "one of its edits is needed in (the settings listed; over the SDKs the ordering makes "
+        f"their dispatch stdio's): it {holds}. Without each edit, and each alone, in its own "
+        "settings:",
+        "",
+    ]
+    rows = [
+        [e, _settings(letter.settings[e]), _failed(letter.without[e]), _failed(letter.alone[e])]
+        for e in letter.edits
+    ]
+    return out + markdown_table(["edit", "needed in", "the set without it", "it alone"], rows)
 
 
 def _changes_table(header: list[str], settings: Sequence[ProposalSetting]) -> list[str]:
