@@ -450,6 +450,7 @@ class Engine:
             turns=self.sent,
             pre_prompt_time=screen.pre_prompt_time,
             pre_prompt_turns=screen.pre_prompt_turns,
+            pre_prompt_noticed=screen.pre_prompt_noticed,
             pre_turn_time=screen.pre_turn_time,
             shown_delays=tuple(screen.delays),
             predictions=self.predictions,

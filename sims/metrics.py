@@ -14,6 +14,7 @@ class Session(NamedTuple):
     turns: int  # prompts sent
     pre_prompt_time: float  # time the client offered a list predicted before its latest prompt
     pre_prompt_turns: int  # turns during which such a list was offered
+    pre_prompt_noticed: int  # of them, those in which it stayed long enough to notice
     pre_turn_time: float  # time it offered a list predicted before the agent's latest work
     shown_delays: tuple[float, ...]  # turn end to its prediction first shown, per shown one
     predictions: int  # model calls started
@@ -152,6 +153,7 @@ class Totals:
     events: int = 0
     turns: int = 0
     pre_prompt_turns: int = 0
+    pre_prompt_noticed: int = 0
     predictions: int = 0
     discarded: int = 0
     shown: int = 0
@@ -176,6 +178,7 @@ class Totals:
             self.events += s.events
             self.turns += s.turns
             self.pre_prompt_turns += s.pre_prompt_turns
+            self.pre_prompt_noticed += s.pre_prompt_noticed
             self.predictions += s.predictions
             self.discarded += s.discarded
             self.shown += s.shown
@@ -220,6 +223,7 @@ class Totals:
             "pre_prompt_exposure_p95_s": pre_prompt.percentile(95),
             "pre_prompt_exposure_p99_s": pre_prompt.percentile(99),
             "pre_prompt_turns_fraction": share(self.pre_prompt_turns, self.turns),
+            "pre_prompt_noticed_fraction": share(self.pre_prompt_noticed, self.turns),
             "pre_turn_exposure_mean_s": pre_turn.mean(),
             "pre_turn_exposure_p95_s": pre_turn.percentile(95),
             "shown_delay_p50_s": delays.percentile(50),
@@ -241,6 +245,7 @@ class Totals:
             "pre_prompt_exposure_p95_s": pre_prompt.percentile_band(95),
             "pre_prompt_exposure_p99_s": pre_prompt.percentile_band(99),
             "pre_prompt_turns_fraction": wilson(self.pre_prompt_turns, self.turns),
+            "pre_prompt_noticed_fraction": wilson(self.pre_prompt_noticed, self.turns),
             "pre_turn_exposure_mean_s": pre_turn.mean_band(),
             "pre_turn_exposure_p95_s": pre_turn.percentile_band(95),
             "shown_delay_p50_s": delays.percentile_band(50),
@@ -258,6 +263,7 @@ BANDED = (
     "pre_prompt_exposure_p95_s",
     "pre_prompt_exposure_p99_s",
     "pre_prompt_turns_fraction",
+    "pre_prompt_noticed_fraction",
     "pre_turn_exposure_mean_s",
     "pre_turn_exposure_p95_s",
     "shown_delay_p50_s",

@@ -14,7 +14,7 @@ SEED = 1
 
 def measure(executor: Executor) -> ScreenTime:
     """Every point of the default sweep: its latency, client and pre-prompt figures (a list from
-    before the latest prompt offered)."""
+    before the latest prompt offered, at all and long enough to notice)."""
     scenario = load(DEFAULT_SCENARIO)
     points = scenario.points()
     rows = []
@@ -27,6 +27,9 @@ def measure(executor: Executor) -> ScreenTime:
                 pre_prompt_turns_fraction=figures["pre_prompt_turns_fraction"],
                 pre_prompt_turns_fraction_lo=figures["pre_prompt_turns_fraction_lo"],
                 pre_prompt_turns_fraction_hi=figures["pre_prompt_turns_fraction_hi"],
+                pre_prompt_noticed_fraction=figures["pre_prompt_noticed_fraction"],
+                pre_prompt_noticed_fraction_lo=figures["pre_prompt_noticed_fraction_lo"],
+                pre_prompt_noticed_fraction_hi=figures["pre_prompt_noticed_fraction_hi"],
                 pre_prompt_exposure_mean_s=figures["pre_prompt_exposure_mean_s"],
             )
         )

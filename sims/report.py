@@ -22,6 +22,7 @@ WORDS = {  # each plotted figure in words, with its unit (sims/screen.py says wh
     "pre_prompt_exposure_p95_s": "pre-prompt list offered, p95 (s per session)",
     "pre_prompt_exposure_p99_s": "pre-prompt list offered, p99 (s per session)",
     "pre_prompt_turns_fraction": "turns showing a pre-prompt list (fraction)",
+    "pre_prompt_noticed_fraction": "turns showing one 0.1 s or more at a stretch (fraction)",
     "pre_turn_exposure_mean_s": "pre-turn list offered, mean (s per session)",
     "flicker_per_turn": "lists replaced within the flicker window (per turn)",
     "wasted_fraction": "predictions never shown while current (fraction)",

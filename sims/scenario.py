@@ -257,6 +257,7 @@ def _set(raw: dict[str, Any], path: str, value: object) -> None:
 DEFAULT_REPORT = (
     "pre_prompt_exposure_p95_s",
     "pre_prompt_turns_fraction",
+    "pre_prompt_noticed_fraction",
     "shown_delay_p50_s",
     "wasted_fraction",
     "flicker_per_turn",

@@ -62,6 +62,18 @@ def test_one_v1_session_by_hand() -> None:
     assert s.duration == pytest.approx(36.4)
 
 
+@pytest.mark.parametrize(("latency", "noticed"), [(0.1, 1), (0.04, 0)])
+def test_a_pre_prompt_list_counts_as_noticed_only_if_it_stays_a_tenth_of_a_second(
+    latency: float, noticed: int
+) -> None:
+    # As in the session above: the old list shows from the send until the withdrawal comes
+    # back, two latencies: 0.2 s is long enough to notice (NOTICED, 0.1 s), 0.08 s is not,
+    # though that turn still shows it.
+    s = simulate(latency=latency).session
+    assert s.pre_prompt_time == pytest.approx(2 * latency) and s.pre_prompt_turns == 1
+    assert s.pre_prompt_noticed == noticed
+
+
 def test_v2_session_has_the_same_timing() -> None:
     s = simulate(version=2).session
     assert s.pre_prompt_time == pytest.approx(0.2) and s.shown_delays == pytest.approx((1.1, 1.1))

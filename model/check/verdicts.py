@@ -112,6 +112,10 @@ class ScreenRow:
     pre_prompt_turns_fraction: float
     pre_prompt_turns_fraction_lo: float
     pre_prompt_turns_fraction_hi: float
+    # turns in which such a list stayed on screen long enough to notice (sims.screen.NOTICED)
+    pre_prompt_noticed_fraction: float
+    pre_prompt_noticed_fraction_lo: float
+    pre_prompt_noticed_fraction_hi: float
     pre_prompt_exposure_mean_s: float
 
 
