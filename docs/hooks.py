@@ -1,12 +1,16 @@
 """MkDocs hook: the reference pages written from the code at build time (every command's help
-from the parser, the rule catalogue from the cards, review.json's schema) and the diagrams
-the pages show, so none of them is copied by hand."""
+from the parser, the rule catalogue from the cards, review.json's schema), the changelog
+(CHANGELOG.md) and the diagrams
+the pages show, so none of them is copied by hand; a page's Mermaid flowchart (which GitHub
+draws) drawn by Graphviz for the site, which has no Mermaid."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import re
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +34,7 @@ def _commands(
 def _cli() -> str:
     from acp_suggestions.model.cli.main import parser
 
-    os.environ["COLUMNS"] = "100"  # the help's width, whatever the terminal building it
+    os.environ["COLUMNS"] = "80"  # the width a page shows whole, whatever the terminal
     top = parser()
     out = ["# Commands and options", "", "Every command's `--help`, as the parser prints it.", ""]
     out += ["```text", top.format_help().rstrip(), "```", ""]
@@ -43,9 +47,12 @@ def _catalogue() -> str:
     from acp_suggestions.model.render.report import rule_rows
 
     head = ["id", "revision", "section", "level", "side", "v", "check", "summary"]
+    order = [0, 7, 3, 4, 5, 6, 2, 1]  # what each rule says first, where a reader looks
     out = ["# Rule catalogue", "", "Every rule of the RFD, by id (`acp-suggestions rules`).", ""]
-    out += ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
-    out += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rule_rows()]
+    out += ["| " + " | ".join(head[i] for i in order) + " |", "|" + " --- |" * len(head)]
+    out += [
+        "| " + " | ".join(row[i].replace("|", "\\|") for i in order) + " |" for row in rule_rows()
+    ]
     return "\n".join(out) + "\n"
 
 
@@ -74,8 +81,40 @@ def on_files(files: Files, config: Any) -> Files:
         ("reference/cli.md", _cli()),
         ("reference/catalogue.md", _catalogue()),
         ("reference/review-json.md", _schema()),
+        ("changelog.md", (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")),
     ):
         files.append(File.generated(config, uri, content=content))
     for svg in sorted((ROOT / "diagrams").glob("*.svg")):
         files.append(File.generated(config, f"diagrams/{svg.name}", abs_src_path=str(svg)))
     return files
+
+
+# A Mermaid flowchart as the pages write one: a node `id["label"]` or edges `a --> b & c` a line.
+_FLOWCHART = re.compile(r"```mermaid\nflowchart TD\n(.*?)```", re.S)
+_NODE = re.compile(r'(\w+)\["([^"]+)"\]')
+_EDGES = re.compile(r"(\w+) --> (\w+(?: & \w+)*)")
+
+
+def _drawn(found: re.Match[str]) -> str:
+    """A flowchart drawn as an SVG that fits the page's width."""
+    import graphviz
+
+    font = {"fontname": "Helvetica", "fontsize": "12"}
+    chart = graphviz.Digraph(node_attr={"shape": "box", **font})
+    for line in found[1].strip().splitlines():
+        if node := _NODE.fullmatch(line.strip()):
+            name, _, what = node[2].partition(" \u2014 ")  # narrow: the name over its words
+            chart.node(node[1], "\n".join([name, *textwrap.wrap(what, 34)]))
+        elif edges := _EDGES.fullmatch(line.strip()):
+            for target in edges[2].split(" & "):
+                chart.edge(edges[1], target)
+        else:
+            raise ValueError(f"a flowchart line the site cannot draw: {line.strip()!r}")
+    svg = chart.pipe(format="svg", encoding="utf-8")
+    svg = svg[svg.index("<svg") :].replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
+    return f'<div class="flowchart">\n{svg}\n</div>\n'
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    """Draw each Mermaid flowchart of a page with Graphviz."""
+    return _FLOWCHART.sub(_drawn, markdown)

@@ -118,3 +118,19 @@ def unavailable(message: str) -> NoReturn:
     if os.environ.get("CI") == "true":
         pytest.fail(message + " (CI=true: this test must run)")
     pytest.skip(message)
+
+
+def chromium_dom(page: Path, width: int, *flags: str) -> str:
+    """The DOM of `page` once headless Chromium has laid it out (and run its scripts) in a
+    window `width` pixels wide."""
+    found = next(filter(None, map(shutil.which, ("chromium", "chromium-browser"))), None)
+    if found is None:
+        unavailable("no Chromium installed (./dev test installs it with apt-get)")
+    run = [found, "--headless", "--no-sandbox", "--disable-gpu", *flags, "--dump-dom"]
+    return subprocess.run(
+        [*run, f"--window-size={width},900", page.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    ).stdout

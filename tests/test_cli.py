@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from acp_suggestions.model import exits
 from acp_suggestions.model.check import review, verdicts
 from acp_suggestions.model.check.executor import Executor
 from acp_suggestions.model.check.rows import Status, standing
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.config import Config, baseline
+from acp_suggestions.model.exits import MEANINGS, Exit
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
 from acp_suggestions.model.network import REVIEWED
 from acp_suggestions.model.render import report
@@ -134,12 +136,12 @@ def test_output_does_not_depend_on_the_hash_seed(argv: list[str], code: int) -> 
 
 
 def test_an_incomplete_search_decides_no_leads_to(capsys: pytest.CaptureFixture[str]) -> None:
-    """A search cut short decides nothing beyond its depth and says so: exit 2, not 0."""
-    assert main(["check", "--max-states", "10"]) == 2
+    """A search cut short decides nothing beyond its depth and says so: exit 3, not 0."""
+    assert main(["check", "--max-states", "10"]) == Exit.UNDECIDED
     out, err = capsys.readouterr()
     assert "undecided user_can_always_send" in out and "VIOLATED" not in out
     assert "incomplete: the search stopped at --max-states 10 with every run of up to" in err
-    assert main(["check", "--max-states", "10", "--json"]) == 2
+    assert main(["check", "--max-states", "10", "--json"]) == Exit.UNDECIDED
     assert json.loads(capsys.readouterr().out)["liveness_decided"] is False
 
 
@@ -281,3 +283,31 @@ def test_counterexample_lengths_are_those_of_the_steps() -> None:
     assert {"withdrawn_after_prompt", "out_of_date_list_eventually_dropped"} <= set(shown)
     assert checked.lengths() == {name: len(cex.steps) for name, cex in shown.items()}
     assert list(checked.lengths()) == list(shown)
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        (["check", "--version", "1"], Exit.OK),
+        (["check", "--version", "1", "--break", "LT-5"], Exit.BROKEN),
+        (["check", "--max-states", "10"], Exit.UNDECIDED),
+        (["check", "--reading", "nope=x"], Exit.USAGE),
+        (["trace", "check", "/nonexistent/trace.jsonl"], Exit.USAGE),
+        (["review", "--max-states", "10", "--out", "x"], Exit.USAGE),
+        (["probe", "--scenario", "nope", "--", "true"], Exit.USAGE),
+        (["tap"], Exit.USAGE),
+        (["agent"], Exit.USAGE),
+        (["agent", "--list"], Exit.OK),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else v.name,
+)
+def test_every_command_exits_with_a_code_of_the_one_table(argv: list[str], code: Exit) -> None:
+    """Each command's exit code means what the exit-codes page (model/exits.py) says: the
+    same code for the same outcome in every command."""
+    assert main(argv) == code
+    assert str(int(code)) in {c for c, _ in MEANINGS}
+
+
+def test_the_exit_codes_page_is_the_table() -> None:
+    page = Path(__file__).parent.parent / "docs" / "reference" / "exit-codes.md"
+    assert page.read_text(encoding="utf-8") == exits.page()

@@ -133,26 +133,6 @@ def test_every_python_block_runs(where: str, code: str, tmp_path: Path) -> None:
         os.chdir(here)
 
 
-@pytest.mark.slow
-def test_the_site_builds_with_every_warning_an_error(tmp_path: Path) -> None:
-    built = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
-        cwd=ROOT,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert built.returncode == 0, built.stderr[-3000:]
-    api = (tmp_path / "site" / "reference" / "api" / "index.html").read_text()
-    assert "check_records" in api and "Verdicts" in api
-    cli = (tmp_path / "site" / "reference" / "cli" / "index.html").read_text()
-    assert "--strict-version" in cli and "--scenario" in cli
-    catalogue = (tmp_path / "site" / "reference" / "catalogue" / "index.html").read_text()
-    assert "LT-5" in catalogue and "RP-1" in catalogue
-
-
 def test_every_command_run_elsewhere_is_one_the_docs_show() -> None:
     """A `documents` marker names a command of the README or the docs word for word, so that
     a command edited in the docs is run again (here, or by a test marked with its new words)."""

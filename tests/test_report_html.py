@@ -3,30 +3,17 @@ of the page in a real browser at desktop and phone widths."""
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-BROWSERS = ("chromium", "chromium-browser", "google-chrome")
+from tests.helpers import chromium_dom
+
 # Run in the page once it is laid out: how far the page is wider than the window.
 OVERFLOW = "document.documentElement.scrollWidth - document.documentElement.clientWidth"
 # Where the letter's heading starts, in pixels from the top of the page.
 LETTER_TOP = "document.getElementById('to-the-rfds-author').getBoundingClientRect().top"
-
-
-def _browser() -> str:
-    for name in BROWSERS:
-        found = shutil.which(name)
-        if found:
-            return found
-    message = "no Chromium installed (./dev test installs it with apt-get)"
-    if os.environ.get("CI") == "true":
-        pytest.fail(message + "; CI=true: the browser test must run")
-    pytest.skip(message)
 
 
 def _measure(page: str, width: int, tmp_path: Path, expression: str = OVERFLOW) -> int:
@@ -35,14 +22,7 @@ def _measure(page: str, width: int, tmp_path: Path, expression: str = OVERFLOW) 
     probe = tmp_path / f"probe-{width}.html"
     script = f"<script>document.body.dataset.measured = String(Math.round({expression}))</script>"
     probe.write_text(page.replace("</body>", script + "</body>"), encoding="utf-8")
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"]
-    dom = subprocess.run(
-        [_browser(), *flags, f"--window-size={width},900", probe.as_uri()],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
+    dom = chromium_dom(probe, width)
     found = re.search(r'data-measured="(-?\d+)"', dom)
     assert found, dom[-500:]
     return int(found.group(1))

@@ -14,6 +14,7 @@ from acp_suggestions.model.check.rows import GOAL, Counterexample, Row, Status, 
 from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.check.store import Spill
 from acp_suggestions.model.config import Config
+from acp_suggestions.model.exits import Exit
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.liveness import LIVENESS, properties_in_force
 
@@ -67,12 +68,12 @@ class Verdicts:
         return replace(row, status=Status.NOT_IN_FORCE)
 
     @property
-    def exit_code(self) -> int:
-        """1 if a property in force is broken or the search met a deadlock, else 2 if the
-        search was cut short (nothing is decided beyond it), else 0."""
+    def exit_code(self) -> Exit:
+        """BROKEN if a property in force is broken or the search met a deadlock, else
+        UNDECIDED if the search was cut short (nothing is decided beyond it), else OK."""
         if self.broken() or self.result.deadlocks:
-            return 1
-        return 0 if self.result.complete else 2
+            return Exit.BROKEN
+        return Exit.OK if self.result.complete else Exit.UNDECIDED
 
     def counterexamples(self) -> dict[str, Counterexample]:
         """Every broken property's shortest counterexample, in force or not: invariants'

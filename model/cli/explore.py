@@ -32,6 +32,7 @@ from acp_suggestions.model.config import (
     Bounds,
     Config,
 )
+from acp_suggestions.model.exits import Exit
 from acp_suggestions.model.messages import CONTENT_TYPES
 from acp_suggestions.model.network import NAMES, Semantics
 from acp_suggestions.model.rules import Revision
@@ -236,7 +237,7 @@ def _check(args: argparse.Namespace) -> int:
             if row.counterexample is not None:
                 for line in _told(cfg, row):
                     console.print(line)
-    if verdicts.exit_code == 2:  # nothing broken in what was seen, but not all was seen
+    if verdicts.exit_code is Exit.UNDECIDED:  # nothing broken in what was seen, not all seen
         err.print(
             f"acp-suggestions: incomplete: the search stopped at --max-states {args.max_states:,} "
             f"with every run of up to {result.depth} steps checked, so nothing is decided "

@@ -9,6 +9,7 @@ import argparse
 from acp_suggestions.model.check.executor import ExecutorError
 from acp_suggestions.model.cli import diagrams, explore, reader_gone, review, simulate, wire
 from acp_suggestions.model.cli.common import UsageError, err
+from acp_suggestions.model.exits import Exit
 from acp_suggestions.model.render.atomic import FolderError
 
 # Each command imports what it needs when it runs, so `--help` and a small `trace check`
@@ -45,13 +46,13 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.run(args))
     except (UsageError, FolderError) as exc:
         err.print(f"acp-suggestions: error: {exc}")
-        return 2
+        return Exit.USAGE
     except BrokenPipeError:
         return reader_gone()
     except OSError as exc:  # an output folder that cannot be written, a full disk...
         where = f" ({exc.filename})" if exc.filename else ""
         err.print(f"acp-suggestions: error: {exc.strerror or exc}{where}")
-        return 2
+        return Exit.USAGE
     except ExecutorError as exc:
         err.print(f"acp-suggestions: error: {exc}")
-        return 2
+        return Exit.USAGE

@@ -30,6 +30,7 @@ from acp_suggestions.model.cli.common import (
     spill_option,
     stdout,
 )
+from acp_suggestions.model.exits import Exit
 from acp_suggestions.model.rules import Revision
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ def _audit(args: argparse.Namespace) -> int:
     of = _audit_of_file(args, args.file, "")
     write = {"text": rendered.text, "json": rendered.as_json, "junit": rendered.junit}
     sys.stdout.write(write[args.format](of))
-    return 1 if rendered.problems(of) else 0
+    return Exit.BROKEN if rendered.problems(of) else Exit.OK
 
 
 def _review(args: argparse.Namespace) -> int:
@@ -165,7 +166,7 @@ def _review(args: argparse.Namespace) -> int:
     err.print(f"The letter, the findings and every run: {out.given / 'report.html'}")
     for failure in summary.failures:
         err.print(labelled("expected property does not hold:", "red", f" {failure}"))
-    return 1 if summary.failures else 0
+    return Exit.BROKEN if summary.failures else Exit.OK
 
 
 def _deep_review(args: argparse.Namespace) -> int:
@@ -228,7 +229,7 @@ def _deep_review(args: argparse.Namespace) -> int:
         + f"; {time.perf_counter() - started:.1f}s on {executor.describe()}; "
         f"wrote {len(paths)} files under {out.given}"
     )
-    return 1 if any(m.new for m in measured) else 0
+    return Exit.BROKEN if any(m.new for m in measured) else Exit.OK
 
 
 def _findings(args: argparse.Namespace) -> int:
@@ -250,7 +251,7 @@ def _findings(args: argparse.Namespace) -> int:
         write_atomic(Path(args.write), findings.replace_in(readme, section))
     except findings.Unsupported as exc:
         err.print(f"acp-suggestions: {exc}")
-        return 1
+        return Exit.BROKEN
     except (KeyError, TypeError) as exc:
         raise UsageError(f"{args.review}: not a review's JSON (no {exc})") from None
     err.print(f"wrote the findings into {args.write}")

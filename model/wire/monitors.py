@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar, Literal, Protocol
 
+from acp_suggestions.model.exits import Exit
 from acp_suggestions.model.messages import (
     AgentPromptCaps,
     ClientSuggestionCaps,
@@ -38,9 +39,10 @@ class Verdict(StrEnum):
         return max(verdicts, key=order.index, default=default)
 
     @property
-    def exit_code(self) -> int:
-        """The commands' exit code for this verdict: 2 an error, 1 a violation, else 0."""
-        return {Verdict.ERROR: 2, Verdict.VIOLATION: 1}.get(self, 0)
+    def exit_code(self) -> Exit:
+        """The commands' exit code for this verdict: an error is unusable input, a violation
+        a rule broken, a pass or inconclusive file OK."""
+        return {Verdict.ERROR: Exit.USAGE, Verdict.VIOLATION: Exit.BROKEN}.get(self, Exit.OK)
 
 
 Observer = Literal["client", "agent"]
