@@ -1,8 +1,8 @@
 """MkDocs hook: the reference pages written from the code at build time (every command's help
-from the parser, the rule catalogue from the cards, review.json's schema), the changelog
-(CHANGELOG.md) and the diagrams
-the pages show, so none of them is copied by hand; a page's Mermaid flowchart (which GitHub
-draws) drawn by Graphviz for the site, which has no Mermaid."""
+from the parser, the rule catalogue from the cards, review.json's schema, the report's
+glossary), the changelog (CHANGELOG.md) and the diagrams the pages show, so none of them is
+copied by hand; a page's Mermaid flowchart (which GitHub draws) drawn by Graphviz for the site,
+which has no Mermaid."""
 
 from __future__ import annotations
 
@@ -75,12 +75,20 @@ def _schema() -> str:
     )
 
 
+def _glossary() -> str:
+    from acp_suggestions.model.render.report import GLOSSARY
+
+    out = ["# Glossary", "", "The words of the review's report, as it explains them.", ""]
+    return "\n".join(out + [f"- **{term}**: {meaning}." for term, meaning in GLOSSARY]) + "\n"
+
+
 def on_files(files: Files, config: Any) -> Files:
     """Add the generated pages and the diagrams' SVG files to the site."""
     for uri, content in (
         ("reference/cli.md", _cli()),
         ("reference/catalogue.md", _catalogue()),
         ("reference/review-json.md", _schema()),
+        ("glossary.md", _glossary()),
         ("changelog.md", (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")),
     ):
         files.append(File.generated(config, uri, content=content))

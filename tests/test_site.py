@@ -66,6 +66,9 @@ def test_the_site_builds_with_every_warning_an_error(site: Path) -> None:
     assert "--strict-version" in cli and "--scenario" in cli
     catalogue = (site / "reference" / "catalogue" / "index.html").read_text()
     assert "LT-5" in catalogue and "RP-1" in catalogue
+    glossary = (site / "glossary" / "index.html").read_text()
+    assert "load-bearing" in glossary and "compliant peers" in glossary
+    assert "Unreleased" in (site / "changelog" / "index.html").read_text()
 
 
 def _read(pages: list[Path], width: int, folder: Path) -> dict[str, dict[str, int]]:

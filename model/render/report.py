@@ -33,7 +33,8 @@ def load_bearing(verdict: RuleVerdict) -> str:
     return "**no**"
 
 
-_GLOSSARY = (
+# The report's terms, each with its meaning (the site's glossary page is written from them too).
+GLOSSARY = (
     ("compliant peers", "an agent and a client that keep every rule of the revision in question"),
     (
         "mutation",
@@ -117,7 +118,7 @@ def _body(
     ]
     out += _findings_section(summary)
     out += ["", "## Glossary", ""]
-    out += [f"- **{term}**: {meaning}." for term, meaning in _GLOSSARY]
+    out += [f"- **{term}**: {meaning}." for term, meaning in GLOSSARY]
     out += ["", "## Rules broken one at a time", ""]
     rows = [
         [
