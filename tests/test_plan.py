@@ -79,7 +79,7 @@ def test_over_the_sdks_the_letters_set_is_judged_as_over_stdio() -> None:
             for sdk in (Semantics.PYTHON_SDK, Semantics.TYPESCRIPT_SDK):
                 over_sdk = plan.with_edits(cfg.with_(semantics=sdk), whole)
                 assert over_sdk == plan.with_edits(cfg.with_(semantics=Semantics.FIFO), whole)
-    assert set(settings) == {*plan.LETTER, *plan.LETTER_SDKS}
+    assert set(settings) == set(plan.LETTER)
 
 
 def test_the_letters_reopen_edit_is_needed_and_enough_at_the_reviews_bounds() -> None:

@@ -194,11 +194,16 @@ def _preference(edits: list[str]) -> tuple[int, list[str]]:
     return sum(not EDITS[e].rewrites for e in edits), edits
 
 
-# The letter's set of edits: the reopen edit the plan recommends (the letter holds the plan
-# to it), and the amendments for the user and the SDKs, each needed in the review's setting it
-# names (its environment; the ordering, the SDKs' transports).
-LETTER = ("empty-on-completion", "client-shows-every-block", "auto-send-once")
-LETTER_SDKS = ("ordered-updates", "parses-each-suggestion")
+# The letter's set of edits: first the reopen edit the plan recommends (the letter holds the
+# plan to it), then the amendments for the user and the SDKs, each needed in the review's
+# setting it names (its environment; the ordering, the SDKs' transports).
+LETTER = (
+    "empty-on-completion",
+    "client-shows-every-block",
+    "auto-send-once",
+    "ordered-updates",
+    "parses-each-suggestion",
+)
 WHOLE = "letter"  # the whole set
 FOR = ",for="  # in a letter job's setting: the situation, then the edit it is needed for
 
@@ -213,7 +218,7 @@ def with_edits(cfg: Config, edits: Iterable[str]) -> Config:
 def letter_sets(edit: str) -> dict[str, list[str]]:
     """The sets judged in the settings `edit` is needed in, by name: the whole letter, the
     letter without `edit`, and `edit` alone."""
-    whole = [*LETTER, *LETTER_SDKS]
+    whole = list(LETTER)
     return {
         WHOLE: whole,
         f"without-{edit}": [e for e in whole if e != edit],
@@ -224,7 +229,7 @@ def letter_sets(edit: str) -> dict[str, list[str]]:
 def letter_of(found: dict[tuple[str, str], dict[str, Failure | None]]) -> Letter:
     """The letter's plan from what each set did in each setting: by (edit, set name), each
     setting's label and failure."""
-    edits = [*LETTER, *LETTER_SDKS]
+    edits = list(LETTER)
     return Letter(
         edits,
         {e: list(found[e, WHOLE]) for e in edits},

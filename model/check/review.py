@@ -218,8 +218,9 @@ def letter_settings() -> dict[str, list[tuple[str, Config]]]:
     """Where each of the letter's edits is needed, by edit, each setting's situation name and
     configuration: the reopen edit in the plan's situations, an amendment in the environment
     it is judged in, or (the ordering) over the SDKs' transports."""
-    out = {e: [(s.name, s.config()) for s in plan.SITUATIONS] for e in plan.LETTER[:1]}
-    for name in (*plan.LETTER[1:], *plan.LETTER_SDKS):
+    reopen, *amendments = plan.LETTER
+    out = {reopen: [(s.name, s.config()) for s in plan.SITUATIONS]}
+    for name in amendments:
         env = AMENDMENTS_BY_NAME[name].judged_in
         out[name] = (
             [(env, c) for c in ENVIRONMENTS[env][1]()]
