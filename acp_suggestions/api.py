@@ -10,6 +10,7 @@ from typing import Any
 from acp_suggestions.model.amendments import PROPOSED_BY_FINDINGS
 from acp_suggestions.model.check import review as reviewing
 from acp_suggestions.model.check import verdicts
+from acp_suggestions.model.check.cache import Cache
 from acp_suggestions.model.check.executor import Executor
 from acp_suggestions.model.check.review import Done, Outcome
 from acp_suggestions.model.check.verdicts import Summary
@@ -29,23 +30,24 @@ def review(
     with_duties: bool = True,
     executor: Executor | None = None,
     on_done: Callable[[Done], None] | None = None,
+    cache: Cache | None = None,
 ) -> tuple[Summary, list[Outcome]]:
     """The spec review, as `acp-suggestions review` runs it: every rule broken alone, the
     `proposals`, the other options of the readings (under `readings`' choices), the duty
     placement and the two-session check, on `executor` (two local processes by default),
-    `on_done` told of each task finished."""
+    `on_done` told of each task finished; the tasks `cache` holds are taken from it."""
     executor = executor or Executor(2)
     todo = reviewing.tasks(dict(readings or {}), proposals, with_duties)
-    done = reviewing.run_all(todo, executor, on_done)
-    return summary_of(done, executor), reviewing.outcomes_of(done)
+    done = reviewing.run_all(todo, executor, on_done, cache)
+    return summary_of(done, executor, cache), reviewing.outcomes_of(done)
 
 
-def summary_of(done: Sequence[Done], executor: Executor) -> Summary:
+def summary_of(done: Sequence[Done], executor: Executor, cache: Cache | None = None) -> Summary:
     """The review's summary of its finished tasks, with the simulator's figures (run on
-    `executor`) and the wire examples it shows."""
+    `executor`, or from `cache`) and the wire examples it shows."""
     placements, sharings = reviewing.placements_of(done), reviewing.sharings_of(done)
     summary = verdicts.summarize(reviewing.outcomes_of(done), placements, sharings)
-    summary.on_screen = onscreen.measure(executor)
+    summary.on_screen = onscreen.measure(executor, cache)
     summary.examples = examples.examples()
     return summary
 

@@ -3,8 +3,8 @@
 Prints distinct states per second (median of several runs) for the memoized packed system and,
 side by side in the same process, for one that recomputes every local step and for one that
 takes each world's steps from the readable system's Next (`System.steps`), the one composition
-the packed system repeats for speed; then the wall time of the full default review.
-Run: .venv/bin/python benchmarks/explorer.py [--runs N] [--no-review]
+the packed system repeats for speed (the review's own time: `benchmarks/review.py`).
+Run: .venv/bin/python benchmarks/explorer.py [--runs N]
 """
 
 from __future__ import annotations
@@ -17,9 +17,7 @@ import time
 
 import page
 
-from acp_suggestions.model.amendments import PROPOSED_BY_FINDINGS
-from acp_suggestions.model.check import duties, explorer, review, sessions, spec
-from acp_suggestions.model.check.executor import Executor
+from acp_suggestions.model.check import explorer, spec
 from acp_suggestions.model.check.packed import Packed, PackedSystem
 from acp_suggestions.model.config import baseline
 from acp_suggestions.model.network import Semantics
@@ -75,7 +73,6 @@ def rate(system_cls: type[PackedSystem], runs: int) -> tuple[int, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9, help="runs per measurement (default 9)")
-    parser.add_argument("--no-review", action="store_true", help="skip the full review timing")
     args = parser.parse_args()
     states, fast = rate(PackedSystem, args.runs)
     _, slow = rate(Recomputing, args.runs)
@@ -89,21 +86,6 @@ def main() -> None:
         f"| packed, no local step remembered | {slow:,.0f} | {fast / slow:.2f}x |",
         f"| the readable system's Next | {readable:,.0f} | {fast / readable:.2f}x |",
     ]
-    if not args.no_review:
-        jobs = review.jobs() + review.proposal_jobs(PROPOSED_BY_FINDINGS)
-        cells, pairs = duties.cells(), sessions.settings()
-        started = time.perf_counter()
-        done = review.run_all([*jobs, *cells, *pairs], Executor(2))
-        seconds = time.perf_counter() - started
-        total = sum(o.states for o in review.outcomes_of(done))
-        explored = sum(p.explored for p in review.placements_of(done))
-        lines += [
-            "",
-            f"The full default review (once, without writing its report): {len(jobs)} "
-            f"explorations, {total:,} states; duty placement {len(cells)} cells, {explored} "
-            f"explorations; two sessions in {len(pairs)} settings: {seconds:.1f} s wall on 2 "
-            "workers.",
-        ]
     page.publish("explorer", lines)
 
 

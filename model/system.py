@@ -263,18 +263,28 @@ def choices(cfg: Config) -> tuple[tuple[Choice, Config], ...]:
     return tuple((s, cfg.with_(agent=replace(free, breaks=free.breaks | set(s)))) for s in subsets)
 
 
-def agent_moves(cfg: Config, a: Agent) -> list[AgentMove]:
+def first_or_minimal(listed: list[Choice], broken: Choice, every_minimal: bool) -> bool:
+    """Whether a choice leading to a step is listed: the first one always; with
+    `every_minimal`, also each later one that breaks no listed choice's rules and more
+    (choices come fewest first, so these are the step's minimal sets of rules broken)."""
+    if listed and (not every_minimal or any(set(e) <= set(broken) for e in listed)):
+        return False
+    listed.append(broken)
+    return True
+
+
+def agent_moves(cfg: Config, a: Agent, every_minimal: bool = False) -> list[AgentMove]:
     """What the agent may do on its own in `a`: each enabled action, one move per choice it
     has, with its effect; a step that several choices lead to is labelled by the first (the
-    one that breaks fewest rules)."""
+    one that breaks fewest rules), or with `every_minimal` listed once per minimal choice."""
     moves: list[AgentMove] = []
-    seen: set[tuple[Act, int, Agent, tuple[ToClient, ...]]] = set()
+    seen: dict[tuple[Act, int, Agent, tuple[ToClient, ...]], list[Choice]] = {}
     for broken, c in choices(cfg):
         for x in AGENT_ACTIONS:
             if x.enabled(c, a):
                 for i, (agent, sent) in enumerate(x.effects(c, a)):
-                    if (x.name, i, agent, sent) not in seen:
-                        seen.add((x.name, i, agent, sent))
+                    listed = seen.setdefault((x.name, i, agent, sent), [])
+                    if first_or_minimal(listed, broken, every_minimal):
                         moves.append((Action(AGENT, x.name, i, broken), agent, sent))
     return moves
 
@@ -291,15 +301,15 @@ Read = tuple[Choice, Agent, tuple[ToClient, ...]]
 """A step of the agent reading a message: the rules it breaks, the agent after, what it sent."""
 
 
-def agent_reads(cfg: Config, a: Agent, msg: ToAgent) -> list[Read]:
+def agent_reads(cfg: Config, a: Agent, msg: ToAgent, every_minimal: bool = False) -> list[Read]:
     """What the agent may do when it reads a message from the client (one step, unless it
-    has optional rules; a step several choices lead to once, as the first)."""
+    has optional rules; a step several choices lead to once, as the first, or with
+    `every_minimal` once per minimal choice)."""
     out: list[Read] = []
-    seen: set[actors.AgentStep] = set()
+    seen: dict[actors.AgentStep, list[Choice]] = {}
     for broken, c in choices(cfg):
         step = _read(c, a, msg)
-        if step not in seen:
-            seen.add(step)
+        if first_or_minimal(seen.setdefault(step, []), broken, every_minimal):
             out.append((broken, *step))
     return out
 
@@ -318,10 +328,10 @@ def lost_prompts(to_agent: tuple[ToAgent, ...], a: Agent) -> int:
     return sum(type(m) is Prompt for m in to_agent) + a.queued
 
 
-def reopened(cfg: Config, a: Agent, load: Load) -> list[Read]:
+def reopened(cfg: Config, a: Agent, load: Load, every_minimal: bool = False) -> list[Read]:
     """The agent on the new connection a reopen opens: the old connection's turn and queued
     prompts are gone, and the load is the first message it reads there."""
-    return agent_reads(cfg, actors.reconnect(cfg, a), load)
+    return agent_reads(cfg, actors.reconnect(cfg, a), load, every_minimal)
 
 
 def client_receives(cfg: Config, c: Client, msg: ToClient) -> Client:

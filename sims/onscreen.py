@@ -4,6 +4,7 @@ table comes from), run on the review's own workers."""
 
 from __future__ import annotations
 
+from acp_suggestions.model.check.cache import Cache
 from acp_suggestions.model.check.executor import Executor
 from acp_suggestions.model.check.verdicts import ScreenRow, ScreenTime
 from acp_suggestions.sims import sweep
@@ -12,9 +13,21 @@ from acp_suggestions.sims.scenario import DEFAULT_SCENARIO, load
 SEED = 1
 
 
-def measure(executor: Executor) -> ScreenTime:
+def measure(executor: Executor, cache: Cache | None = None) -> ScreenTime:
     """Every point of the default sweep: its latency, client and pre-prompt figures (a list from
-    before the latest prompt offered, at all and long enough to notice)."""
+    before the latest prompt offered, at all and long enough to notice); taken from `cache`
+    when it holds the figures of this scenario and seed."""
+    task = ("on-screen", SEED, DEFAULT_SCENARIO.read_text(encoding="utf-8"))
+    stored = cache.get(task) if cache else None
+    if isinstance(stored, ScreenTime):
+        return stored
+    measured = _measure(executor)
+    if cache:
+        cache.put(task, measured)
+    return measured
+
+
+def _measure(executor: Executor) -> ScreenTime:
     scenario = load(DEFAULT_SCENARIO)
     points = scenario.points()
     rows = []

@@ -55,6 +55,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = [item for item in items if not item.get_closest_marker("slow")]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _own_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The review's result cache of this test run alone (never the user's): the commands the
+    tests run, in this process and in the ones it starts, store and find results there."""
+    from acp_suggestions.model.check.cache import ENVIRONMENT
+
+    os.environ[ENVIRONMENT] = str(tmp_path_factory.mktemp("cache"))
+
+
 @pytest.fixture
 def shared_text() -> Callable[[str], str]:
     """Read a file of `../shared` (e.g. `rfd/prompt-suggestions-rfd-2026-11-14.txt`).  Where

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 OURS = tuple(f'File "{ROOT / room}/' for room in ("model", "sims", "acp_suggestions"))
 
 COMMANDS = {
-    "review": ["review", "--jobs", "2", "--quiet"],
+    "review": ["review", "--jobs", "2", "--quiet", "--no-cache"],
     "simulate": ["simulate", "--jobs", "2", "--quiet", "--sessions", "20000"],
     "deep review": ["review", "--depth", "deep", "--jobs", "2", "--quiet"],
 }

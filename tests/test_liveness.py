@@ -215,9 +215,9 @@ def test_a_cycle_passes_where_an_untaken_class_is_not_enabled() -> None:
     ],
 )
 def test_each_leads_to_property_reads_only_what_it_declares(cfg: Config) -> None:
-    from acp_suggestions.model.check.leadsto import _masks
+    from acp_suggestions.model.check.leadsto import masks
 
     result = explore(cfg, keep_graph=True)
-    for prop, (p, q) in zip(LIVENESS, _masks(cfg, result.worlds, LIVENESS), strict=True):
+    for prop, (p, q) in zip(LIVENESS, masks(cfg, result.worlds, LIVENESS), strict=True):
         assert p.tolist() == [bool(prop.p(cfg, w)) for w in result.worlds]
         assert q.tolist() == [bool(prop.q(cfg, w)) for w in result.worlds]

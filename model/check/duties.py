@@ -5,7 +5,8 @@ An agent not bound by a rule may keep or break it at each step, so binding it by
 allows fewer behaviours and the sets under which a property holds are closed upwards.  The
 rules a property needs are then found without trying every set: a rule is necessary when
 freeing it alone breaks the property; when the necessary rules are enough they are the one
-minimal set, and otherwise the sets above them are tried smallest first.
+minimal set, and otherwise the sets above them are tried smallest first.  Each set tried is
+judged on one exploration of the cell with every duty free (`model.check.family`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from acp_suggestions.model import readings
+from acp_suggestions.model.check import family
 from acp_suggestions.model.check.verify import verify
 from acp_suggestions.model.config import (
     RFD_CLIENT,
@@ -110,7 +112,8 @@ class Cell:
 
 def violated(cfg: Config, liveness: bool) -> dict[str, int]:
     """The properties that fail in `cfg` (in force or not), each with the length of its
-    shortest counterexample; leads-to properties only when `liveness` (it needs the graph)."""
+    shortest counterexample; leads-to properties only when `liveness` (it needs the graph).
+    A search of its own: the reference the family's filters are compared with."""
     verdicts = verify(cfg, liveness=liveness)
     assert verdicts.result.complete
     return verdicts.lengths()
@@ -152,30 +155,25 @@ def minimal_sets(
     return found
 
 
-_LEADS_TO = frozenset(p.name for p in LIVENESS)
-
-
 def place(cell: Cell) -> Placement:
-    """Explore one cell: the minimal sets of duties for every property.  A kept set is
-    explored once for the invariants, and once more with its graph only if a leads-to
-    property asks about it."""
+    """Judge one cell: the minimal sets of duties for every property.  The free agent's graph
+    is explored once (`model.check.family`) and each kept set the search asks about is a
+    filter over it."""
     duties = AGENT_DUTIES[cell.version]
-    runs: dict[tuple[Kept, bool], dict[str, int]] = {}
+    every = family.explore(cell.config(frozenset()), duties)
+    judged: dict[Kept, dict[str, int]] = {}
 
     def fails(name: str, kept: Kept) -> bool:
-        live = name in _LEADS_TO or (kept, True) in runs  # a run with its graph serves both
-        if (kept, live) not in runs:
-            runs[(kept, live)] = violated(cell.config(kept), live)
-        return name in runs[(kept, live)]
+        if kept not in judged:
+            judged[kept] = every.violated(kept)
+        return name in judged[kept]
 
-    found = {}
-    for name in sorted(PROPERTIES, key=lambda n: n not in _LEADS_TO):  # graphs first
+    needs = {}
+    for name in PROPERTIES:
         sets = minimal_sets(duties, functools.partial(fails, name))
-        found[name] = [[str(d) for d in sorted(s, key=duties.index)] for s in sets]
-    needs = {name: found[name] for name in PROPERTIES}
-    everything = frozenset(duties)
-    shortest = {**runs.get((everything, False), {}), **runs.get((everything, True), {})}
-    return Placement(cell, needs, dict(sorted(shortest.items())), len(runs))
+        needs[name] = [[str(d) for d in sorted(s, key=duties.index)] for s in sets]
+    shortest = judged[frozenset(duties)]
+    return Placement(cell, needs, dict(sorted(shortest.items())), len(judged))
 
 
 def cells(

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import networkx as nx
+import numpy as np
+from numpy.typing import NDArray
 
 from acp_suggestions.model.system import Action
 
@@ -27,6 +30,23 @@ class StateGraph:
         self._number: dict[Action, int] = {}
         self._pred_offsets: array[int] | None = None
         self._preds = array("i")
+
+    @classmethod
+    def of_arrays(
+        cls,
+        offsets: NDArray[Any],
+        targets: NDArray[Any],
+        labels: NDArray[Any],
+        actions: list[Action],
+    ) -> StateGraph:
+        """A graph already in compressed rows: `labels` index `actions`, at most one edge per
+        pair of states."""
+        graph = cls()
+        graph.offsets = array("q", offsets.astype(np.int64).tobytes())
+        graph.targets = array("i", targets.astype(np.int32).tobytes())
+        graph.labels = array("I", labels.astype(np.uint32).tobytes())
+        graph.actions = list(actions)
+        return graph
 
     # --- building, one state at a time in order -------------------------------------------
 

@@ -290,29 +290,40 @@ def leads_to(
     return _decide(g, p_mask, q_mask, nodes.__getitem__)
 
 
-def _masks(cfg: Config, worlds: Worlds, props: Sequence[LeadsTo]) -> list[tuple[Mask, Mask]]:
-    """Each property's P and Q over every state, decided once per distinct value of what of
-    the world it reads (`LeadsTo.reads`, found in the explorer's packed worlds)."""
-    # One pass over the states for each set of parts read, deciding every property reading it.
+def per_state(
+    cfg: Config,
+    worlds: Worlds,
+    reads: tuple[str, ...],
+    predicates: Sequence[Callable[[Config, World], object]],
+) -> NDArray[np.bool_]:
+    """Each predicate over every state (a row per state, a column per predicate), decided
+    once per distinct value of what of the world they read (`reads`, found in the explorer's
+    packed worlds)."""
+    key = part_key(reads)
+    seen: dict[object, int] = {}
+    values: list[list[bool]] = []
+    codes = array("i")
+    for i, s in enumerate(worlds.packed):
+        k = key(s)
+        code = seen.get(k)
+        if code is None:
+            w = worlds[i]
+            code = seen[k] = len(values)
+            values.append([bool(f(cfg, w)) for f in predicates])
+        codes.append(code)
+    table = np.array(values, dtype=bool).reshape(len(values), len(predicates))
+    return table[np.frombuffer(codes, dtype=np.int32)]
+
+
+def masks(cfg: Config, worlds: Worlds, props: Sequence[LeadsTo]) -> list[tuple[Mask, Mask]]:
+    """Each property's P and Q over every state, one pass over the states for each set of
+    parts read, deciding every property reading it."""
     masks: dict[str, tuple[Mask, Mask]] = {}
     for reads in dict.fromkeys(prop.reads for prop in props):
         group = [prop for prop in props if prop.reads == reads]
-        key = part_key(reads)
-        seen: dict[object, int] = {}
-        values: list[list[bool]] = []
-        codes = array("i")
-        for i, s in enumerate(worlds.packed):
-            k = key(s)
-            code = seen.get(k)
-            if code is None:
-                w = worlds[i]
-                code = seen[k] = len(values)
-                values.append([bool(f(cfg, w)) for prop in group for f in (prop.p, prop.q)])
-            codes.append(code)
-        table = np.array(values, dtype=bool).reshape(len(values), 2 * len(group))
-        at = np.frombuffer(codes, dtype=np.int32)
+        table = per_state(cfg, worlds, reads, [f for prop in group for f in (prop.p, prop.q)])
         for j, prop in enumerate(group):
-            masks[prop.name] = (table[at, 2 * j], table[at, 2 * j + 1])
+            masks[prop.name] = (table[:, 2 * j], table[:, 2 * j + 1])
     return [masks[prop.name] for prop in props]
 
 
@@ -321,8 +332,15 @@ def check(
 ) -> dict[str, Lasso | None]:
     """Decide each leads-to property on the explorer's graph of `cfg` (node i is worlds[i],
     node 0 the initial state)."""
+    return decide(graph, props, masks(cfg, worlds, props))
+
+
+def decide(
+    graph: StateGraph, props: Sequence[LeadsTo], masks: Sequence[tuple[Mask, Mask]]
+) -> dict[str, Lasso | None]:
+    """Decide each leads-to property on a graph of numbered states (0 the initial one), given
+    its P and Q over every state."""
     g = _Arrays(graph, fair_system_step, 0)
-    masks = _masks(cfg, worlds, props)
     return {prop.name: _decide(g, p, q, int) for prop, (p, q) in zip(props, masks, strict=True)}
 
 

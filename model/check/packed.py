@@ -54,10 +54,12 @@ class _Table(Generic[T]):
 
 
 class PackedSystem:
-    """The composed system of one configuration over packed worlds (stateright-style)."""
+    """The composed system of one configuration over packed worlds (stateright-style); with
+    `every_minimal`, an agent step that several choices lead to is listed once per minimal set
+    of rules broken (for `model.check.family`), else once."""
 
-    def __init__(self, config: Config) -> None:
-        self.config = config
+    def __init__(self, config: Config, every_minimal: bool = False) -> None:
+        self.config, self.every_minimal = config, every_minimal
         self._agents: _Table[Agent] = _Table()
         self._clients: _Table[Client] = _Table()
         self._channels: _Table[tuple[Any, ...]] = _Table()
@@ -223,7 +225,7 @@ class PackedSystem:
         agent = self._agents.values[a]
         result = self._by_agent[a] = tuple(
             (action, self._agents.number(agent2), self._channels.number(sent))
-            for action, agent2, sent in agent_moves(self.config, agent)
+            for action, agent2, sent in agent_moves(self.config, agent, self.every_minimal)
         )
         self._serves_load[a] = serves_load(agent)
         return result
@@ -235,7 +237,8 @@ class PackedSystem:
     def _read_step(self, m: int, a: int) -> tuple[tuple[Choice, int, int], ...]:
         """The agent reads message `m`, for each choice: the rules it breaks, its new number and
         what it sent."""
-        steps = agent_reads(self.config, self._agents.values[a], self._messages.values[m])
+        agent, message = self._agents.values[a], self._messages.values[m]
+        steps = agent_reads(self.config, agent, message, self.every_minimal)
         numbered = self._read[(m, a)] = self._numbered(steps)
         return numbered
 
@@ -254,6 +257,7 @@ class PackedSystem:
         return number
 
     def _reopen_step(self, load: int, a: int) -> tuple[tuple[Choice, int, int], ...]:
-        steps = reopened(self.config, self._agents.values[a], self._messages.values[load])
+        agent, message = self._agents.values[a], self._messages.values[load]
+        steps = reopened(self.config, agent, message, self.every_minimal)
         numbered = self._reopened[(load, a)] = self._numbered(steps)
         return numbered

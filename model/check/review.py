@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from acp_suggestions.model import readings
 from acp_suggestions.model.amendments import AMENDMENTS_BY_NAME
 from acp_suggestions.model.check import duties, plan, sessions
+from acp_suggestions.model.check.cache import Cache
 from acp_suggestions.model.check.executor import Executor
 from acp_suggestions.model.check.rows import Counterexample
 from acp_suggestions.model.check.verify import verify
@@ -300,14 +301,26 @@ def _work(task: Task) -> Done:
 
 
 def run_all(
-    todo: Sequence[Task], executor: Executor, on_done: Callable[[Done], None] | None = None
+    todo: Sequence[Task],
+    executor: Executor,
+    on_done: Callable[[Done], None] | None = None,
+    cache: Cache | None = None,
 ) -> list[Done]:
     """Run the explorations and duty cells (independent, so in parallel where the executor
-    has several workers), the costliest first so the workers finish together; results come
-    back in `todo`'s order."""
+    has several workers), the costliest first so the workers finish together; those `cache`
+    holds are taken from it, the others stored in it.  Results come back in `todo`'s order."""
     by_index: dict[int, Done] = {}
-    for i, result in executor.run(_work, todo, cost=_cost):
-        by_index[i] = result
+    for i, task in enumerate(todo):
+        stored = cache.get(task) if cache else None
+        if stored is not None:
+            by_index[i] = stored
+            if on_done:
+                on_done(stored)
+    rest = [i for i in range(len(todo)) if i not in by_index]
+    for j, result in executor.run(_work, [todo[i] for i in rest], cost=_cost):
+        by_index[rest[j]] = result
+        if cache:
+            cache.put(todo[rest[j]], result)
         if on_done:
             on_done(result)
     return [by_index[i] for i in range(len(todo))]

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_suggestions.model.amendments import ADOPTIONS, AMENDMENTS_BY_NAME, PROPOSED_BY_FINDINGS
+from acp_suggestions.model.check.cache import Cache, CacheError, default_folder
 from acp_suggestions.model.check.executor import Executor
 from acp_suggestions.model.cli.common import (
     UsageError,
@@ -95,6 +96,13 @@ def _audit(args: argparse.Namespace) -> int:
     return Exit.BROKEN if rendered.problems(of) else Exit.OK
 
 
+def _cache(folder: Path) -> Cache:
+    try:
+        return Cache(folder)
+    except CacheError as e:
+        raise UsageError(f"--cache: {e} (or give --no-cache)") from None
+
+
 def _review(args: argparse.Namespace) -> int:
     from rich.table import Table
 
@@ -116,6 +124,7 @@ def _review(args: argparse.Namespace) -> int:
     readings, with_duties = chosen_readings(args), not args.no_duties
     todo = review.tasks(readings, proposed, with_duties)
     executor = executor_for(args, len(todo))
+    cache = None if args.no_cache else _cache(args.cache or default_folder())
     started = time.perf_counter()
     with output_folder(args, "out") as out:
         with progress("exploring", len(todo), args.quiet) as advance:
@@ -125,6 +134,7 @@ def _review(args: argparse.Namespace) -> int:
                 with_duties=with_duties,
                 executor=executor,
                 on_done=lambda _: advance(1),
+                cache=cache,
             )
         summary.audit = audited
         paths = report.write(out.staging, summary, outcomes)
@@ -148,11 +158,12 @@ def _review(args: argparse.Namespace) -> int:
     err.print(
         f"{summary.explorations} explorations, {summary.states_explored:,} states"
         + (
-            f"; duty placement: {sum(isinstance(t, duties.Cell) for t in todo)} cells, "
-            f"{summary.duties.explorations} explorations"
+            f"; duty placement: {sum(isinstance(t, duties.Cell) for t in todo)} cells explored, "
+            f"{summary.duties.explorations} configurations judged on them"
             if summary.duties
             else ""
         )
+        + (f"; {cache.hits} results taken from the cache" if cache else "")
         + f"; {seconds:.1f}s; wrote {len(paths)} files under {out.given}"
     )
     try:
@@ -175,8 +186,10 @@ def _deep_review(args: argparse.Namespace) -> int:
     from acp_suggestions.model.check import deep, store
     from acp_suggestions.model.render import deep as rendered
 
-    if args.rfd or args.propose or args.no_duties or args.reading:
-        raise UsageError("--depth deep takes no --rfd, --propose, --reading or --no-duties")
+    if args.rfd or args.propose or args.no_duties or args.reading or args.cache:
+        raise UsageError(
+            "--depth deep takes no --rfd, --propose, --reading, --no-duties or --cache"
+        )
     folder = spill_folder(args)
     if folder is not None and args.scheduler is not None:
         raise UsageError("--spill is a local run's: a cluster's workers have disks of their own")
@@ -293,6 +306,16 @@ def add_parsers(sub: Subparsers) -> None:
     spill_option(rev, "with --depth deep, each lone session's search")
     executor_options(rev)
     rev.add_argument("--quiet", action="store_true", help="no progress bar")
+    cached = rev.add_mutually_exclusive_group()
+    cached.add_argument(
+        "--cache",
+        metavar="DIR",
+        type=Path,
+        help="take the tasks already run from DIR and store the others there, each under a "
+        "digest of its configuration and the model's code, so a run with nothing changed "
+        "takes seconds (default: $ACP_SUGGESTIONS_CACHE, else ~/.cache/acp-suggestions)",
+    )
+    cached.add_argument("--no-cache", action="store_true", help="run every task, store none")
     reading_option(rev)
     rev.add_argument(
         "--propose",

@@ -1,0 +1,104 @@
+"""Benchmark of the default review, the command a reader runs first.
+
+Times the duty placement of a sample of cells two ways, alternated in one process: one
+exploration per cell with each kept set a filter of it (`model.check.family`, what the review
+does), and a search of its own for each kept set the placement asks about (the way before);
+then `acp-suggestions review` as a user runs it on 2 workers, cold (`--no-cache`) and warm
+(a second run on the cache a first one filled), each the median of several runs.
+Run: .venv/bin/python benchmarks/review.py [--runs N] [--cells N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import page
+
+from acp_suggestions.model.check import duties
+from acp_suggestions.model.rules import RuleId
+
+CLI = [sys.executable, "-m", "acp_suggestions.model.cli", "review", "--jobs", "2", "--quiet"]
+
+
+def by_search(cell: duties.Cell) -> dict[str, list[frozenset[RuleId]]]:
+    """The placement as it was: the same minimal sets, each kept set its own search."""
+    runs: dict[frozenset[RuleId], dict[str, int]] = {}
+
+    def fails(name: str, kept: frozenset[RuleId]) -> bool:
+        if kept not in runs:
+            runs[kept] = duties.violated(cell.config(kept), liveness=True)
+        return name in runs[kept]
+
+    names = duties.AGENT_DUTIES[cell.version]
+    return {p: duties.minimal_sets(names, functools.partial(fails, p)) for p in duties.PROPERTIES}
+
+
+def placement(cells: list[duties.Cell], runs: int) -> tuple[float, float]:
+    """Median seconds to place `cells` by filters and by searches, alternated."""
+    filtered, searched = [], []
+    for _ in range(runs):
+        started = time.perf_counter()
+        for cell in cells:
+            duties.place(cell)
+        filtered.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        for cell in cells:
+            by_search(cell)
+        searched.append(time.perf_counter() - started)
+    return statistics.median(filtered), statistics.median(searched)
+
+
+def review(runs: int, folder: Path) -> tuple[float, float]:
+    """Median wall seconds of the review command cold and warm."""
+
+    def timed(*options: str) -> float:
+        out = folder / "out"
+        started = time.perf_counter()
+        command = [*CLI, "--out", str(out), "--force", *options]
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return time.perf_counter() - started
+
+    cache = str(folder / "cache")
+    cold = [timed("--no-cache") for _ in range(runs)]
+    timed("--cache", cache)  # fills the cache
+    warm = [timed("--cache", cache) for _ in range(runs)]
+    return statistics.median(cold), statistics.median(warm)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="runs per measurement (default 3)")
+    parser.add_argument("--cells", type=int, default=12, help="duty cells sampled (default 12)")
+    args = parser.parse_args()
+    every = duties.cells()
+    sample = every[:: max(1, len(every) // args.cells)][: args.cells]
+    filtered, searched = placement(sample, args.runs)
+    with tempfile.TemporaryDirectory() as folder:
+        cold, warm = review(args.runs, Path(folder))
+    page.publish(
+        "review",
+        [
+            f"Duty placement of {len(sample)} of the {len(every)} cells (every "
+            f"{len(every) // len(sample)}th), median of {args.runs} runs each:",
+            "",
+            "| placement | seconds | ratio |",
+            "| --- | --- | --- |",
+            f"| one exploration per cell, kept sets filtered | {filtered:.1f} | |",
+            f"| a search per kept set | {searched:.1f} | {searched / filtered:.2f}x |",
+            "",
+            f"`acp-suggestions review --jobs 2`, median of {args.runs} runs: cold "
+            f"(`--no-cache`) {cold:.1f} s wall, warm (nothing changed since a run filled the "
+            f"cache) {warm:.1f} s.",
+        ],
+    )
+
+
+if __name__ == "__main__":
+    main()

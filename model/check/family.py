@@ -1,0 +1,167 @@
+"""One exploration for a family of configurations that differ only in which of the agent's
+optional duties it keeps: the free agent's graph, each step labelled with the duties it breaks
+(once per minimal set of them).  A member of the family, the agent bound by a kept set, is the
+part of that graph reached through steps breaking none of the kept duties: judged by a filter
+and a breadth-first pass over arrays, never a new search.
+
+The filtered graph is numbered as the explorer numbers that member's own search, so each
+member's verdicts, and with every duty kept its counterexamples' lengths, are the ones
+`model.check.verify` gives it (`tests/test_family.py` compares them)."""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from acp_suggestions.model.check import leadsto
+from acp_suggestions.model.check.explorer import Worlds
+from acp_suggestions.model.check.graph import StateGraph
+from acp_suggestions.model.check.packed import PackedSystem
+from acp_suggestions.model.check.spec import WHOLE
+from acp_suggestions.model.check.store import Found
+from acp_suggestions.model.config import Config
+from acp_suggestions.model.invariants import INVARIANTS
+from acp_suggestions.model.liveness import LIVENESS
+from acp_suggestions.model.rules import RuleId
+from acp_suggestions.model.system import Action
+
+Ints = NDArray[np.int64]
+
+
+class Incomplete(Exception):
+    """The free agent's graph is larger than the search may hold."""
+
+
+def _entries(indptr: Ints, rows: Ints) -> Ints:
+    """The positions of the entries of `rows` in compressed rows, row after row."""
+    lo = indptr[rows]
+    lens = indptr[rows + 1] - lo
+    ends = np.cumsum(lens)
+    at: Ints = np.arange(ends[-1] if len(ends) else 0) + np.repeat(lo - ends + lens, lens)
+    return at
+
+
+@dataclass(frozen=True)
+class Member:
+    """One member's part of the family graph: its states in its own search's order (`order`
+    maps them to the family's numbers), their distances from the start, and its graph."""
+
+    order: Ints
+    depth: NDArray[np.int32]
+    graph: StateGraph
+
+
+@dataclass(frozen=True)
+class Family:
+    """The free agent's graph in compressed rows (every step kept, repeated targets too), each
+    step's action and the duties it breaks as bits of `duties`, and every property's
+    predicates over every state."""
+
+    duties: tuple[RuleId, ...]
+    worlds: Worlds  # by the family's numbers
+    indptr: Ints
+    targets: NDArray[np.int32]
+    labels: NDArray[np.int32]
+    actions: list[Action]
+    breaks: NDArray[np.uint32]  # by entry
+    broken: NDArray[np.bool_]  # a row per state, a column per invariant: it fails there
+    masks: list[tuple[NDArray[np.bool_], NDArray[np.bool_]]]  # each leads-to's P and Q
+
+    @property
+    def states(self) -> int:
+        return len(self.indptr) - 1
+
+    def member(self, kept: frozenset[RuleId]) -> Member:
+        """The part of the graph an agent keeping `kept` reaches, numbered as its own search
+        numbers it, with its graph as the explorer holds it."""
+        allowed = (self.breaks & sum(1 << self.duties.index(d) for d in kept)) == 0
+        order, depth, number = self._breadth_first(allowed)
+        every = _entries(self.indptr, order)
+        steps = allowed[every]
+        at = every[steps]
+        source = np.repeat(np.arange(len(order)), np.diff(self.indptr)[order])[steps]
+        target = number[self.targets[at]]
+        # One edge per pair of states, in the place of its first step, with its last action.
+        pair = source * len(order) + target
+        _, first = np.unique(pair, return_index=True)
+        _, last = np.unique(pair[::-1], return_index=True)
+        keep = np.argsort(first)
+        first, last = first[keep], (len(pair) - 1 - last)[keep]
+        offsets = np.zeros(len(order) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(source[first], minlength=len(order)), out=offsets[1:])
+        graph = StateGraph.of_arrays(offsets, target[first], self.labels[at[last]], self.actions)
+        return Member(order, depth, graph)
+
+    def _breadth_first(self, allowed: NDArray[np.bool_]) -> tuple[Ints, NDArray[np.int32], Ints]:
+        """The states reached through `allowed` steps in the explorer's order (a level at a
+        time, each state's steps in order, a state numbered where first met), each one's
+        distance, and each family state's number there (-1: not reached)."""
+        number = np.full(self.states, -1, dtype=np.int64)
+        number[0] = 0
+        levels = [np.array([0])]
+        while levels[-1].size:
+            at = _entries(self.indptr, levels[-1])
+            reached = self.targets[at[allowed[at]]]
+            fresh = reached[number[reached] < 0]
+            values, first = np.unique(fresh, return_index=True)
+            level = values[np.argsort(first)]
+            count = sum(len(x) for x in levels)
+            number[level] = np.arange(count, count + level.size)
+            levels.append(level)
+        depth = np.repeat(np.arange(len(levels), dtype=np.int32), [len(x) for x in levels])
+        return np.concatenate(levels), depth, number
+
+    def violated(self, kept: frozenset[RuleId]) -> dict[str, int]:
+        """What `violated` of `model.check.duties` says of the member keeping `kept`: every
+        property that fails, with its shortest counterexample's number of steps."""
+        m = self.member(kept)
+        out = {}
+        for j, p in enumerate(INVARIANTS):
+            failing = self.broken[m.order, j]
+            if failing.any():
+                out[p.name] = int(m.depth[failing].min())
+        masks = [(p[m.order], q[m.order]) for p, q in self.masks]
+        lassos = leadsto.decide(m.graph, LIVENESS, masks)
+        return out | {n: len(x.walk) - 1 for n, x in lassos.items() if x is not None}
+
+
+def explore(free: Config, duties: Sequence[RuleId], max_states: int = 2_000_000) -> Family:
+    """Explore the free agent's configuration `free` (its `optional` rules are `duties`) once,
+    every step labelled by the duties it breaks, and decide every property in every state."""
+    system = PackedSystem(free, every_minimal=True)
+    store = Found(system.pack(system.init_state()))
+    offsets, targets, labels = array("q", [0]), array("i"), array("i")
+    numbered: dict[Action, int] = {}
+    for _, enabled, found, n in store.expand(system.successors, 0, max_states):
+        targets.extend(found)
+        labels.extend(numbered.setdefault(a, len(numbered)) for a, _ in enabled)
+        offsets.append(len(targets))
+        if n > max_states:
+            raise Incomplete(f"the free agent's graph has more than {max_states:,} states")
+    actions = list(numbered)
+    bit = {d: 1 << i for i, d in enumerate(duties)}
+    by_action = np.array([sum(bit[r] for r in a.breaks) for a in actions], dtype=np.uint32)
+    label = np.frombuffer(labels, dtype=np.int32)
+    worlds = Worlds(store.packed, system.unpack)
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for j, p in enumerate(INVARIANTS):
+        groups.setdefault(p.reads or WHOLE, []).append(j)
+    broken = np.zeros((len(worlds), len(INVARIANTS)), dtype=bool)
+    for reads, js in groups.items():
+        holds = [INVARIANTS[j].holds for j in js]
+        broken[:, js] = ~leadsto.per_state(free, worlds, reads, holds)
+    return Family(
+        tuple(duties),
+        worlds,
+        np.frombuffer(offsets, dtype=np.int64),
+        np.frombuffer(targets, dtype=np.int32),
+        label,
+        actions,
+        by_action[label],
+        broken,
+        leadsto.masks(free, worlds, LIVENESS),
+    )
