@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +21,11 @@ from acp_suggestions.model.check import cache, review
 from acp_suggestions.model.check.cache import Cache
 from acp_suggestions.model.check.executor import Executor
 from acp_suggestions.model.cli.main import main
+from acp_suggestions.model.mutations import mutations_of
 from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import RULES, RULES_BY_ID, Level, Rule, Side
 
+ROOT = Path(__file__).resolve().parents[1]
 KEYS = """
 import json
 from acp_suggestions.model.check import cache, review
@@ -42,11 +47,44 @@ def test_every_tasks_key_is_the_same_under_any_hash_seed_and_names_one_task() ->
     assert len(set(first)) == len(first) > 500
 
 
-def test_the_key_changes_with_the_models_code(monkeypatch: pytest.MonkeyPatch) -> None:
-    task = review.tasks({}, [], False)[0]
-    before = cache.key(task)
-    monkeypatch.setattr(cache, "fingerprint", lambda: "another version")
-    assert cache.key(task) != before
+def test_the_code_digest_changes_with_any_module_but_a_rule_card(tmp_path: Path) -> None:
+    model, sims = tmp_path / "model", tmp_path / "sims"
+    shutil.copytree(ROOT / "model", model, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "sims", sims, ignore=shutil.ignore_patterns("__pycache__"))
+    before = cache.code_digest(model, sims)
+    cards = model / "rules" / "current.py"
+    cards.write_text(cards.read_text().replace("ignores an empty update", "drops an empty one"))
+    assert cache.code_digest(model, sims) == before
+    for module in (model / "actors.py", model / "check" / "leadsto.py", sims / "engine.py"):
+        kept = module.read_text()
+        module.write_text(kept + "\n# changed\n")
+        assert cache.code_digest(model, sims) != before, module
+        module.write_text(kept)
+
+
+def _keys_with(monkeypatch: pytest.MonkeyPatch, rules: tuple[Rule, ...]) -> dict[str, str]:
+    """Each task's key when the cards are `rules`."""
+    monkeypatch.setattr(review, "MUTATIONS", mutations_of(rules))
+    todo = review.tasks({}, list(PROPOSED_BY_FINDINGS), True)
+    return {str(getattr(t, "key", t)): cache.key(t) for t in todo}
+
+
+def test_editing_a_card_reruns_only_the_tasks_whose_configuration_it_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    before = _keys_with(monkeypatch, RULES)
+    lt5 = RULES_BY_ID["LT-5"]
+    assert lt5.breach is not None
+    reworded = replace(lt5, summary="reworded", section="Elsewhere", level=Level.SHOULD)
+    assert _keys_with(monkeypatch, tuple(reworded if r is lt5 else r for r in RULES)) == before
+    # LT-5 broken by the client as well as the agent: its own explorations change, and those
+    # of the readings judged against them; nothing else.
+    both = replace(lt5, breach=replace(lt5.breach, by=Side.BOTH))
+    after = _keys_with(monkeypatch, tuple(both if r is lt5 else r for r in RULES))
+    changed = sorted(k for k in before if before[k] != after.get(k))
+    assert changed and len(before) == len(after)
+    assert all(".LT-5." in k or "mutation.LT-5." in k for k in changed), changed
+    assert len([k for k in changed if k.startswith("mutation.LT-5.")]) == 8
 
 
 class _Counting(Executor):
@@ -115,3 +153,27 @@ def test_a_cache_folder_that_is_a_link_or_a_file_is_refused(
     with pytest.raises(SystemExit) as given_both:
         main(["review", "--cache", str(tmp_path / "real"), "--no-cache"])
     assert given_both.value.code == 2
+
+
+def test_the_table_of_work_keeps_what_runs_measured_and_ignores_the_rest(tmp_path: Path) -> None:
+    stored = Cache(tmp_path)
+    assert stored.work() == {}
+    stored.note_work({"a": 10})
+    stored.note_work({"b": 20})
+    assert stored.work() == {"a": 10, "b": 20}
+    table = tmp_path / "work.json"
+    for planted in ('["a"]', '{"a": "ten", "b": true, "c": 3}', "{not json", ""):
+        table.write_text(planted)
+        assert stored.work() in ({}, {"c": 3})
+    table.unlink()
+    (tmp_path / "elsewhere.json").write_text('{"a": 1}')
+    table.symlink_to(tmp_path / "elsewhere.json")
+    assert stored.work() == {}
+
+
+def test_a_task_is_estimated_by_what_it_explored_before_else_by_its_cost() -> None:
+    todo = _small()[:2]
+    known = {cache.identity(todo[0]): 1234}
+    first, second = review.estimates(todo, known)
+    assert first == 1234
+    assert second == review.estimates(todo[1:], {})[0] > 0

@@ -179,6 +179,7 @@ def test_progress_is_plain_lines_in_a_log(tmp_path: Path) -> None:
     )
     lines = [line for line in run.stderr.splitlines() if line.startswith("sessions: ")]
     assert len(lines) == 10 and lines[-1].startswith("sessions: 6,300 of 6,300 (100%)")
+    assert all(", about " in line and line.endswith(" s left") for line in lines[:-1])
     quiet = subprocess.run(
         [*argv, "--quiet", "--out", str(tmp_path / "b")], capture_output=True, text=True, check=True
     )

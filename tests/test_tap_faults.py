@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -171,8 +172,9 @@ def test_a_trace_name_taken_meanwhile_is_never_replaced(tmp_path: Path) -> None:
 
 
 # Seeded signal schedules over the tap's lifetime, start-up included: 300 in four parts, so
-# that the test runner's workers share them.
-PARTS, SCHEDULES = 4, 75
+# that the test runner's workers share them, each part's run four at a time (a schedule mostly
+# waits for its signals' moments).
+PARTS, SCHEDULES, AT_ONCE = 4, 75, 4
 
 
 @pytest.mark.parametrize("part", range(PARTS))
@@ -181,26 +183,30 @@ def test_signals_at_any_moment_never_hang_orphan_or_half_write(part: int, tmp_pa
     a random delay from the tap's start, when it may still be importing Python) hits a tap in
     front of an echoing agent: each run ends within the limit, its agent with it, and leaves
     either no trace or a whole one that checks."""
-    rng = random.Random(20261205 + part)
-    for n in range(SCHEDULES):
-        out = tmp_path / f"run-{n}"
-        token = f"schedule-{n}-{time.monotonic_ns()}"
-        agent = [sys.executable, "-c", ECHO, token]
-        process = _tap(out, *agent)
-        for _ in range(rng.randint(1, 3)):
-            time.sleep(rng.uniform(0.0, 0.8))
-            with contextlib.suppress(ProcessLookupError):
-                process.send_signal(rng.choice([signal.SIGTERM, signal.SIGINT, signal.SIGHUP]))
-        process.communicate(timeout=LIMIT)  # a hang fails here
-        deadline = time.monotonic() + LIMIT
-        while _running(token):
-            assert time.monotonic() < deadline, f"schedule {n}: the agent outlived its tap"
-            time.sleep(0.05)
-        left = sorted(p.name for p in out.iterdir()) if out.exists() else []
-        assert all(name.endswith(".jsonl") for name in left), (n, left)
-        for name in left:
-            report = check_file(str(out / name))
-            assert report.verdict is not Verdict.ERROR, (n, report.error)
+    with ThreadPoolExecutor(AT_ONCE) as pool:
+        runs = [pool.submit(_schedule, part, n, tmp_path / f"run-{n}") for n in range(SCHEDULES)]
+        for run in runs:
+            run.result()
+
+
+def _schedule(part: int, n: int, out: Path) -> None:
+    rng = random.Random(f"{20261205 + part}-{n}")
+    token = f"schedule-{part}-{n}-{time.monotonic_ns()}"
+    process = _tap(out, sys.executable, "-c", ECHO, token)
+    for _ in range(rng.randint(1, 3)):
+        time.sleep(rng.uniform(0.0, 0.8))
+        with contextlib.suppress(ProcessLookupError):
+            process.send_signal(rng.choice([signal.SIGTERM, signal.SIGINT, signal.SIGHUP]))
+    process.communicate(timeout=LIMIT)  # a hang fails here
+    deadline = time.monotonic() + LIMIT
+    while _running(token):
+        assert time.monotonic() < deadline, f"schedule {n}: the agent outlived its tap"
+        time.sleep(0.05)
+    left = sorted(p.name for p in out.iterdir()) if out.exists() else []
+    assert all(name.endswith(".jsonl") for name in left), (n, left)
+    for name in left:
+        report = check_file(str(out / name))
+        assert report.verdict is not Verdict.ERROR, (n, report.error)
 
 
 def _running(token: str) -> bool:

@@ -1,7 +1,10 @@
 """The review's finished tasks remembered on disk, each under a digest of what decides its
 result: a canonical encoding of the task (its configuration, in a form that no hash seed or
-dict order changes) and the digest of the model's code (`executor.fingerprint`).  A task
-whose key is found is not run again; a changed line of the model changes every key.
+dict order changes) and a digest of the model's code.  A task whose key is found is not run
+again; a changed line of code changes every key.  The rule cards are data a task reads only
+through its configuration (a mutation's breach, a revision), so they are left out of the code's
+digest: editing a card changes the keys of the tasks whose configurations it changes, and no
+other.
 
 The files are read as untrusted: a file that is not a result of this code (truncated,
 planted, from another version) is a miss, and unpickling builds only the model's own
@@ -12,8 +15,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import enum
+import functools
 import hashlib
 import importlib
+import importlib.util
 import io
 import json
 import os
@@ -22,10 +27,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from acp_suggestions.model.check.executor import fingerprint
-
 ENVIRONMENT = "ACP_SUGGESTIONS_CACHE"  # the default folder, when set
 _SUFFIX = ".result"
+_WORK = "work.json"  # the states each task explored when last run
 # The modules whose record types a result is made of: nothing else is built on loading.
 _RECORDS = frozenset(
     f"acp_suggestions.model.{m}"
@@ -46,6 +50,34 @@ _RECORDS = frozenset(
         "check.verdicts",
     ]
 )
+
+
+# The rule cards, in the model's folder (see above).
+CARDS = frozenset({"rules/current.py", "rules/draft.py", "rules/legacy.py"})
+
+
+def code_digest(model: Path, sims: Path) -> str:
+    """A digest of every module of the model and the simulator, the rule cards left out."""
+    digest = hashlib.sha256()
+    for root, left_out in ((model, CARDS), (sims, frozenset())):
+        for path in sorted(root.rglob("*.py")):
+            name = path.relative_to(root).as_posix()
+            if name in left_out:
+                continue
+            digest.update(f"{root.name}/{name}".encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@functools.cache
+def code() -> str:
+    """The digest of the code this process runs (the simulator's files are read, not
+    imported: the model does not depend on it)."""
+    roots = []
+    for package in ("acp_suggestions.model", "acp_suggestions.sims"):
+        spec = importlib.util.find_spec(package)
+        assert spec is not None and spec.origin is not None  # both are of this distribution
+        roots.append(Path(spec.origin).parent)
+    return code_digest(*roots)
 
 
 class CacheError(Exception):
@@ -80,10 +112,16 @@ def canonical(value: Any) -> Any:
     raise TypeError(f"no canonical encoding for {type(value).__name__}")
 
 
+def identity(task: object) -> str:
+    """A task's name across versions of the code (its configuration's digest): what the
+    table of work done is kept by."""
+    encoded = json.dumps(canonical(task), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(encoded.encode()).hexdigest()[:32]
+
+
 def key(task: object) -> str:
-    """The digest a task's result is stored under."""
-    encoded = json.dumps([fingerprint(), canonical(task)], sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(encoded.encode()).hexdigest()
+    """The digest a task's result is stored under: of the code and the task."""
+    return hashlib.sha256(f"{code()} {identity(task)}".encode()).hexdigest()
 
 
 class _Records(pickle.Unpickler):
@@ -113,15 +151,29 @@ class Cache:
             raise CacheError(f"the cache folder {folder} is not a folder this user can write")
         self.folder, self.hits = folder, 0
 
+    def holds(self, task: object) -> bool:
+        """Whether a result of `task` is stored (it may still prove unreadable)."""
+        return (self.folder / (key(task) + _SUFFIX)).is_file()
+
+    def work(self) -> dict[str, int]:
+        """The states each task explored when last run (by `identity`), as far as known."""
+        try:
+            table = json.loads(self._read(_WORK) or b"{}")
+        except ValueError:
+            return {}
+        if not isinstance(table, dict):
+            return {}
+        return {k: v for k, v in table.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+    def note_work(self, states: dict[str, int]) -> None:
+        """Add what tasks explored to the table of work (`work`)."""
+        self._write(_WORK, json.dumps(self.work() | states, sort_keys=True).encode())
+
     def get(self, task: object) -> Any | None:
         """The stored result of `task`, or None when there is none (or none readable)."""
-        path = self.folder / (key(task) + _SUFFIX)
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        except OSError:
+        data = self._read(key(task) + _SUFFIX)
+        if data is None:
             return None
-        with os.fdopen(fd, "rb") as f:
-            data = f.read()
         try:
             stored_task, result = _Records(io.BytesIO(data)).load()
         except Exception:  # any unreadable file is a miss, whatever broke in reading it
@@ -135,11 +187,23 @@ class Cache:
         """Store the result of `task`, whole or not at all (a file written aside, then
         renamed over its name); a full disk only loses the entry."""
         data = pickle.dumps((task, result), protocol=pickle.HIGHEST_PROTOCOL)
+        self._write(key(task) + _SUFFIX, data)
+
+    def _read(self, name: str) -> bytes | None:
+        """A file of the folder, never through a link; None when it cannot be read."""
+        try:
+            fd = os.open(self.folder / name, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as f:
+                return f.read()
+        except OSError:
+            return None
+
+    def _write(self, name: str, data: bytes) -> None:
         fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
-            os.replace(tmp, self.folder / (key(task) + _SUFFIX))
+            os.replace(tmp, self.folder / name)
         except OSError:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)

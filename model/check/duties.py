@@ -127,7 +127,8 @@ class Placement:
     cell: Cell
     needs: dict[str, list[list[str]]]
     shortest: dict[str, int]
-    explored: int
+    explored: int  # configurations judged: kept sets, each a filter of the one exploration
+    states: int  # of that one exploration, the free agent's
 
 
 def minimal_sets(
@@ -173,7 +174,7 @@ def place(cell: Cell) -> Placement:
         sets = minimal_sets(duties, functools.partial(fails, name))
         needs[name] = [[str(d) for d in sorted(s, key=duties.index)] for s in sets]
     shortest = judged[frozenset(duties)]
-    return Placement(cell, needs, dict(sorted(shortest.items())), len(judged))
+    return Placement(cell, needs, dict(sorted(shortest.items())), len(judged), every.states)
 
 
 def cells(

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from acp_suggestions.model import readings
 from acp_suggestions.model.amendments import AMENDMENTS_BY_NAME
 from acp_suggestions.model.check import duties, plan, sessions
-from acp_suggestions.model.check.cache import Cache
+from acp_suggestions.model.check.cache import Cache, identity
 from acp_suggestions.model.check.executor import Executor
 from acp_suggestions.model.check.rows import Counterexample
 from acp_suggestions.model.check.verify import verify
@@ -324,6 +324,35 @@ def run_all(
         if on_done:
             on_done(result)
     return [by_index[i] for i in range(len(todo))]
+
+
+def task_of(done: Done) -> Task:
+    """The task a result is of."""
+    if isinstance(done, Outcome):
+        return done.job
+    if isinstance(done, duties.Placement):
+        return done.cell
+    return done.setting
+
+
+def states_of(done: Done) -> int:
+    """The states a task explored: its search's, a duty cell's one exploration's, or the pairs
+    of a two-session check."""
+    if isinstance(done, (Outcome, duties.Placement)):
+        return done.states
+    return done.comparison.pair_states
+
+
+# States per unit of `_cost`, for a task the table of earlier runs does not know: the default
+# review's 21.1 M states over its tasks' 57,766 units of cost (2026-12-05; the table a review
+# keeps in its cache folder, work.json, holds each task's states).
+STATES_PER_COST = 365
+
+
+def estimates(todo: Sequence[Task], known: dict[str, int]) -> list[int]:
+    """Each task's states: as an earlier run measured them (`known`, by `cache.identity`),
+    else from its rough cost."""
+    return [known.get(identity(t)) or _cost(t) * STATES_PER_COST for t in todo]
 
 
 def outcomes_of(done: Sequence[Done]) -> list[Outcome]:

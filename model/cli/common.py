@@ -49,14 +49,23 @@ def labelled(label: str, style: str, rest: str) -> Text:
 @contextlib.contextmanager
 def progress(what: str, total: int, quiet: bool) -> Iterator[Callable[[int], None]]:
     """Progress of long work: a bar on a terminal, a plain line at every tenth elsewhere (a
-    CI log), nothing when quiet.  Yields the function that counts work done."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    CI log), each with the time so far and the time left at the pace so far; nothing when
+    quiet.  Yields the function that counts work done."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     if quiet:
         yield lambda n: None
     elif err.is_terminal:
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
-        with Progress(*columns, TimeElapsedColumn(), console=err) as bar:
+        timing = (TimeElapsedColumn(), TimeRemainingColumn())
+        with Progress(*columns, *timing, console=err) as bar:
             task = bar.add_task(what, total=total)
             yield lambda n: bar.advance(task, n)
     else:
@@ -70,7 +79,11 @@ def progress(what: str, total: int, quiet: bool) -> Iterator[Callable[[int], Non
                 shown = tenth
                 seconds = time.perf_counter() - started
                 percent = done * 100 // max(total, 1)
-                err.print(f"{what}: {done:,} of {total:,} ({percent}%), {seconds:.0f} s")
+                left = seconds * max(total - done, 0) / done
+                err.print(
+                    f"{what}: {done:,} of {total:,} ({percent}%), {seconds:.0f} s"
+                    + (f", about {left:.0f} s left" if done < total else "")
+                )
 
         yield advance
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from acp_suggestions.model.amendments import ADOPTIONS, AMENDMENTS_BY_NAME, PROPOSED_BY_FINDINGS
-from acp_suggestions.model.check.cache import Cache, CacheError, default_folder
+from acp_suggestions.model.check.cache import Cache, CacheError, default_folder, identity
 from acp_suggestions.model.check.executor import Executor
 from acp_suggestions.model.cli.common import (
     UsageError,
@@ -126,16 +126,29 @@ def _review(args: argparse.Namespace) -> int:
     executor = executor_for(args, len(todo))
     cache = None if args.no_cache else _cache(args.cache or default_folder())
     started = time.perf_counter()
+    to_run = [t for t in todo if cache is None or not cache.holds(t)]
+    estimated = review.estimates(to_run, cache.work() if cache else {})
+    weights = dict(zip(map(identity, to_run), estimated, strict=True))
+    explored: dict[str, int] = {}
+
+    def done(result: review.Done) -> None:
+        name = identity(review.task_of(result))
+        explored[name] = review.states_of(result)
+        advance(weights.pop(name, 0))
+
     with output_folder(args, "out") as out:
-        with progress("exploring", len(todo), args.quiet) as advance:
+        total = sum(weights.values())
+        with progress("exploring, states (estimated)", total, args.quiet) as advance:
             summary, outcomes = api.review(
                 readings,
                 proposed,
                 with_duties=with_duties,
                 executor=executor,
-                on_done=lambda _: advance(1),
+                on_done=done,
                 cache=cache,
             )
+        if cache:
+            cache.note_work(explored)
         summary.audit = audited
         paths = report.write(out.staging, summary, outcomes)
         out.commit(paths)
