@@ -30,6 +30,7 @@ import json, sys, time
 from pathlib import Path
 from acp_suggestions.model.check import leadsto
 from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.check.store import Spill
 from acp_suggestions.model.config import Bounds, baseline
 from acp_suggestions.model.network import Semantics
@@ -47,9 +48,10 @@ elif version:
                    bounds=Bounds(**bounds))
     spill = Spill(Path(folder), 100_000) if folder else None
     started = time.perf_counter()
-    r = explore(cfg, keep_graph=keep, max_states=60_000_000, spill=spill)
+    spec = spec_of(cfg)
+    r = explore(spec, keep_graph=keep, max_states=60_000_000, spill=spill)
     if decide:
-        leadsto.check(cfg, r.graph, r.worlds)
+        leadsto.check(spec, r)
     print(json.dumps([r.states, time.perf_counter() - started]))
 else:
     print(json.dumps([0, 0.0]))

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from acp_suggestions.model.check import duties
 from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.config import Bounds, baseline, client_policy
 from acp_suggestions.model.invariants import no_offer_from_before_own_prompt
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
@@ -85,8 +86,8 @@ def test_ignoring_unknown_updates_keeps_predictions_out_of_the_transcript() -> N
     m = MUTATIONS_BY_RULE["CAP-2"]
     shows = m.apply(baseline(Revision.CURRENT, 2))
     ignores = shows.with_(client=replace(shows.client, shows_unknown=False))
-    assert "never_in_transcript" in explore(shows).violated
-    assert "never_in_transcript" not in explore(ignores).violated
+    assert "never_in_transcript" in explore(spec_of(shows)).violated
+    assert "never_in_transcript" not in explore(spec_of(ignores)).violated
 
 
 def test_stopping_on_typing_changes_behaviour_but_no_verdict() -> None:
@@ -95,7 +96,7 @@ def test_stopping_on_typing_changes_behaviour_but_no_verdict() -> None:
     other states."""
     plain = baseline(Revision.CURRENT, 1)
     typing = plain.with_(client=client_policy("stop-on-typing"))
-    a, b = explore(plain), explore(typing)
+    a, b = explore(spec_of(plain)), explore(spec_of(typing))
     assert a.states != b.states
     assert a.violated == b.violated and a.reached.keys() == b.reached.keys()
 
@@ -111,13 +112,13 @@ def test_the_drafts_client_rule_is_kept_by_a_fenced_client_over_stdio_and_the_sd
         if version == 2 and semantics is Semantics.PYTHON_SDK:
             continue  # the same verdict, a quarter of a million states: see the review
         cfg = baseline(Revision.DRAFT, version, semantics=semantics, client=client, bounds=wide)
-        assert "no_offer_from_before_own_prompt" not in explore(cfg).violated
+        assert "no_offer_from_before_own_prompt" not in explore(spec_of(cfg)).violated
         sloppy = cfg.with_(
             agent=replace(cfg.agent, breaks=frozenset({RuleId.LT_4})), bounds=Bounds()
         )
-        assert "no_offer_from_before_own_prompt" in explore(sloppy).violated
+        assert "no_offer_from_before_own_prompt" in explore(spec_of(sloppy)).violated
     unordered = baseline(Revision.DRAFT, 1, semantics=Semantics.UNORDERED, client=client)
-    assert "no_offer_from_before_own_prompt" in explore(unordered).violated
+    assert "no_offer_from_before_own_prompt" in explore(spec_of(unordered)).violated
 
 
 def test_a_prompt_lost_with_its_connection_does_not_count_for_the_drafts_rule() -> None:
@@ -132,14 +133,14 @@ def test_a_prompt_lost_with_its_connection_does_not_count_for_the_drafts_rule() 
 
 def test_client_holds_latest_fails_when_updates_append() -> None:
     m = MUTATIONS_BY_RULE["UPD-6"]
-    assert "client_holds_latest" in explore(m.apply(baseline(m.revision, 1))).violated
-    assert "client_holds_latest" not in explore(baseline(Revision.CURRENT, 1)).violated
+    assert "client_holds_latest" in explore(spec_of(m.apply(baseline(m.revision, 1)))).violated
+    assert "client_holds_latest" not in explore(spec_of(baseline(Revision.CURRENT, 1))).violated
 
 
 def test_the_client_half_of_rp2_is_checked() -> None:
     cfg = baseline(Revision.CURRENT, 1)
     client_only = cfg.with_(client=replace(cfg.client, breaks=frozenset({RuleId.RP_2})))
-    assert "list_starts_empty" in explore(client_only).violated
+    assert "list_starts_empty" in explore(spec_of(client_only)).violated
 
 
 def test_a_fenced_v1_client_loses_lists_sent_during_the_turn() -> None:
@@ -203,5 +204,5 @@ def test_a_client_whose_sdk_rejects_a_whole_update_keeps_an_older_list() -> None
     cfg = baseline(Revision.CURRENT, 1, predictions=PREDICT_SOMETIMES_UNREADABLE)
     typed = cfg.with_(client=client_policy("rejects-whole-update"))
     lists = {"client_holds_last_update", "client_holds_latest"}
-    assert not lists & set(explore(cfg).violated)
-    assert lists <= set(explore(typed).violated)
+    assert not lists & set(explore(spec_of(cfg)).violated)
+    assert lists <= set(explore(spec_of(typed)).violated)

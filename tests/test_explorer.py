@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from acp_suggestions.model.check.duties import Cell
 from acp_suggestions.model.check.explorer import Path, explore
 from acp_suggestions.model.check.packed import EMPTY, Packed, PackedSystem
+from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.mutations import MUTATIONS, MUTATIONS_BY_RULE
@@ -51,7 +52,7 @@ PINNED = {
 
 @pytest.mark.parametrize(("version", "semantics"), list(PINNED))
 def test_pinned_state_counts(version: int, semantics: Semantics) -> None:
-    result = explore(Config(version=version, semantics=semantics))
+    result = explore(spec_of(Config(version=version, semantics=semantics)))
     assert result.complete
     assert result.states == PINNED[(version, semantics)]
     assert result.terminal > 0 and result.deadlocks == 0
@@ -76,7 +77,7 @@ def _dfs_count(cfg: Config) -> int:
 @pytest.mark.parametrize("semantics", list(Semantics))
 def test_state_count_matches_an_independent_count(version: int, semantics: Semantics) -> None:
     cfg = Config(version=version, semantics=semantics, bounds=SMALL)
-    result = explore(cfg, keep_graph=True)
+    result = explore(spec_of(cfg), keep_graph=True)
     assert result.graph is not None
     assert result.states == _dfs_count(cfg) == len(result.graph)
     assert result.transitions >= len(result.graph.targets) > 0
@@ -115,7 +116,7 @@ def test_packed_system_agrees_with_the_readable_one(
     names = {action.name for steps in found.values() for action, _ in steps}
     assert {Act.LOAD, Act.PUBLISH, Act.DELIVER_TO_AGENT, Act.DELIVER_TO_CLIENT} <= names
     assert (Act.CANCEL if version == 1 else Act.NEED_ACTION) in names
-    assert len(found) == explore(cfg).states
+    assert len(found) == explore(spec_of(cfg)).states
 
 
 @pytest.mark.parametrize("version", [1, 2])
@@ -153,7 +154,7 @@ def _shortest_by_brute_force(cfg: Config, name: str, limit: int) -> int | None:
 def test_counterexamples_are_shortest(rule_id: str) -> None:
     m = MUTATIONS_BY_RULE[rule_id]
     cfg = m.apply(baseline(m.revision, 1, bounds=replace(SMALL, predictions=2)))
-    result = explore(cfg)
+    result = explore(spec_of(cfg))
     _, steps = result.counterexamples[m.expect.name]
     assert _shortest_by_brute_force(cfg, m.expect.name, len(steps)) == len(steps)
     # The path replays: each step is enabled where it is taken and leads where it says.
@@ -167,7 +168,7 @@ def test_counterexamples_are_shortest(rule_id: str) -> None:
 
 def test_crossing_counterexample_is_pinned() -> None:
     """The draft's client rule fails on the race the RFD describes: a list crosses a prompt."""
-    result = explore(baseline(Revision.DRAFT, 1))
+    result = explore(spec_of(baseline(Revision.DRAFT, 1)))
     _, steps = result.counterexamples["no_offer_from_before_own_prompt"]
     assert [str(a) for a, _ in steps] == [
         "user.type",
@@ -185,7 +186,7 @@ def test_known_gaps_are_exactly_the_baseline_violations(
     revision: Revision, version: int, semantics: Semantics
 ) -> None:
     cfg = baseline(revision, version, semantics=semantics)
-    result = explore(cfg)
+    result = explore(spec_of(cfg))
     in_force = {p.name for p in INVARIANTS if p.in_force(cfg)}
     gaps = KNOWN_GAPS.get((revision, version, semantics), frozenset())
     assert set(result.violated) & in_force == gaps
@@ -193,7 +194,7 @@ def test_known_gaps_are_exactly_the_baseline_violations(
 
 def test_reachability_properties_are_met() -> None:
     for version in (1, 2):
-        result = explore(baseline(Revision.CURRENT, version))
+        result = explore(spec_of(baseline(Revision.CURRENT, version)))
         assert set(result.reached) == {
             "offered_reachable",
             "stale_reachable",
@@ -207,7 +208,7 @@ def test_reachability_properties_are_met() -> None:
 
 
 def test_bound_on_states_is_reported() -> None:
-    result = explore(Config(version=2), max_states=100)
+    result = explore(spec_of(Config(version=2)), max_states=100)
     assert not result.complete and result.states > 100
 
 
@@ -217,10 +218,10 @@ def test_a_search_cut_short_checked_every_state_up_to_its_depth(share: float) ->
     it found every state one step past that depth, and what it checked is a prefix of its
     finds; a violation that close to the start is found."""
     cfg = MUTATIONS_BY_RULE["LT-5"].apply(baseline(Revision.CURRENT, 1))
-    whole = explore(cfg, keep_graph=True)
+    whole = explore(spec_of(cfg), keep_graph=True)
     assert whole.graph is not None and whole.complete and whole.depth is None
     layers = whole.graph.distances(0)
-    cut = explore(cfg, max_states=int(whole.states * share))
+    cut = explore(spec_of(cfg), max_states=int(whole.states * share))
     assert not cut.complete and cut.depth is not None
     within = sum(1 for d in layers.values() if d <= cut.depth + 1)
     assert within <= cut.states <= sum(1 for d in layers.values() if d <= cut.depth + 2)
@@ -233,13 +234,16 @@ def test_a_search_cut_short_checked_every_state_up_to_its_depth(share: float) ->
 def test_live_load_leaves_a_list_in_flight_unwithdrawn(version: int) -> None:
     """Reopening on the live connection: a list crosses the load and is never withdrawn; on a
     new connection (the default) the same peers keep the invariant."""
-    live = explore(baseline(Revision.CURRENT, version, load_on_live_connection=True))
+    live = explore(spec_of(baseline(Revision.CURRENT, version, load_on_live_connection=True)))
     assert "withdrawn_after_prompt" in live.violated
     _, steps = live.counterexamples["withdrawn_after_prompt"]
     names = [a.name for a, _ in steps]
     reopen = next(i for i, n in enumerate(names) if n in REOPENS)
     assert reopen < names.index(Act.DELIVER_TO_CLIENT)
-    assert "withdrawn_after_prompt" not in explore(baseline(Revision.CURRENT, version)).violated
+    assert (
+        "withdrawn_after_prompt"
+        not in explore(spec_of(baseline(Revision.CURRENT, version))).violated
+    )
 
 
 def test_messages_without_fields_are_told_apart() -> None:
@@ -265,7 +269,7 @@ def test_every_invariant_fails_under_some_mutation() -> None:
     failed: set[str] = set()
     for m in MUTATIONS:
         for version in m.versions:
-            failed |= set(explore(m.apply(baseline(m.revision, version))).violated)
+            failed |= set(explore(spec_of(m.apply(baseline(m.revision, version)))).violated)
     assert failed == {p.name for p in INVARIANTS}
 
 
@@ -287,13 +291,13 @@ def test_a_replayed_list_keeps_what_it_was_predicted_for(version: int) -> None:
             cfg = MUTATIONS_BY_RULE[rule].apply(cfg)
         return cfg
 
-    found = explore(broken("LT-5", "RP-1")).counterexamples
+    found = explore(spec_of(broken("LT-5", "RP-1"))).counterexamples
     _, steps = found["withdrawn_after_prompt"]
     end = steps[-1][1]
     held = end.client.held
     assert held is not None and held.replay and held.prompts_seen < end.agent.accepted
     for rule in ("LT-5", "RP-1"):
-        assert "withdrawn_after_prompt" not in explore(broken(rule)).counterexamples
+        assert "withdrawn_after_prompt" not in explore(spec_of(broken(rule))).counterexamples
 
 
 def _verdicts(cfg: Config) -> set[str]:
@@ -320,9 +324,9 @@ def test_leaving_out_the_unread_user_message_changes_no_verdict(
 
     cfg = baseline(Revision.CURRENT, 2, semantics=semantics, bounds=V2_SMALL)
     cfg = cfg.with_(client=client_policy(client))
-    reduced, states = _verdicts(cfg), explore(cfg).states
+    reduced, states = _verdicts(cfg), explore(spec_of(cfg)).states
     monkeypatch.setattr(actors, "echoes_user_message", lambda cfg: cfg.version == 2)
-    assert explore(cfg).states >= states
+    assert explore(spec_of(cfg)).states >= states
     assert _verdicts(cfg) == reduced
 
 
@@ -339,9 +343,9 @@ def test_acceptance_orders_the_transport_cannot_tell_apart_change_no_verdict(
 
     cfg = baseline(Revision.CURRENT, 2, semantics=semantics, bounds=V2_SMALL)
     cfg = cfg.with_(client=client_policy(client))
-    some, states = _verdicts(cfg), explore(cfg).states
+    some, states = _verdicts(cfg), explore(spec_of(cfg)).states
     monkeypatch.setattr(actors, "distinct_orders", lambda cfg, orders: orders)
-    assert explore(cfg).states > states
+    assert explore(spec_of(cfg)).states > states
     assert _verdicts(cfg) == some
 
 
@@ -354,7 +358,7 @@ def test_a_fence_that_ends_at_the_user_message_is_passed_by_an_older_list_over_t
 
     def run(client: str) -> dict[str, tuple[World, Path]]:
         cfg = baseline(Revision.CURRENT, 2, semantics=Semantics.PYTHON_SDK)
-        return explore(cfg.with_(client=client_policy(client))).counterexamples
+        return explore(spec_of(cfg.with_(client=client_policy(client)))).counterexamples
 
     first = run("drop-on-send,fence-prompt")
     for name in ("no_offer_from_before_own_prompt", "withdrawn_after_prompt"):
@@ -378,7 +382,7 @@ def test_the_latest_list_is_the_latest_prediction_not_an_equal_older_one() -> No
     agent sends one per prompt, the client handles them in the other order and holds the
     older, which `client_holds_latest` catches by what each was predicted for."""
     cfg = baseline(Revision.DRAFT, 1, semantics=Semantics.PYTHON_SDK)
-    _, steps = explore(cfg).counterexamples["client_holds_latest"]
+    _, steps = explore(spec_of(cfg)).counterexamples["client_holds_latest"]
     end = steps[-1][1]
     held = end.client.held
     assert held is not None and held.suggestions == end.agent.last_sent
@@ -451,7 +455,7 @@ def test_an_end_state_with_a_message_in_flight_is_a_deadlock(
     from acp_suggestions.model.cli.main import main
 
     monkeypatch.setattr(spec, "PackedSystem", _StuckNetwork)
-    result = explore(Config(version=1))
+    result = explore(spec_of(Config(version=1)))
     assert result.deadlocks > 0 and result.deadlocks <= result.terminal
     assert main(["check", "--safety-only"]) == 1  # a deadlock fails the check
     assert f"{result.deadlocks} deadlocks" in capsys.readouterr().out

@@ -9,6 +9,7 @@ import pytest
 
 from acp_suggestions.model.check import duties, family
 from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.config import Bounds
 from acp_suggestions.model.network import Semantics
 from acp_suggestions.model.rules import RuleId
@@ -42,7 +43,7 @@ def test_a_members_graph_is_its_own_searchs_numbered_alike() -> None:
     every = family.explore(cell.config(frozenset()), names)
     for kept in (frozenset(names), frozenset(names[:2]), frozenset()):
         member = every.member(kept)
-        own = explore(cell.config(kept), keep_graph=True)
+        own = explore(spec_of(cell.config(kept)), keep_graph=True)
         assert own.graph is not None
         assert list(member.graph.edges()) == list(own.graph.edges())
         assert [every.worlds[i] for i in member.order] == list(own.worlds)

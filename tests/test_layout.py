@@ -4,9 +4,11 @@ imports only the rooms its docstring allows."""
 from __future__ import annotations
 
 import ast
+import inspect
 import re
 from pathlib import Path
 
+import networkx as nx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -162,3 +164,60 @@ def test_a_long_module_and_a_bare_silencer_are_caught(tmp_path: Path) -> None:
     )
     assert long_modules(tmp_path) == [f"model/long.py: {MOST_LINES + 1} lines"]
     assert unexplained_silencers(tmp_path) == ["model/quiet.py:1", "model/quiet.py:2"]
+
+
+def _modules(root: Path) -> dict[str, Path]:
+    """The dotted name of every module of the model, the package's `__init__` as the package."""
+    found = {}
+    for path in root.glob("model/**/*.py"):
+        parts = path.relative_to(root).with_suffix("").parts
+        found[".".join(["acp_suggestions", *parts[: -1 if parts[-1] == "__init__" else None]])] = (
+            path
+        )
+    return found
+
+
+def import_loops(root: Path) -> list[list[str]]:
+    """The loops among the model's modules through the imports each runs on loading (its
+    top-level statements, those only a type checker reads included)."""
+    modules = _modules(root)
+    graph = nx.DiGraph()
+    for name, path in modules.items():
+        for node in ast.parse(path.read_text(), str(path)).body:
+            for statement in node.body if isinstance(node, ast.If) else [node]:
+                if isinstance(statement, ast.ImportFrom) and statement.module:
+                    named = [f"{statement.module}.{a.name}" for a in statement.names]
+                    targets = [t for t in named if t in modules] or [statement.module]
+                elif isinstance(statement, ast.Import):
+                    targets = [a.name for a in statement.names]
+                else:
+                    continue
+                graph.add_edges_from((name, t) for t in targets if t in modules and t != name)
+    return sorted(sorted(loop) for loop in nx.simple_cycles(graph))
+
+
+def test_no_import_loop_in_the_model() -> None:
+    assert import_loops(ROOT) == []
+
+
+def test_an_import_loop_is_caught(tmp_path: Path) -> None:
+    rules = tmp_path / "model" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "card.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from acp_suggestions.model.rules.current import RuleId\n"
+    )
+    (rules / "current.py").write_text("from acp_suggestions.model.rules.card import Rule\n")
+    assert import_loops(tmp_path) == [
+        ["acp_suggestions.model.rules.card", "acp_suggestions.model.rules.current"]
+    ]
+
+
+def test_the_checker_has_one_door_taking_a_spec() -> None:
+    """`explore` takes a Spec and nothing beside it but options: a caller with a Config writes
+    `spec.of(config)`, with the properties in the Spec."""
+    from acp_suggestions.model.check.explorer import explore
+
+    parameters = list(inspect.signature(explore).parameters.values())
+    assert [(p.name, p.annotation) for p in parameters[:1]] == [("spec", "Spec")]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters[1:])

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from acp_suggestions.model.check.explorer import Result, explore
 from acp_suggestions.model.check.leadsto import Lasso, check, lasso_steps, leads_to
+from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.config import Config, baseline
 from acp_suggestions.model.liveness import LIVENESS
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
@@ -76,9 +77,9 @@ def test_a_stop_where_nothing_fair_is_enabled_is_a_counterexample() -> None:
 
 
 def _liveness(cfg: Config) -> tuple[Result, dict[str, Lasso | None]]:
-    result = explore(cfg, keep_graph=True)
-    assert result.graph is not None
-    return result, check(cfg, result.graph, result.worlds)
+    spec = spec_of(cfg)
+    result = explore(spec, keep_graph=True)
+    return result, check(spec, result)
 
 
 @pytest.mark.parametrize("version", [1, 2])
@@ -217,7 +218,8 @@ def test_a_cycle_passes_where_an_untaken_class_is_not_enabled() -> None:
 def test_each_leads_to_property_reads_only_what_it_declares(cfg: Config) -> None:
     from acp_suggestions.model.check.leadsto import masks
 
-    result = explore(cfg, keep_graph=True)
-    for prop, (p, q) in zip(LIVENESS, masks(cfg, result.worlds, LIVENESS), strict=True):
+    spec = spec_of(cfg)
+    result = explore(spec, keep_graph=True)
+    for prop, (p, q) in zip(LIVENESS, masks(spec, result.worlds), strict=True):
         assert p.tolist() == [bool(prop.p(cfg, w)) for w in result.worlds]
         assert q.tolist() == [bool(prop.q(cfg, w)) for w in result.worlds]

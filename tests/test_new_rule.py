@@ -1,9 +1,9 @@
-"""A new rule with its mutation is a change to three files: its card (id and breach) in
-`model/rules/current.py`, the `keeps` call that enforces it in `model/actors.py`, and its id
-on the property that catches the breach (in its rules and its `catches`) in
-`model/invariants.py`.  Shown on a copy of the code with a throwaway rule: the catalogue lists
-it, the review runs its mutation, the explorer catches the breach, and the traceability tests
-pass."""
+"""A new rule with its mutation is a change to four files: its id in `model/rules/ids.py`, its
+card (with its breach) in `model/rules/current.py`, the `keeps` call that enforces it in
+`model/actors.py`, and its id on the property that catches the breach (in its rules and its
+`catches`) in `model/invariants.py`.  Shown on a copy of the code with a throwaway rule: the
+catalogue lists it, the review runs its mutation, the explorer catches the breach, and the
+traceability tests pass."""
 
 from __future__ import annotations
 
@@ -22,14 +22,14 @@ ROOT = Path(__file__).resolve().parents[1]
 # the invariant that catches SC-2's breach.
 CARD = """
     card(
-        RuleId.CT_9,
-        "Suggestion content",
-        S,
-        A,
-        "a throwaway duty: no whitespace-only suggestion, a second time",
-        INV,
+        id=RuleId.CT_9,
+        section="Suggestion content",
+        level=Level.STRUCTURAL,
+        side=Side.AGENT,
+        summary="a throwaway duty: no whitespace-only suggestion, a second time",
+        check=Check.INVARIANT,
         breach=Breach(
-            A,
+            Side.AGENT,
             "sends a whitespace-only suggestion past the throwaway duty",
             env=(("predictions", PREDICT_BLANK),),
         ),
@@ -37,10 +37,8 @@ CARD = """
 )
 """
 EDITS = {
-    "model/rules/current.py": [
-        ('    CT_1 = "CT-1"\n', '    CT_1 = "CT-1"\n    CT_9 = "CT-9"\n'),
-        ("\n)\n", CARD),  # the last one: the end of the cards
-    ],
+    "model/rules/ids.py": [('    CT_1 = "CT-1"\n', '    CT_1 = "CT-1"\n    CT_9 = "CT-9"\n')],
+    "model/rules/current.py": [("\n)\n", CARD)],  # the last one: the end of the cards
     "model/actors.py": [
         (
             "or not cfg.agent.keeps(RuleId.SC_2)  # SC-2",
@@ -55,7 +53,7 @@ EDITS = {
 
 
 def _copy_with_the_rule(at: Path) -> Path:
-    """The project's code and tests under `at`, with the throwaway rule's three edits."""
+    """The project's code and tests under `at`, with the throwaway rule's four edits."""
     project = at / "p"
     skip = shutil.ignore_patterns("__pycache__", "*.pyc")
     for folder in ("acp_suggestions", "model", "sims", "tests"):
@@ -82,7 +80,7 @@ def _run(project: Path, *argv: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_a_rule_added_in_three_files_reaches_catalogue_mutation_and_traceability(
+def test_a_rule_added_in_four_files_reaches_catalogue_mutation_and_traceability(
     tmp_path: Path,
 ) -> None:
     project = _copy_with_the_rule(tmp_path)

@@ -14,6 +14,7 @@ import pytest
 
 from acp_suggestions.model.check import deep, store
 from acp_suggestions.model.check.explorer import Result, explore
+from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.check.store import Spill, Spilled
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.config import Bounds, Config, baseline
@@ -49,8 +50,8 @@ CONFIGS = {
 @pytest.mark.parametrize("name", CONFIGS)
 def test_a_spilled_search_finds_what_a_search_in_memory_finds(name: str, tmp_path: Path) -> None:
     cfg, cap = CONFIGS[name]
-    kept = explore(cfg, max_states=cap, keep_graph=True)
-    spilled = explore(cfg, max_states=cap, keep_graph=True, spill=Spill(tmp_path, 150))
+    kept = explore(spec_of(cfg), max_states=cap, keep_graph=True)
+    spilled = explore(spec_of(cfg), max_states=cap, keep_graph=True, spill=Spill(tmp_path, 150))
     assert isinstance(spilled.worlds.packed, Spilled)
     assert _found(spilled) == _found(kept)
     assert kept.states > 1000 and bool(kept.counterexamples)
@@ -59,7 +60,7 @@ def test_a_spilled_search_finds_what_a_search_in_memory_finds(name: str, tmp_pat
 def test_colliding_fingerprints_are_told_apart(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kept = explore(Config(version=1), keep_graph=True)
+    kept = explore(spec_of(Config(version=1)), keep_graph=True)
     exact = Spilled._resolve_exactly
     calls = []
 
@@ -71,7 +72,7 @@ def test_colliding_fingerprints_are_told_apart(
     monkeypatch.setattr(store, "fingerprint", lambda k: k[:, 0].astype(np.uint64) % 7)
     monkeypatch.setattr(Spilled, "_resolve_exactly", counted)
     monkeypatch.setattr(Spilled, "chunk", 64)
-    spilled = explore(Config(version=1), keep_graph=True, spill=Spill(tmp_path, 100))
+    spilled = explore(spec_of(Config(version=1)), keep_graph=True, spill=Spill(tmp_path, 100))
     assert len(calls) > 10
     assert _found(spilled) == _found(kept)
 
@@ -83,7 +84,7 @@ def _open_in(folder: Path) -> int:
 
 
 def test_spilled_states_live_in_unnamed_files_that_vanish_with_the_search(tmp_path: Path) -> None:
-    result = explore(Config(version=2), keep_graph=True, spill=Spill(tmp_path, 100))
+    result = explore(spec_of(Config(version=2)), keep_graph=True, spill=Spill(tmp_path, 100))
     assert _open_in(tmp_path) > 0  # the states and the seen index are in files there ...
     assert list(tmp_path.iterdir()) == []  # ... with no names: nothing to clean up, ever
     del result
@@ -92,7 +93,7 @@ def test_spilled_states_live_in_unnamed_files_that_vanish_with_the_search(tmp_pa
 
 
 def test_no_spill_below_the_budget(tmp_path: Path) -> None:
-    result = explore(Config(version=1), keep_graph=True, spill=Spill(tmp_path, 10**6))
+    result = explore(spec_of(Config(version=1)), keep_graph=True, spill=Spill(tmp_path, 10**6))
     assert isinstance(result.worlds.packed, list)
     assert Spill.within(tmp_path, 3.0).after == 3 * 2**30 // store.BYTES_PER_STATE
 

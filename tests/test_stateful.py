@@ -14,6 +14,7 @@ from hypothesis import settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from acp_suggestions.model.check import spec
+from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.mutations import MUTATIONS, Mutation
 from acp_suggestions.model.network import Semantics
@@ -64,7 +65,7 @@ def test_every_action_of_the_model_has_a_rule_of_its_own() -> None:
     configs += [m.apply(baseline(m.revision, v, bounds=small)) for m, v in MUTANTS]
     names = set()
     for cfg in configs:
-        graph = explore(cfg, keep_graph=True).graph
+        graph = explore(spec_of(cfg), keep_graph=True).graph
         assert graph is not None
         names |= {(a.actor, a.name) for _, _, a in graph.edges()}
     assert names == RULES.keys()

@@ -12,6 +12,7 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from acp_suggestions.model.check import spec
 from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.check.verify import verify
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.config import Bounds, Config, baseline, client_policy
@@ -44,7 +45,7 @@ def _grey_text(version: int = 1, **changes: object) -> Config:
 
 def _actions(cfg: Config, prop: str) -> list[str]:
     """The shortest counterexample of `prop` in `cfg`, as its actions."""
-    _, path = explore(cfg).counterexamples[prop]
+    _, path = explore(spec_of(cfg)).counterexamples[prop]
     return [str(action) for action, _ in path]
 
 
@@ -87,7 +88,7 @@ def test_a_chip_that_shows_only_text_sends_a_link_never_on_screen(version: int) 
         "user.select",
     ]
     compliant = baseline(CURRENT, version, presentation="chips", predictions=PREDICT_TEXT_AND_LINK)
-    assert not set(explore(compliant).violated) & set(USER_PROPERTIES)
+    assert not set(explore(spec_of(compliant)).violated) & set(USER_PROPERTIES)
 
 
 def test_the_run_says_what_was_on_screen() -> None:
@@ -114,7 +115,7 @@ def test_tab_and_enter_in_a_plain_text_composer_send_a_link_never_shown(version:
     ]
     assert _actions(cfg, "offers_only_what_it_shows") == ["agent.predict", "agent.publish"]
     shows_all = cfg.with_(presentation="composer")
-    assert not set(explore(shows_all).violated) & set(USER_PROPERTIES)
+    assert not set(explore(spec_of(shows_all)).violated) & set(USER_PROPERTIES)
 
 
 def test_the_unseen_link_by_brute_force() -> None:
@@ -180,7 +181,7 @@ def test_the_automatic_run_is_as_long_as_the_bounds_allow(n: int) -> None:
 @pytest.mark.parametrize("version", [1, 2])
 def test_sending_once_per_user_action_bounds_the_run(version: int) -> None:
     cfg = baseline(CURRENT, version, auto_send="user", client=client_policy("auto-send-once"))
-    assert "automatic_sends_bounded" not in explore(cfg).violated
+    assert "automatic_sends_bounded" not in explore(spec_of(cfg)).violated
 
 
 @pytest.mark.parametrize(

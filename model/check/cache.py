@@ -39,7 +39,7 @@ _RECORDS = frozenset(
         "messages",
         "network",
         "rules.card",
-        "rules.current",
+        "rules.ids",
         "session",
         "state",
         "system",

@@ -1,5 +1,5 @@
 """Breadth-first exploration of every reachable state of one Spec (`model.check.spec`; the
-protocol model of a configuration by default).
+protocol model of a configuration is `spec.of(config)`), the checker's one door.
 
 States are deduplicated by value (as packed worlds) and numbered in the order found; each
 invariant is checked in every state and the first (hence shortest) path to a violation is
@@ -18,10 +18,9 @@ from typing import ParamSpec, TypeVar, overload
 from acp_suggestions.model.check.graph import StateGraph
 from acp_suggestions.model.check.packed import Packed
 from acp_suggestions.model.check.spec import WHOLE, Spec
-from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.check.store import Found, Spill, Spilled
 from acp_suggestions.model.config import Config
-from acp_suggestions.model.invariants import INVARIANTS, REACHABLE, Property
+from acp_suggestions.model.invariants import INVARIANTS, Property
 from acp_suggestions.model.state import World
 from acp_suggestions.model.system import Action
 
@@ -97,20 +96,17 @@ _TOLD = 50_000  # states expanded between two calls of `progress`
 
 @_cyclic_gc_paused
 def explore(  # noqa: C901 (the search's loop, flat: a call per state costs, as in successors)
-    config: Config | Spec,
-    invariants: Sequence[Property] = INVARIANTS,
-    reachable: Sequence[Property] = REACHABLE,
+    spec: Spec,
     *,
     max_states: int = 2_000_000,
     keep_graph: bool = False,
     progress: Callable[[int], None] | None = None,
     spill: Spill | None = None,
 ) -> Result:
-    """Explore a Spec, or the protocol model of a configuration with the given properties,
-    breadth-first; `keep_graph` also returns the state graph (in arrays:
-    `model.check.graph`); `spill` moves the states found to files past a count of them;
-    `progress` is told of each further 50,000 states expanded."""
-    spec = config if isinstance(config, Spec) else spec_of(config, invariants, reachable)
+    """Explore a Spec (`spec.of(config)` for the protocol model of a configuration)
+    breadth-first, checking its invariants in every state; `keep_graph` also returns the
+    state graph (in arrays: `model.check.graph`); `spill` moves the states found to files past
+    a count of them; `progress` is told of each further 50,000 states expanded."""
     system, checked = spec.steps, spec.config
     init = system.init_state()
     store: Found | Spilled = Found(system.pack(init))

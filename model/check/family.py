@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -21,11 +21,10 @@ from acp_suggestions.model.check import leadsto
 from acp_suggestions.model.check.explorer import Worlds
 from acp_suggestions.model.check.graph import StateGraph
 from acp_suggestions.model.check.packed import PackedSystem
-from acp_suggestions.model.check.spec import WHOLE
+from acp_suggestions.model.check.spec import WHOLE, Spec
+from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.check.store import Found
 from acp_suggestions.model.config import Config
-from acp_suggestions.model.invariants import INVARIANTS
-from acp_suggestions.model.liveness import LIVENESS
 from acp_suggestions.model.rules import RuleId
 from acp_suggestions.model.system import Action
 
@@ -61,6 +60,7 @@ class Family:
     step's action and the duties it breaks as bits of `duties`, and every property's
     predicates over every state."""
 
+    spec: Spec  # the free agent's
     duties: tuple[RuleId, ...]
     worlds: Worlds  # by the family's numbers
     indptr: Ints
@@ -120,19 +120,20 @@ class Family:
         property that fails, with its shortest counterexample's number of steps."""
         m = self.member(kept)
         out = {}
-        for j, p in enumerate(INVARIANTS):
+        for j, p in enumerate(self.spec.invariants):
             failing = self.broken[m.order, j]
             if failing.any():
                 out[p.name] = int(m.depth[failing].min())
         masks = [(p[m.order], q[m.order]) for p, q in self.masks]
-        lassos = leadsto.decide(m.graph, LIVENESS, masks)
+        lassos = leadsto.decide(self.spec, m.graph, masks)
         return out | {n: len(x.walk) - 1 for n, x in lassos.items() if x is not None}
 
 
 def explore(free: Config, duties: Sequence[RuleId], max_states: int = 2_000_000) -> Family:
     """Explore the free agent's configuration `free` (its `optional` rules are `duties`) once,
     every step labelled by the duties it breaks, and decide every property in every state."""
-    system = PackedSystem(free, every_minimal=True)
+    spec = replace(spec_of(free), steps=PackedSystem(free, every_minimal=True))
+    system = spec.steps
     store = Found(system.pack(system.init_state()))
     offsets, targets, labels = array("q", [0]), array("i"), array("i")
     numbered: dict[Action, int] = {}
@@ -148,13 +149,14 @@ def explore(free: Config, duties: Sequence[RuleId], max_states: int = 2_000_000)
     label = np.frombuffer(labels, dtype=np.int32)
     worlds = Worlds(store.packed, system.unpack)
     groups: dict[tuple[str, ...], list[int]] = {}
-    for j, p in enumerate(INVARIANTS):
+    for j, p in enumerate(spec.invariants):
         groups.setdefault(p.reads or WHOLE, []).append(j)
-    broken = np.zeros((len(worlds), len(INVARIANTS)), dtype=bool)
+    broken = np.zeros((len(worlds), len(spec.invariants)), dtype=bool)
     for reads, js in groups.items():
-        holds = [INVARIANTS[j].holds for j in js]
-        broken[:, js] = ~leadsto.per_state(free, worlds, reads, holds)
+        holds = [spec.invariants[j].holds for j in js]
+        broken[:, js] = ~leadsto.per_state(spec, worlds, reads, holds)
     return Family(
+        spec,
         tuple(duties),
         worlds,
         np.frombuffer(offsets, dtype=np.int64),
@@ -163,5 +165,5 @@ def explore(free: Config, duties: Sequence[RuleId], max_states: int = 2_000_000)
         actions,
         by_action[label],
         broken,
-        leadsto.masks(free, worlds, LIVENESS),
+        leadsto.masks(spec, worlds),
     )

@@ -25,11 +25,9 @@ from numpy.typing import NDArray
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from acp_suggestions.model.check.explorer import Worlds
+from acp_suggestions.model.check.explorer import Result, Worlds
 from acp_suggestions.model.check.graph import StateGraph
-from acp_suggestions.model.check.spec import part_key
-from acp_suggestions.model.config import Config
-from acp_suggestions.model.liveness import LIVENESS, LeadsTo, fair_system_step
+from acp_suggestions.model.check.spec import Spec
 from acp_suggestions.model.state import World
 from acp_suggestions.model.system import Action
 
@@ -291,15 +289,15 @@ def leads_to(
 
 
 def per_state(
-    cfg: Config,
+    spec: Spec,
     worlds: Worlds,
     reads: tuple[str, ...],
-    predicates: Sequence[Callable[[Config, World], object]],
+    predicates: Sequence[Callable[[Any, Any], object]],
 ) -> NDArray[np.bool_]:
-    """Each predicate over every state (a row per state, a column per predicate), decided
-    once per distinct value of what of the world they read (`reads`, found in the explorer's
-    packed worlds)."""
-    key = part_key(reads)
+    """Each predicate (of the Spec's config and a world) over every state, a row per state and
+    a column per predicate, decided once per distinct value of what of the world they read
+    (`reads`, found by the Spec's `part_key` in the explorer's packed worlds)."""
+    key = spec.part_key(reads)
     seen: dict[object, int] = {}
     values: list[list[bool]] = []
     codes = array("i")
@@ -309,39 +307,40 @@ def per_state(
         if code is None:
             w = worlds[i]
             code = seen[k] = len(values)
-            values.append([bool(f(cfg, w)) for f in predicates])
+            values.append([bool(f(spec.config, w)) for f in predicates])
         codes.append(code)
     table = np.array(values, dtype=bool).reshape(len(values), len(predicates))
     return table[np.frombuffer(codes, dtype=np.int32)]
 
 
-def masks(cfg: Config, worlds: Worlds, props: Sequence[LeadsTo]) -> list[tuple[Mask, Mask]]:
-    """Each property's P and Q over every state, one pass over the states for each set of
-    parts read, deciding every property reading it."""
-    masks: dict[str, tuple[Mask, Mask]] = {}
+def masks(spec: Spec, worlds: Worlds) -> list[tuple[Mask, Mask]]:
+    """Each of the Spec's leads-to properties' P and Q over every state, one pass over the
+    states for each set of parts read, deciding every property reading it."""
+    props, masks = spec.leads_to, {}
     for reads in dict.fromkeys(prop.reads for prop in props):
         group = [prop for prop in props if prop.reads == reads]
-        table = per_state(cfg, worlds, reads, [f for prop in group for f in (prop.p, prop.q)])
+        table = per_state(spec, worlds, reads, [f for prop in group for f in (prop.p, prop.q)])
         for j, prop in enumerate(group):
             masks[prop.name] = (table[:, 2 * j], table[:, 2 * j + 1])
     return [masks[prop.name] for prop in props]
 
 
-def check(
-    cfg: Config, graph: StateGraph, worlds: Worlds, props: Sequence[LeadsTo] = LIVENESS
-) -> dict[str, Lasso | None]:
-    """Decide each leads-to property on the explorer's graph of `cfg` (node i is worlds[i],
-    node 0 the initial state)."""
-    return decide(graph, props, masks(cfg, worlds, props))
+def check(spec: Spec, result: Result) -> dict[str, Lasso | None]:
+    """Decide each of the Spec's leads-to properties on the graph of its exploration `result`
+    (kept, `keep_graph`; node i is `result.worlds[i]`, node 0 the initial state), under the
+    Spec's fairness."""
+    assert result.graph is not None, "explore with keep_graph"
+    return decide(spec, result.graph, masks(spec, result.worlds))
 
 
 def decide(
-    graph: StateGraph, props: Sequence[LeadsTo], masks: Sequence[tuple[Mask, Mask]]
+    spec: Spec, graph: StateGraph, masks: Sequence[tuple[Mask, Mask]]
 ) -> dict[str, Lasso | None]:
-    """Decide each leads-to property on a graph of numbered states (0 the initial one), given
-    its P and Q over every state."""
-    g = _Arrays(graph, fair_system_step, 0)
-    return {prop.name: _decide(g, p, q, int) for prop, (p, q) in zip(props, masks, strict=True)}
+    """Decide each of the Spec's leads-to properties on a graph of numbered states (0 the
+    initial one), given its P and Q over every state."""
+    g = _Arrays(graph, spec.fairness, 0)
+    pairs = zip(spec.leads_to, masks, strict=True)
+    return {prop.name: _decide(g, p, q, int) for prop, (p, q) in pairs}
 
 
 def lasso_steps(

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 from acp_suggestions.model.check.packed import EMPTY, PackedSystem
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.invariants import INVARIANTS, REACHABLE, Property
-from acp_suggestions.model.liveness import LIVENESS, LeadsTo
+from acp_suggestions.model.liveness import LIVENESS, LeadsTo, fair_system_step
 from acp_suggestions.model.session import V1, V2
 from acp_suggestions.model.state import World
 from acp_suggestions.model.system import System
@@ -59,6 +59,8 @@ class Spec:
     invariants: Sequence[Property]
     reachable: Sequence[Property] = ()
     leads_to: Sequence[LeadsTo] = ()  # decided on the whole graph, under weak fairness
+    # of the classes this names each step's label by (None: no fairness asked of the step)
+    fairness: Callable[[Any], str | None] = field(default=lambda action: None)
     deadlocked: Callable[[Any], bool] = field(default=lambda w: False)
     part_key: Callable[[tuple[str, ...]], Callable[[Any], object]] = _whole
     system: System | None = None
@@ -88,4 +90,14 @@ def of(
     """The protocol model of `config`: the composed system over packed and over readable
     worlds, its invariants, goals and leads-to properties, and its deadlocks."""
     packed, readable = PackedSystem(config), System(config)
-    return Spec(config, packed, invariants, reachable, LIVENESS, deadlocked, part_key, readable)
+    return Spec(
+        config,
+        packed,
+        invariants,
+        reachable,
+        LIVENESS,
+        fair_system_step,
+        deadlocked,
+        part_key,
+        readable,
+    )

@@ -109,11 +109,6 @@ def verify(
     result = explore(
         spec, max_states=max_states, keep_graph=liveness, spill=spill, progress=progress
     )
-    graph = result.graph
-    decided = result.complete and graph is not None
-    lassos = (
-        leadsto.check(cfg, graph, result.worlds, spec.leads_to)
-        if decided and graph is not None
-        else {}
-    )
+    decided = result.complete and result.graph is not None
+    lassos = leadsto.check(spec, result) if decided else {}
     return Verdicts(cfg, result, lassos, decided)

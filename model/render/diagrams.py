@@ -11,6 +11,7 @@ from pathlib import Path
 
 from acp_suggestions.model import lifecycle, session
 from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.invariants import INVARIANTS, PROPERTIES_BY_NAME
 from acp_suggestions.model.mutations import MUTATIONS
@@ -86,7 +87,7 @@ def _projection(
 ) -> tuple[list[tuple[str, str]], dict[tuple[tuple[str, str], tuple[str, str]], set[str]]]:
     """The reachable graph of `cfg` projected on (group, state) pairs: the pairs it reaches and
     the words of the steps between two of them (without the user's reopens unless `reopens`)."""
-    result = explore(cfg, keep_graph=True)
+    result = explore(spec_of(cfg), keep_graph=True)
     assert result.graph is not None
     worlds = result.worlds
     edges: dict[tuple[tuple[str, str], tuple[str, str]], set[str]] = {}
@@ -195,7 +196,7 @@ def state_graph() -> Diagram:
     states that violate an invariant in force marked."""
     lt5 = next(m for m in MUTATIONS if m.rule == "LT-5")
     cfg: Config = lt5.apply(baseline(Revision.CURRENT, 1, bounds=TINY))
-    result = explore(cfg, keep_graph=True)
+    result = explore(spec_of(cfg), keep_graph=True)
     assert result.graph is not None
     in_force = [p for p in INVARIANTS if p.in_force(cfg)]
     dot = [
@@ -271,7 +272,7 @@ def counterexample_charts() -> list[Diagram]:
             )
         )
     for name, caption, cfg, prop in findings:
-        init, path = explore(cfg).counterexamples[prop]
+        init, path = explore(spec_of(cfg)).counterexamples[prop]
         steps = System(cfg).walk(init, path)
         group = "What goes wrong" if name.startswith("mutation-") else "Races"
         wrong = PROPERTIES_BY_NAME[prop].broken

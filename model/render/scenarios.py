@@ -11,6 +11,7 @@ from typing import NamedTuple
 import networkx as nx
 
 from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.messages import ClientSuggestionCaps
 from acp_suggestions.model.render.dotlang import Diagram
@@ -60,7 +61,7 @@ def _withdrawn(accepted: int) -> Callable[[World], bool]:
 def path_through(cfg: Config, milestones: tuple[Milestone, ...]) -> tuple[World, Path]:
     """The shortest path from the start that passes every milestone in order (each leg the
     shortest to its milestone, ties broken by state number, so the path is deterministic)."""
-    result = explore(cfg, keep_graph=True)
+    result = explore(spec_of(cfg), keep_graph=True)
     assert result.graph is not None
     graph, worlds = result.graph.to_networkx(), result.worlds
     at, nodes = 0, [0]
@@ -169,7 +170,7 @@ SCENARIOS = (
 def _never_sends(cfg: Config) -> str:
     """The closing words of the negotiation chart, from a search of the client that does not
     advertise the capability."""
-    result = explore(cfg, keep_graph=True)
+    result = explore(spec_of(cfg), keep_graph=True)
     if any(_lists(w) for w in result.worlds):
         raise ValueError("an agent sent updates to a client without the capability")
     return (

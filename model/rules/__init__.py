@@ -9,7 +9,7 @@ from collections import Counter
 
 from acp_suggestions.model.rules import current, draft, legacy
 from acp_suggestions.model.rules.card import Breach, Check, Level, Revision, Rule, Side
-from acp_suggestions.model.rules.current import RuleId
+from acp_suggestions.model.rules.ids import RuleId
 
 __all__ = [
     "RULES",

@@ -6,10 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from acp_suggestions.model.rules.current import RuleId
+from acp_suggestions.model.rules.ids import RuleId
 
 
 class Level(StrEnum):
@@ -101,13 +99,13 @@ _CURRENT = (Revision.CURRENT,)
 
 
 def card(
+    *,
     id: RuleId,
     section: str,
     level: Level,
     side: Side,
     summary: str,
     check: Check,
-    *,
     versions: tuple[int, ...] = _BOTH_VERSIONS,
     revisions: tuple[Revision, ...] = _CURRENT,
     why: str = "",
@@ -115,8 +113,8 @@ def card(
     signature: str = "",
     breach: Breach | None = None,
 ) -> Rule:
-    """A rule card, its keyword as written defaulting to its level (none for a requirement
-    stated without one)."""
+    """A rule card, every field named, its keyword as written defaulting to its level (none for
+    a requirement stated without one)."""
     unwritten = level in (Level.STRUCTURAL, Level.RATIONALE)  # no keyword in the text
     written = keyword if keyword is not None else ("" if unwritten else str(level))
     return Rule(
@@ -133,17 +131,3 @@ def card(
         signature,
         breach,
     )
-
-
-# Shorthands the card modules write their cards with.
-S, M, MN, SH, SHN, MAY = (
-    Level.STRUCTURAL,
-    Level.MUST,
-    Level.MUST_NOT,
-    Level.SHOULD,
-    Level.SHOULD_NOT,
-    Level.MAY,
-)
-A, C, B = Side.AGENT, Side.CLIENT, Side.BOTH
-INV, MON, BOTH, NO = Check.INVARIANT, Check.MONITOR, Check.BOTH, Check.NOT_OBSERVABLE
-POLICY = Check.MODELLED

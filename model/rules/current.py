@@ -1,31 +1,11 @@
-"""The rule ids, and the cards of the current revision (2026-11-14), where a new rule is added:
-its id below, its card in `RULES`.  Sections are the RFD's headings, verbatim."""
+"""The cards of the current revision (2026-11-14), where a new rule is added: its id in
+`ids.py`, its card in `RULES`.  Sections are the RFD's headings, verbatim."""
 
 from __future__ import annotations
 
-from enum import StrEnum
-
 from acp_suggestions.model.messages import ClientSuggestionCaps
-from acp_suggestions.model.rules.card import (
-    BOTH,
-    INV,
-    MAY,
-    MN,
-    MON,
-    NO,
-    POLICY,
-    SH,
-    SHN,
-    A,
-    B,
-    Breach,
-    C,
-    Level,
-    M,
-    Rule,
-    S,
-    card,
-)
+from acp_suggestions.model.rules.card import Breach, Check, Level, Rule, Side, card
+from acp_suggestions.model.rules.ids import RuleId
 from acp_suggestions.model.state import (
     PREDICT_ALL_UNUSABLE,
     PREDICT_BLANK,
@@ -35,423 +15,388 @@ from acp_suggestions.model.state import (
     PREDICT_TRIMMABLE,
 )
 
-
-class RuleId(StrEnum):
-    """Every rule's id, of every revision: code names a rule by its member, so a misspelt id is
-    an error, never a silently different rule."""
-
-    UPD_1 = "UPD-1"
-    UPD_2 = "UPD-2"
-    UPD_3 = "UPD-3"
-    UPD_4 = "UPD-4"
-    UPD_5 = "UPD-5"
-    UPD_6 = "UPD-6"
-    SC_1 = "SC-1"
-    SC_2 = "SC-2"
-    SC_3 = "SC-3"
-    SC_4 = "SC-4"
-    SC_5 = "SC-5"
-    SC_6 = "SC-6"
-    SC_7 = "SC-7"
-    LT_1 = "LT-1"
-    LT_2 = "LT-2"
-    LT_3 = "LT-3"
-    LT_4 = "LT-4"
-    LT_5 = "LT-5"
-    LT_6 = "LT-6"
-    LT_7 = "LT-7"
-    LT_8 = "LT-8"
-    LT_9 = "LT-9"
-    TM_1 = "TM-1"
-    TM_2 = "TM-2"
-    TM_3 = "TM-3"
-    RP_1 = "RP-1"
-    RP_2 = "RP-2"
-    RP_3 = "RP-3"
-    CP_1 = "CP-1"
-    CP_2 = "CP-2"
-    CP_3 = "CP-3"
-    CAP_1 = "CAP-1"
-    CAP_2 = "CAP-2"
-    CAP_3 = "CAP-3"
-    CAP_4 = "CAP-4"
-    CT_1 = "CT-1"
-    D_1 = "D-1"
-    D_2 = "D-2"
-    D_3 = "D-3"
-    D_4 = "D-4"
-    D_5 = "D-5"
-    D_6 = "D-6"
-    D_7 = "D-7"
-    D_8 = "D-8"
-    D_9 = "D-9"
-    L_1 = "L-1"
-    L_2 = "L-2"
-    L_3 = "L-3"
-    L_4 = "L-4"
-    L_5 = "L-5"
-    L_6 = "L-6"
-    L_7 = "L-7"
-    L_8 = "L-8"
-    L_9 = "L-9"
-
-
 RULES: tuple[Rule, ...] = (
-    card(RuleId.UPD_1, "The update", S, A, "suggestions is present, non-null and a list", MON),
     card(
-        RuleId.UPD_2,
-        "The update",
-        S,
-        A,
-        "suggestions are ordered most likely first",
-        NO,
+        id=RuleId.UPD_1,
+        section="The update",
+        level=Level.STRUCTURAL,
+        side=Side.AGENT,
+        summary="suggestions is present, non-null and a list",
+        check=Check.MONITOR,
+    ),
+    card(
+        id=RuleId.UPD_2,
+        section="The update",
+        level=Level.STRUCTURAL,
+        side=Side.AGENT,
+        summary="suggestions are ordered most likely first",
+        check=Check.NOT_OBSERVABLE,
         why="likelihood is the agent's private judgement; no message shows it",
     ),
     card(
-        RuleId.UPD_3,
-        "The update",
-        S,
-        B,
-        "an empty list withdraws what the client is offering",
-        INV,
-        breach=Breach(C, "ignores an empty update"),
+        id=RuleId.UPD_3,
+        section="The update",
+        level=Level.STRUCTURAL,
+        side=Side.BOTH,
+        summary="an empty list withdraws what the client is offering",
+        check=Check.INVARIANT,
+        breach=Breach(Side.CLIENT, "ignores an empty update"),
     ),
     card(
-        RuleId.UPD_4,
-        "The update",
-        S,
-        A,
-        "each suggestion has a non-null prompt of at least one ContentBlock",
-        MON,
+        id=RuleId.UPD_4,
+        section="The update",
+        level=Level.STRUCTURAL,
+        side=Side.AGENT,
+        summary="each suggestion has a non-null prompt of at least one ContentBlock",
+        check=Check.MONITOR,
     ),
     card(
-        RuleId.UPD_5,
-        "The update",
-        S,
-        B,
-        "_meta on the update and each suggestion is optional; omitted equals null",
-        MON,
+        id=RuleId.UPD_5,
+        section="The update",
+        level=Level.STRUCTURAL,
+        side=Side.BOTH,
+        summary="_meta on the update and each suggestion is optional; omitted equals null",
+        check=Check.MONITOR,
     ),
     card(
-        RuleId.UPD_6,
-        "The update",
-        S,
-        B,
-        "each update replaces the whole current list; no ids, no append, no single removal",
-        INV,
-        breach=Breach(C, "appends an update to its list instead of replacing it"),
+        id=RuleId.UPD_6,
+        section="The update",
+        level=Level.STRUCTURAL,
+        side=Side.BOTH,
+        summary="each update replaces the whole current list; no ids, no append, no single removal",
+        check=Check.INVARIANT,
+        breach=Breach(Side.CLIENT, "appends an update to its list instead of replacing it"),
     ),
     card(
-        RuleId.SC_1,
-        "Suggestion content",
-        M,
-        A,
-        "each prompt is valid as the prompt of session/prompt for the session",
-        BOTH,
+        id=RuleId.SC_1,
+        section="Suggestion content",
+        level=Level.MUST,
+        side=Side.AGENT,
+        summary="each prompt is valid as the prompt of session/prompt for the session",
+        check=Check.BOTH,
         signature="suggestion prompt valid session/prompt request",
     ),
     card(
-        RuleId.SC_2,
-        "Suggestion content",
-        MN,
-        A,
-        "no suggestion whose only content is empty or whitespace-only text",
-        BOTH,
+        id=RuleId.SC_2,
+        section="Suggestion content",
+        level=Level.MUST_NOT,
+        side=Side.AGENT,
+        summary="no suggestion whose only content is empty or whitespace-only text",
+        check=Check.BOTH,
         signature="agents suggestion only content empty whitespace-only text",
         breach=Breach(
-            A,
+            Side.AGENT,
             "sends a whitespace-only suggestion",
             env=(("predictions", PREDICT_BLANK),),
         ),
     ),
     card(
-        RuleId.SC_3,
-        "Suggestion content",
-        M,
-        A,
-        "only content types both sides support: text and resource_link always; image, audio "
-        "and resource only when both advertise them",
-        BOTH,
+        id=RuleId.SC_3,
+        section="Suggestion content",
+        level=Level.MUST,
+        side=Side.AGENT,
+        summary="only content types both sides support: text and resource_link always; image, "
+        "audio and resource only when both advertise them",
+        check=Check.BOTH,
         signature="agents content types both sides support",
         breach=Breach(
-            A,
+            Side.AGENT,
             "sends image suggestions that neither side advertised",
             env=(("predictions", PREDICT_IMAGE),),
         ),
     ),
     card(
-        RuleId.SC_4,
-        "Suggestion content",
-        S,
-        C,
-        "the client skips a suggestion it cannot use and keeps the rest",
-        INV,
+        id=RuleId.SC_4,
+        section="Suggestion content",
+        level=Level.STRUCTURAL,
+        side=Side.CLIENT,
+        summary="the client skips a suggestion it cannot use and keeps the rest",
+        check=Check.INVARIANT,
         breach=Breach(
-            C,
+            Side.CLIENT,
             "drops a whole update when one suggestion is unusable",
             env=(("predictions", PREDICT_ONE_UNUSABLE),),
         ),
     ),
     card(
-        RuleId.SC_5,
-        "Suggestion content",
-        SH,
-        C,
-        "the client skips the whole suggestion rather than offering its remaining blocks",
-        INV,
+        id=RuleId.SC_5,
+        section="Suggestion content",
+        level=Level.SHOULD,
+        side=Side.CLIENT,
+        summary="the client skips the whole suggestion rather than offering its remaining blocks",
+        check=Check.INVARIANT,
         signature="client skip whole suggestion remaining blocks",
         breach=Breach(
-            C,
+            Side.CLIENT,
             "offers what remains of a suggestion after dropping an unusable block",
             env=(("predictions", PREDICT_TRIMMABLE),),
         ),
     ),
     card(
-        RuleId.SC_6,
-        "Suggestion content",
-        S,
-        C,
-        "an update whose suggestions are all skipped still replaces the list; nothing offered",
-        INV,
+        id=RuleId.SC_6,
+        section="Suggestion content",
+        level=Level.STRUCTURAL,
+        side=Side.CLIENT,
+        summary="an update whose suggestions are all skipped still replaces the list; nothing "
+        "offered",
+        check=Check.INVARIANT,
         breach=Breach(
-            C,
+            Side.CLIENT,
             "keeps its old list when every suggestion of an update is unusable",
             env=(("predictions", PREDICT_ALL_UNUSABLE),),
         ),
     ),
     card(
-        RuleId.SC_7,
-        "Suggestion content",
-        S,
-        C,
-        "every client that advertises promptSuggestions can offer text and resource_link blocks",
-        POLICY,
-    ),
-    card(RuleId.LT_1, "Lifetime", S, B, "a session starts with an empty list", INV),
-    card(
-        RuleId.LT_2,
-        "Lifetime",
-        S,
-        B,
-        "the most recent update is the current list until the agent sends another",
-        INV,
+        id=RuleId.SC_7,
+        section="Suggestion content",
+        level=Level.STRUCTURAL,
+        side=Side.CLIENT,
+        summary="every client that advertises promptSuggestions can offer text and resource_link "
+        "blocks",
+        check=Check.MODELLED,
     ),
     card(
-        RuleId.LT_3,
-        "Lifetime",
-        M,
-        A,
-        "the agent predicts from the conversation as it stands when it sends",
-        INV,
+        id=RuleId.LT_1,
+        section="Lifetime",
+        level=Level.STRUCTURAL,
+        side=Side.BOTH,
+        summary="a session starts with an empty list",
+        check=Check.INVARIANT,
+    ),
+    card(
+        id=RuleId.LT_2,
+        section="Lifetime",
+        level=Level.STRUCTURAL,
+        side=Side.BOTH,
+        summary="the most recent update is the current list until the agent sends another",
+        check=Check.INVARIANT,
+    ),
+    card(
+        id=RuleId.LT_3,
+        section="Lifetime",
+        level=Level.MUST,
+        side=Side.AGENT,
+        summary="the agent predicts from the conversation as it stands when it sends",
+        check=Check.INVARIANT,
         signature="agents predict list conversation as it stands when they send",
     ),
     card(
-        RuleId.LT_4,
-        "Lifetime",
-        M,
-        A,
-        "a prediction overtaken by a conversation change before it is sent is discarded",
-        INV,
+        id=RuleId.LT_4,
+        section="Lifetime",
+        level=Level.MUST,
+        side=Side.AGENT,
+        summary="a prediction overtaken by a conversation change before it is sent is discarded",
+        check=Check.INVARIANT,
         signature="conversation changes before agent sent prediction discard",
-        breach=Breach(A, "publishes a prediction after the conversation moved on"),
+        breach=Breach(Side.AGENT, "publishes a prediction after the conversation moved on"),
     ),
     card(
-        RuleId.LT_5,
-        "Lifetime",
-        M,
-        A,
-        "on accepting session/prompt (v2: inserting the user message) the agent replaces or "
-        "withdraws a non-empty current list",
-        BOTH,
+        id=RuleId.LT_5,
+        section="Lifetime",
+        level=Level.MUST,
+        side=Side.AGENT,
+        summary="on accepting session/prompt (v2: inserting the user message) the agent replaces "
+        "or withdraws a non-empty current list",
+        check=Check.BOTH,
         signature="current list not empty agent replace withdraw suggestions: []",
         breach=Breach(
-            A,
+            Side.AGENT,
             "does not replace or withdraw its list when it accepts a prompt",
         ),
     ),
     card(
-        RuleId.LT_6,
-        "Lifetime",
-        SH,
-        A,
-        "the agent replaces or withdraws a list that stops applying for another reason, in v2 "
-        "foreground work started without a prompt",
-        BOTH,
+        id=RuleId.LT_6,
+        section="Lifetime",
+        level=Level.SHOULD,
+        side=Side.AGENT,
+        summary="the agent replaces or withdraws a list that stops applying for another reason, "
+        "in v2 foreground work started without a prompt",
+        check=Check.BOTH,
         signature="agents replace withdraw list stops applying another reason",
         breach=Breach(
-            A,
+            Side.AGENT,
             "does not withdraw its list when foreground work starts without a prompt",
             versions=(2,),
         ),
     ),
     card(
-        RuleId.LT_7,
-        "Lifetime",
-        MAY,
-        C,
-        "the client may stop offering the list at any time without waiting for a withdrawal",
-        INV,
+        id=RuleId.LT_7,
+        section="Lifetime",
+        level=Level.MAY,
+        side=Side.CLIENT,
+        summary="the client may stop offering the list at any time without waiting for a "
+        "withdrawal",
+        check=Check.INVARIANT,
         signature="client stop offering any time dismisses typing",
     ),
     card(
-        RuleId.LT_8,
-        "Lifetime",
-        S,
-        C,
-        "the client does not tell the agent when it stops offering a list",
-        NO,
+        id=RuleId.LT_8,
+        section="Lifetime",
+        level=Level.STRUCTURAL,
+        side=Side.CLIENT,
+        summary="the client does not tell the agent when it stops offering a list",
+        check=Check.NOT_OBSERVABLE,
         why="there is no message for it, so there is nothing to see or to break",
     ),
     card(
-        RuleId.LT_9,
-        "Lifetime",
-        S,
-        A,
-        "a suggestion is an offer for the next prompt, not part of the conversation history",
-        NO,
-        why="the history is the agent's own; what a client sees of it is replay (RP-1's "
-        "matter) and, in v2, the user messages",
+        id=RuleId.LT_9,
+        section="Lifetime",
+        level=Level.STRUCTURAL,
+        side=Side.AGENT,
+        summary="a suggestion is an offer for the next prompt, not part of the conversation "
+        "history",
+        check=Check.NOT_OBSERVABLE,
+        why="the history is the agent's own; what a client sees of it is replay (RP-1's matter) "
+        "and, in v2, the user messages",
     ),
     card(
-        RuleId.TM_1,
-        "Timing",
-        MAY,
-        A,
-        "the agent may send an update at any time, in any session state",
-        INV,
+        id=RuleId.TM_1,
+        section="Timing",
+        level=Level.MAY,
+        side=Side.AGENT,
+        summary="the agent may send an update at any time, in any session state",
+        check=Check.INVARIANT,
         signature="agents send update any time",
     ),
-    card(RuleId.TM_2, "Timing", S, A, "the agent is never required to send an update", INV),
     card(
-        RuleId.TM_3,
-        "Timing",
-        S,
-        C,
-        "the client does not wait for an update before it accepts the user's next prompt",
-        INV,
-        breach=Breach(C, "blocks the next prompt until a suggestion arrives"),
+        id=RuleId.TM_2,
+        section="Timing",
+        level=Level.STRUCTURAL,
+        side=Side.AGENT,
+        summary="the agent is never required to send an update",
+        check=Check.INVARIANT,
     ),
     card(
-        RuleId.RP_1,
-        "Replay and resuming",
-        SHN,
-        A,
-        "no suggestions in session/load (v1) or session/resume (v2) replay",
-        BOTH,
+        id=RuleId.TM_3,
+        section="Timing",
+        level=Level.STRUCTURAL,
+        side=Side.CLIENT,
+        summary="the client does not wait for an update before it accepts the user's next prompt",
+        check=Check.INVARIANT,
+        breach=Breach(Side.CLIENT, "blocks the next prompt until a suggestion arrives"),
+    ),
+    card(
+        id=RuleId.RP_1,
+        section="Replay and resuming",
+        level=Level.SHOULD_NOT,
+        side=Side.AGENT,
+        summary="no suggestions in session/load (v1) or session/resume (v2) replay",
+        check=Check.BOTH,
         signature="agents include suggestions session replay",
-        breach=Breach(A, "includes past suggestions in load/resume replay"),
+        breach=Breach(Side.AGENT, "includes past suggestions in load/resume replay"),
     ),
     card(
-        RuleId.RP_2,
-        "Replay and resuming",
-        S,
-        B,
-        "a loaded or resumed session starts with an empty list",
-        INV,
+        id=RuleId.RP_2,
+        section="Replay and resuming",
+        level=Level.STRUCTURAL,
+        side=Side.BOTH,
+        summary="a loaded or resumed session starts with an empty list",
+        check=Check.INVARIANT,
         breach=Breach(
-            B,
+            Side.BOTH,
             "keeps its list across load/resume "
             "(the agent its current list, the client what it held)",
         ),
     ),
     card(
-        RuleId.RP_3,
-        "Replay and resuming",
-        MAY,
-        A,
-        "after load or resume completes the agent may send a new update",
-        INV,
+        id=RuleId.RP_3,
+        section="Replay and resuming",
+        level=Level.MAY,
+        side=Side.AGENT,
+        summary="after load or resume completes the agent may send a new update",
+        check=Check.INVARIANT,
         keyword="may",
         signature="after session/load session/resume completes agent new update",
     ),
     card(
-        RuleId.CP_1,
-        "Client presentation",
-        MN,
-        C,
-        "the client never sends a suggestion as a prompt without an explicit user action",
-        INV,
+        id=RuleId.CP_1,
+        section="Client presentation",
+        level=Level.MUST_NOT,
+        side=Side.CLIENT,
+        summary="the client never sends a suggestion as a prompt without an explicit user action",
+        check=Check.INVARIANT,
         signature="client send suggestion as prompt explicit user action",
-        breach=Breach(C, "sends an offered suggestion as a prompt by itself"),
+        breach=Breach(Side.CLIENT, "sends an offered suggestion as a prompt by itself"),
     ),
     card(
-        RuleId.CP_2,
-        "Client presentation",
-        SH,
-        C,
-        "a send-on-selection UI shows the full text and every other block before selection",
-        INV,
+        id=RuleId.CP_2,
+        section="Client presentation",
+        level=Level.SHOULD,
+        side=Side.CLIENT,
+        summary="a send-on-selection UI shows the full text and every other block before selection",
+        check=Check.INVARIANT,
         signature="UI show full text identify every other block before user selects",
         breach=Breach(
-            C,
+            Side.CLIENT,
             "a row of chips shows only a suggestion's text before the user selects it",
             env=(("presentation", "chips"), ("predictions", PREDICT_TEXT_AND_LINK)),
         ),
     ),
     card(
-        RuleId.CP_3,
-        "Why can a Client not send a suggestion on its own?",
-        S,
-        C,
-        "a send-automatically setting counts as a user action only if the user turned it on",
-        INV,
+        id=RuleId.CP_3,
+        section="Why can a Client not send a suggestion on its own?",
+        level=Level.STRUCTURAL,
+        side=Side.CLIENT,
+        summary="a send-automatically setting counts as a user action only if the user turned it "
+        "on",
+        check=Check.INVARIANT,
         breach=Breach(
-            C,
+            Side.CLIENT,
             "sends suggestions automatically under a setting that is on by default",
             env=(("auto_send", "default"),),
         ),
     ),
     card(
-        RuleId.CAP_1,
-        "Capability",
-        S,
-        B,
-        "omitted or null session or promptSuggestions advertise nothing; promptSuggestions: {} "
-        "advertises support; session: {} alone advertises nothing",
-        MON,
+        id=RuleId.CAP_1,
+        section="Capability",
+        level=Level.STRUCTURAL,
+        side=Side.BOTH,
+        summary="omitted or null session or promptSuggestions advertise nothing; "
+        "promptSuggestions: {} advertises support; session: {} alone advertises nothing",
+        check=Check.MONITOR,
     ),
     card(
-        RuleId.CAP_2,
-        "Capability",
-        MN,
-        A,
-        "no prompt_suggestions_update unless the client advertises promptSuggestions",
-        BOTH,
+        id=RuleId.CAP_2,
+        section="Capability",
+        level=Level.MUST_NOT,
+        side=Side.AGENT,
+        summary="no prompt_suggestions_update unless the client advertises promptSuggestions",
+        check=Check.BOTH,
         signature="agents send prompt_suggestions_update unless client advertises capability",
         breach=Breach(
-            A,
+            Side.AGENT,
             "sends updates to a client that did not advertise promptSuggestions",
             env=(("client_caps", ClientSuggestionCaps()),),
         ),
     ),
     card(
-        RuleId.CAP_3,
-        "Capability",
-        S,
-        C,
-        "v2 client capabilities gain a session group holding promptSuggestions",
-        MON,
+        id=RuleId.CAP_3,
+        section="Capability",
+        level=Level.STRUCTURAL,
+        side=Side.CLIENT,
+        summary="v2 client capabilities gain a session group holding promptSuggestions",
+        check=Check.MONITOR,
         versions=(2,),
     ),
     card(
-        RuleId.CAP_4,
-        "Why does v2 need a capability?",
-        Level.RATIONALE,
-        B,
-        "v2: without the capability a client may display the update generically, where a "
+        id=RuleId.CAP_4,
+        section="Why does v2 need a capability?",
+        level=Level.RATIONALE,
+        side=Side.BOTH,
+        summary="v2: without the capability a client may display the update generically, where a "
         "prediction reads as conversation; the capability keeps it from such clients",
-        NO,
+        check=Check.NOT_OBSERVABLE,
         versions=(2,),
-        why="rationale for CAP-2 in v2, not a requirement of its own: the review shows it as "
-        "what breaking CAP-2 does to a v2 client that displays unknown updates",
+        why="rationale for CAP-2 in v2, not a requirement of its own: the review shows it as what "
+        "breaking CAP-2 does to a v2 client that displays unknown updates",
     ),
     card(
-        RuleId.CT_1,
-        "Content types",
-        S,
-        C,
-        "image, audio and embeddedContext under promptSuggestions are optional nullable objects; "
-        "{} opts in, omitted or null does not; objects in v1 too",
-        MON,
+        id=RuleId.CT_1,
+        section="Content types",
+        level=Level.STRUCTURAL,
+        side=Side.CLIENT,
+        summary="image, audio and embeddedContext under promptSuggestions are optional nullable "
+        "objects; {} opts in, omitted or null does not; objects in v1 too",
+        check=Check.MONITOR,
     ),
 )
