@@ -35,15 +35,6 @@ class Incomplete(Exception):
     """The free agent's graph is larger than the search may hold."""
 
 
-def _entries(indptr: Ints, rows: Ints) -> Ints:
-    """The positions of the entries of `rows` in compressed rows, row after row."""
-    lo = indptr[rows]
-    lens = indptr[rows + 1] - lo
-    ends = np.cumsum(lens)
-    at: Ints = np.arange(ends[-1] if len(ends) else 0) + np.repeat(lo - ends + lens, lens)
-    return at
-
-
 @dataclass(frozen=True)
 class Member:
     """One member's part of the family graph: its states in its own search's order (`order`
@@ -80,7 +71,7 @@ class Family:
         numbers it, with its graph as the explorer holds it."""
         allowed = (self.breaks & sum(1 << self.duties.index(d) for d in kept)) == 0
         order, depth, number = self._breadth_first(allowed)
-        every = _entries(self.indptr, order)
+        every = leadsto.entries(self.indptr, order)
         steps = allowed[every]
         at = every[steps]
         source = np.repeat(np.arange(len(order)), np.diff(self.indptr)[order])[steps]
@@ -104,7 +95,7 @@ class Family:
         number[0] = 0
         levels = [np.array([0])]
         while levels[-1].size:
-            at = _entries(self.indptr, levels[-1])
+            at = leadsto.entries(self.indptr, levels[-1])
             reached = self.targets[at[allowed[at]]]
             fresh = reached[number[reached] < 0]
             values, first = np.unique(fresh, return_index=True)

@@ -63,15 +63,19 @@ class Lasso:
         return "then the run may stop: nothing the fairness assumptions require is enabled"
 
 
+def entries(indptr: Ints, rows: Ints) -> Ints:
+    """The positions of the entries of `rows` in compressed rows, row after row."""
+    lo = indptr[rows]
+    lens = indptr[rows + 1] - lo
+    ends = np.cumsum(lens)
+    at: Ints = np.arange(ends[-1] if len(ends) else 0) + np.repeat(lo - ends + lens, lens)
+    return at
+
+
 def _rows(indptr: Ints, indices: NDArray[Any], nodes: Ints) -> NDArray[Any]:
     """The entries of the rows `nodes` of a compressed sparse row array, row after row."""
-    lo = indptr[nodes]
-    lens = indptr[nodes + 1] - lo
-    ends = np.cumsum(lens)
-    entries: NDArray[Any] = indices[
-        np.arange(ends[-1] if len(ends) else 0) + np.repeat(lo - ends + lens, lens)
-    ]
-    return entries
+    found: NDArray[Any] = indices[entries(indptr, nodes)]
+    return found
 
 
 def _closure(indptr: Ints, indices: NDArray[Any], seeds: Mask, allowed: Mask) -> Mask:
