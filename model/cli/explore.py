@@ -98,7 +98,8 @@ def suggestion_kinds(text: str) -> tuple[str, ...]:
     return kinds
 
 
-def _config(args: argparse.Namespace) -> Config:
+def config_of(args: argparse.Namespace) -> Config:
+    """The configuration that `configuration_options` name, checked."""
     from acp_suggestions.model import readings
     from acp_suggestions.model.config import baseline, client_policy
     from acp_suggestions.model.messages import ClientSuggestionCaps
@@ -184,7 +185,7 @@ def _check(args: argparse.Namespace) -> int:
     from acp_suggestions.model.check.store import Spill, machine_gib
     from acp_suggestions.model.check.verify import verify
 
-    cfg = _config(args)
+    cfg = config_of(args)
     folder = spill_folder(args)
     if args.memory is not None and folder is None:
         raise UsageError(
@@ -246,6 +247,74 @@ def _check(args: argparse.Namespace) -> int:
     return verdicts.exit_code
 
 
+def configuration_options(parser: argparse.ArgumentParser) -> None:
+    """The options that name a configuration: `check`'s and the explorer's (in its URLs)."""
+    parser.add_argument("--version", type=int, choices=[1, 2], default=1)
+    parser.add_argument(
+        "--revision", choices=[r.value for r in Revision], default=Revision.CURRENT.value
+    )
+    parser.add_argument(
+        "--semantics",
+        choices=NAMES,
+        default=Semantics.FIFO.value,
+        help="how the client receives what the agent sends: stdio (fifo), an SDK's dispatch, "
+        "or any order (sdk is python-sdk's earlier name; default fifo)",
+    )
+    parser.add_argument(
+        "--agent", choices=sorted(AGENT_POLICIES), help="agent policy (default: the revision's own)"
+    )
+    parser.add_argument(
+        "--client",
+        metavar="STRATEGY[,STRATEGY...]",
+        help="the client: presets and strategies, comma-separated, that add up "
+        f"(presets: {', '.join(CLIENT_POLICIES)}; strategies: {', '.join(CLIENT_FLAGS)}; "
+        "default: the revision's own client)",
+    )
+    parser.add_argument(
+        "--break",
+        dest="breaks",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="break this rule on purpose (repeatable)",
+    )
+    parser.add_argument(
+        "--no-capability",
+        action="store_true",
+        help="the client does not advertise promptSuggestions",
+    )
+    parser.add_argument(
+        "--distinct-predictions",
+        action="store_true",
+        help="a model call may return either of two different lists (text, or a link), so "
+        "two predictions at one point of the conversation may differ (default: it always "
+        "returns one text list)",
+    )
+    parser.add_argument(
+        "--predict",
+        action="append",
+        type=suggestion_kinds,
+        metavar="TYPE[+TYPE...]",
+        help="a model call may return one suggestion of these block types (repeatable: each is "
+        f"one possible output; types: {', '.join(CONTENT_TYPES)}; e.g. text+resource_link; "
+        "default: text)",
+    )
+    parser.add_argument(
+        "--live-load",
+        action="store_true",
+        help="reopen the session on the live connection, not a new one",
+    )
+    reading_option(parser)
+    d = Bounds()
+    for name in ("prompts", "predictions", "loads", "cancels", "foreground", "blocked"):
+        parser.add_argument(
+            f"--{name}",
+            type=positive,
+            default=getattr(d, name),
+            help=f"bound (default {getattr(d, name)})",
+        )
+
+
 def add_parsers(sub: Subparsers) -> None:
     """The `rules` and `check` commands."""
     rules = sub.add_parser("rules", help="list the rule catalogue")
@@ -264,70 +333,7 @@ def add_parsers(sub: Subparsers) -> None:
     rd.set_defaults(run=_readings)
 
     check = sub.add_parser("check", help="explore every state of one configuration")
-    check.add_argument("--version", type=int, choices=[1, 2], default=1)
-    check.add_argument(
-        "--revision", choices=[r.value for r in Revision], default=Revision.CURRENT.value
-    )
-    check.add_argument(
-        "--semantics",
-        choices=NAMES,
-        default=Semantics.FIFO.value,
-        help="how the client receives what the agent sends: stdio (fifo), an SDK's dispatch, "
-        "or any order (sdk is python-sdk's earlier name; default fifo)",
-    )
-    check.add_argument(
-        "--agent", choices=sorted(AGENT_POLICIES), help="agent policy (default: the revision's own)"
-    )
-    check.add_argument(
-        "--client",
-        metavar="STRATEGY[,STRATEGY...]",
-        help="the client: presets and strategies, comma-separated, that add up "
-        f"(presets: {', '.join(CLIENT_POLICIES)}; strategies: {', '.join(CLIENT_FLAGS)}; "
-        "default: the revision's own client)",
-    )
-    check.add_argument(
-        "--break",
-        dest="breaks",
-        action="append",
-        default=[],
-        metavar="RULE",
-        help="break this rule on purpose (repeatable)",
-    )
-    check.add_argument(
-        "--no-capability",
-        action="store_true",
-        help="the client does not advertise promptSuggestions",
-    )
-    check.add_argument(
-        "--distinct-predictions",
-        action="store_true",
-        help="a model call may return either of two different lists (text, or a link), so "
-        "two predictions at one point of the conversation may differ (default: it always "
-        "returns one text list)",
-    )
-    check.add_argument(
-        "--predict",
-        action="append",
-        type=suggestion_kinds,
-        metavar="TYPE[+TYPE...]",
-        help="a model call may return one suggestion of these block types (repeatable: each is "
-        f"one possible output; types: {', '.join(CONTENT_TYPES)}; e.g. text+resource_link; "
-        "default: text)",
-    )
-    check.add_argument(
-        "--live-load",
-        action="store_true",
-        help="reopen the session on the live connection, not a new one",
-    )
-    reading_option(check)
-    d = Bounds()
-    for name in ("prompts", "predictions", "loads", "cancels", "foreground", "blocked"):
-        check.add_argument(
-            f"--{name}",
-            type=positive,
-            default=getattr(d, name),
-            help=f"bound (default {getattr(d, name)})",
-        )
+    configuration_options(check)
     check.add_argument(
         "--max-states",
         type=positive,

@@ -7,7 +7,15 @@ from __future__ import annotations
 import argparse
 
 from acp_suggestions.model.check.executor import ExecutorError
-from acp_suggestions.model.cli import diagrams, explore, reader_gone, review, simulate, wire
+from acp_suggestions.model.cli import (
+    browse,
+    diagrams,
+    explore,
+    reader_gone,
+    review,
+    simulate,
+    wire,
+)
 from acp_suggestions.model.cli.common import UsageError, err
 from acp_suggestions.model.exits import Exit
 from acp_suggestions.model.render.atomic import FolderError
@@ -30,10 +38,11 @@ def parser() -> argparse.ArgumentParser:
         "  acp-suggestions audit rfd.md --against old-rfd.md --format junit\n"
         "  acp-suggestions probe --version 2 -- python -m acp_suggestions.model.wire.agent\n"
         "  acp-suggestions diagrams --out diagrams/\n"
-        "  acp-suggestions simulate --seed 1 --out sim/",
+        "  acp-suggestions simulate --seed 1 --out sim/\n"
+        "  acp-suggestions explore --version 1 --break LT-5",
     )
     sub = p.add_subparsers(dest="command", required=True)
-    for command in (explore, review, wire, simulate, diagrams):
+    for command in (explore, review, wire, simulate, diagrams, browse):
         command.add_parsers(sub)
     return p
 

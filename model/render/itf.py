@@ -22,7 +22,7 @@ from acp_suggestions.model.state import (
 _MESSAGES = (Prompt, Cancel, Load, Update, PromptResponse, UserMessage, LoadResponse)
 
 
-def _itf(value: object) -> Any:
+def encode(value: object) -> Any:
     """Encode a model value in ITF: records for named tuples, lists for tuples, tagged None."""
     if value is None:
         return {"tag": "None", "value": {"#tup": []}}
@@ -33,12 +33,12 @@ def _itf(value: object) -> Any:
     if isinstance(value, int):
         return {"#bigint": str(value)}
     if hasattr(value, "_asdict"):
-        record = {k: _itf(v) for k, v in value._asdict().items()}
+        record = {k: encode(v) for k, v in value._asdict().items()}
         if isinstance(value, _MESSAGES):  # a message is a variant: tag and record
             return {"tag": type(value).__name__, "value": record or {"#tup": []}}
         return record
     if isinstance(value, tuple):
-        return [_itf(v) for v in value]
+        return [encode(v) for v in value]
     raise TypeError(f"no ITF encoding for {type(value).__name__}")
 
 
@@ -52,7 +52,7 @@ def to_itf(init: World, steps: Steps, description: str, loop: int | None = None)
         "#meta": {"format": "ITF", "source": "acp-suggestions", "description": description},
         "vars": list(World._fields),
         "states": [
-            {"#meta": {"index": i, "action": act}, **_itf(w)}
+            {"#meta": {"index": i, "action": act}, **encode(w)}
             for i, (act, w) in enumerate(zip(actions, worlds, strict=True))
         ],
     }

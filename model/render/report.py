@@ -230,7 +230,8 @@ def _counterexamples(groups: Sequence[_Group]) -> list[str]:
     out += [
         "Each run is shown once, with every setting it breaks a property in (a setting is "
         "named kind.name.version.transport); the runs behind the tables above, the compliant "
-        "peers' first.  Files: `itf/` (ITF, for Apalache's and Quint's tools) and `msc/` "
+        "peers' first.  Files: `itf/` (ITF, for Apalache's and Quint's tools, and the explorer's "
+        "`--jump`) and `msc/` "
         "(Mermaid sequence charts) hold every counterexample by setting.",
     ]
     for n, group in enumerate(groups, 1):
@@ -245,6 +246,13 @@ def _counterexamples(groups: Sequence[_Group]) -> list[str]:
         out += [group.cex.ending, ""] if group.cex.ending else []
         out += ["What is wrong:", ""]
         out += [f"- `{name}`: {_broken(name)}" for name in group.settings]
+        key, name = group.pairs[0]
+        out += [
+            "",
+            f"Step through it in a browser: `acp-suggestions explore --review DIR --jump "
+            f"{key}.{name}` (DIR: this review's folder; the trace: "
+            f"[itf/{key}.{name}.itf.json](itf/{key}.{name}.itf.json)).",
+        ]
         kinds = dict.fromkeys(k.split(".", 1)[0] for keys in group.settings.values() for k in keys)
         back = ", ".join(f"[{_BACK[k][0]}](#{page.anchor(_BACK[k][1])})" for k in kinds)
         out += ["", f"Back to the {back}."]

@@ -1,0 +1,147 @@
+"""The explorer's web server (the standard library's): the page, and a JSON API over the model
+that any client can drive.  It binds to loopback, answers only GET, reads nothing but its own
+page and the review folder it is given, writes nothing, and refuses a request whose Host is
+not its own address (a page elsewhere cannot reach it through a renamed host)."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from acp_suggestions.model.browse import jumps, walk
+from acp_suggestions.model.browse.setting import Setting, Unreadable, from_query
+from acp_suggestions.model.system import System
+
+_PAGE = {
+    "/": ("index.html", "text/html; charset=utf-8"),
+    "/explorer.js": ("explorer.js", "text/javascript; charset=utf-8"),
+    "/explorer.css": ("explorer.css", "text/css; charset=utf-8"),
+}
+
+
+@functools.lru_cache(maxsize=32)
+def _system(setting: Setting) -> System:
+    return System(setting.config)
+
+
+def chart_svg(setting: Setting, path: tuple[int, ...]) -> bytes:
+    """The run so far as the report draws its counterexamples: a sequence chart, in SVG."""
+    import graphviz
+
+    from acp_suggestions.model.render.msc import sequence_chart
+
+    run = walk.follow(_system(setting), path)
+    cfg = setting.config
+    chart = sequence_chart("run", setting.title, cfg, run.worlds[0], run.steps)
+    svg: bytes = graphviz.Source(chart.dot).pipe(format="svg")
+    return svg
+
+
+class Explorer:
+    """What the server serves: the default setting, how a URL's `args` are read (the command
+    line's parser), the review folder if any, and the shortest runs found so far."""
+
+    def __init__(
+        self,
+        default: Setting,
+        from_args: Callable[[str], Setting],
+        review: jumps.ReviewFolder | None = None,
+    ) -> None:
+        self.default, self.from_args, self.review = default, from_args, review
+        self.shortest = jumps.Shortest()
+
+    def _setting(self, query: dict[str, str]) -> Setting:
+        return from_query(query, self.default, self.from_args)
+
+    def state(self, query: dict[str, str]) -> dict[str, Any]:
+        """`GET /api/state?args=...|job=...&path=...`: the view of one state."""
+        setting = self._setting(query)
+        return walk.view(setting, _system(setting), walk.parse_path(query.get("path", "")))
+
+    def chart(self, query: dict[str, str]) -> bytes:
+        """`GET /api/chart.svg?...`: the run's sequence chart."""
+        setting = self._setting(query)
+        return chart_svg(setting, walk.parse_path(query.get("path", "")))
+
+    def shortest_jump(self, query: dict[str, str]) -> dict[str, Any]:
+        """`GET /api/shortest?...&property=NAME`: the shortest run to where NAME breaks."""
+        if "property" not in query:
+            raise Unreadable("name the property: /api/shortest?...&property=NAME")
+        return self.shortest.jump(self._setting(query), query["property"]).as_json()
+
+    def counterexamples(self, query: dict[str, str]) -> dict[str, Any]:
+        """`GET /api/counterexamples`: the review folder's counterexamples, by name."""
+        return {"counterexamples": self.review.listing() if self.review else []}
+
+    def counterexample(self, query: dict[str, str]) -> dict[str, Any]:
+        """`GET /api/counterexample?name=NAME`: the path of one of the review's."""
+        if self.review is None:
+            raise Unreadable("no review folder: start the explorer with --review DIR")
+        return self.review.jump(query.get("name", "")).as_json()
+
+    def routes(self) -> dict[str, Callable[[dict[str, str]], Any]]:
+        """The API, by path."""
+        return {
+            "/api/state": self.state,
+            "/api/chart.svg": self.chart,
+            "/api/shortest": self.shortest_jump,
+            "/api/counterexamples": self.counterexamples,
+            "/api/counterexample": self.counterexample,
+        }
+
+
+def serve(explorer: Explorer, port: int = 0) -> ThreadingHTTPServer:
+    """A server on 127.0.0.1 (`port` 0: a free one), not yet serving."""
+    routes = explorer.routes()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            host = self.headers.get("Host", "")
+            port = self.server.server_port  # type: ignore[attr-defined]  # an HTTPServer's
+            if host not in (f"127.0.0.1:{port}", f"localhost:{port}"):
+                self._send(HTTPStatus.FORBIDDEN, _error(f"not this server's host: {host!r}"))
+                return
+            url = urlsplit(self.path)
+            query = dict(parse_qsl(url.query, keep_blank_values=True))
+            if url.path in _PAGE:
+                name, kind = _PAGE[url.path]
+                page = resources.files(__package__).joinpath("page", name).read_bytes()
+                self._send(HTTPStatus.OK, page, kind)
+            elif url.path in routes:
+                self._answer(routes[url.path], query)
+            else:
+                self._send(HTTPStatus.NOT_FOUND, _error(f"no such page: {url.path}"))
+
+        def _answer(self, route: Callable[[dict[str, str]], Any], query: dict[str, str]) -> None:
+            try:
+                out = route(query)
+            except Unreadable as exc:
+                self._send(HTTPStatus.BAD_REQUEST, _error(str(exc)))
+                return
+            if isinstance(out, bytes):
+                self._send(HTTPStatus.OK, out, "image/svg+xml")
+            else:
+                self._send(HTTPStatus.OK, json.dumps(out).encode())
+
+        def _send(self, status: int, body: bytes, kind: str = "application/json") -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Quiet: the terminal shows the URL, not every request."""
+
+    return ThreadingHTTPServer(("127.0.0.1", port), Handler)
+
+
+def _error(message: str) -> bytes:
+    return json.dumps({"error": message}).encode()

@@ -1,0 +1,58 @@
+"""What the explorer walks: a configuration named as `check` names one (its options, in a URL's
+`args`, read by the command line's parser) or as the review names one (a job's key, in `job`)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from acp_suggestions.model.config import Config
+
+
+class Unreadable(ValueError):
+    """A configuration, path or name the explorer cannot read, with what is wrong."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One configuration to walk: how a URL names it (`query`: `args` or `job`), its title,
+    and the configuration itself."""
+
+    query: tuple[tuple[str, str], ...]
+    title: str
+    config: Config
+
+
+@functools.cache
+def review_jobs() -> dict[str, Config]:
+    """Every exploration of the default review (and of every proposal) by its key."""
+    from acp_suggestions.model.amendments import AMENDMENTS
+    from acp_suggestions.model.check.review import Job, tasks
+
+    todo = tasks({}, [a.name for a in AMENDMENTS], with_duties=False)
+    return {task.key: task.config for task in todo if isinstance(task, Job)}
+
+
+def from_job(key: str) -> Setting:
+    """The configuration of the review's exploration `key` (`mutation.LT-5.v1.fifo`)."""
+    jobs = review_jobs()
+    if key not in jobs:
+        raise Unreadable(
+            f"job {key!r}: no exploration of the review has that key "
+            "(a key names kind.name.version.transport, as review.json and the itf/ files do)"
+        )
+    return Setting((("job", key),), f"review's {key}", jobs[key])
+
+
+def from_query(
+    query: dict[str, str], default: Setting, from_args: Callable[[str], Setting]
+) -> Setting:
+    """The setting a URL's query names (its `args` read by `from_args`), or `default`."""
+    if "args" in query and "job" in query:
+        raise Unreadable("a URL names its configuration by args or by job, not both")
+    if "job" in query:
+        return from_job(query["job"])
+    if "args" in query:
+        return from_args(query["args"])
+    return default

@@ -1,0 +1,130 @@
+"""The explorer in a real browser (Debian's Chromium and its driver, through Selenium): a
+reader follows LT-5's shortest counterexample by clicking the actions and sees the broken
+property named; a shared link lands on the same state; Back goes one step back; neither width
+scrolls sideways."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Iterator
+from urllib.parse import urlencode
+
+import pytest
+from selenium.webdriver.chrome.webdriver import WebDriver
+
+from acp_suggestions.model.browse.jumps import Shortest
+from acp_suggestions.model.browse.server import Explorer, serve
+from acp_suggestions.model.cli.browse import from_args
+from tests.helpers import unavailable
+
+pytestmark = pytest.mark.slow
+
+ARGS = "--version 1 --break LT-5"
+BROKEN = "withdrawn_after_prompt"
+WAIT = 600  # seconds: a ceiling for a page event on a busy machine, never a pace
+
+
+@pytest.fixture(scope="module")
+def base() -> Iterator[str]:
+    server = serve(Explorer(from_args(ARGS), from_args))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[WebDriver]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    found = [shutil.which(n) for n in ("chromium", "chromedriver")]
+    if None in found:
+        unavailable("no Chromium or chromedriver (./dev test installs chromium-driver)")
+    options = webdriver.ChromeOptions()
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu"):
+        options.add_argument(flag)
+    options.binary_location = str(found[0])
+    driver = webdriver.Chrome(service=Service(str(found[1])), options=options)
+    driver.set_window_size(1400, 1000)
+    yield driver
+    driver.quit()
+
+
+def shown(driver: WebDriver, path: str) -> None:
+    """Wait until the page has drawn the state `path` leads to."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    drawn = "return document.body.dataset.ready === 'yes' && document.body.dataset.path"
+    WebDriverWait(driver, WAIT).until(lambda d: d.execute_script(drawn) == path)
+
+
+def text(driver: WebDriver, css: str) -> str:
+    from selenium.webdriver.common.by import By
+
+    return str(driver.find_element(By.CSS_SELECTOR, css).text)
+
+
+def shortest_path() -> list[str]:
+    jump = Shortest().jump(from_args(ARGS), BROKEN)
+    return [str(i) for i in jump.path]
+
+
+def test_clicking_the_shortest_counterexample_shows_the_broken_property(
+    base: str, browser: WebDriver
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver = browser
+    driver.get(f"{base}/?{urlencode({'args': ARGS})}")
+    taken: list[str] = []
+    for index in shortest_path():
+        shown(driver, ".".join(taken))
+        assert "broken" not in text(driver, f'tr[data-property="{BROKEN}"]')
+        button = f'#actions button[data-index="{index}"]'
+        driver.find_element(By.CSS_SELECTOR, button).click()
+        taken.append(index)
+    shown(driver, ".".join(taken))
+    row = driver.find_element(By.CSS_SELECTOR, f'tr[data-property="{BROKEN}"]')
+    assert "broken" in str(row.get_attribute("class")).split()
+    assert "Nothing is left in flight to the client" in row.text
+    assert f"The state after step {len(taken)}" in text(driver, "#now-title")
+    # The shared link is in the page; Back goes one step back.
+    link = str(driver.find_element(By.ID, "link").get_attribute("value"))
+    assert link.endswith("path=" + ".".join(taken))
+    driver.find_element(By.ID, "back").click()
+    shown(driver, ".".join(taken[:-1]))
+
+
+def test_a_shared_link_lands_on_the_same_state(base: str, browser: WebDriver) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver = browser
+    path = ".".join(shortest_path())
+    driver.get(f"{base}/?{urlencode({'args': ARGS})}")
+    for index in path.split("."):
+        before = driver.execute_script("return document.body.dataset.path")
+        shown(driver, before)
+        driver.find_element(By.CSS_SELECTOR, f'#actions button[data-index="{index}"]').click()
+    shown(driver, path)
+    clicked = {css: text(driver, css) for css in ("#now", "#props", "#steps")}
+    driver.get(str(driver.find_element(By.ID, "link").get_attribute("value")))
+    shown(driver, path)
+    assert {css: text(driver, css) for css in clicked} == clicked
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_no_sideways_scroll(base: str, browser: WebDriver, width: int) -> None:
+    driver = browser
+    driver.set_window_size(width, 900)
+    path = ".".join(shortest_path())
+    driver.get(f"{base}/?{urlencode({'args': ARGS, 'path': path})}")
+    shown(driver, path)
+    overflow = "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    assert driver.execute_script(overflow) == 0
+    # The measure sees a wide page when there is one.
+    wide = "const d = document.createElement('div'); d.style.width = '400em'; d.textContent = 'x';"
+    driver.execute_script(wide + " document.body.append(d)")
+    assert driver.execute_script(overflow) > 0
+    driver.set_window_size(1400, 1000)
