@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import shutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from urllib.parse import urlencode
 
 import pytest
@@ -71,43 +71,49 @@ def shortest_path() -> list[str]:
     return [str(i) for i in jump.path]
 
 
+def click_through(
+    driver: WebDriver, base: str, steps: list[str], each: Callable[[], None] = lambda: None
+) -> str:
+    """Open the explorer at the initial state and click each step's action, each once the
+    state before it is drawn (and `each` has looked at it); the path taken."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base}/?{urlencode({'args': ARGS})}")
+    for k, index in enumerate(steps):
+        shown(driver, ".".join(steps[:k]))
+        each()
+        driver.find_element(By.CSS_SELECTOR, f'#actions button[data-index="{index}"]').click()
+    shown(driver, ".".join(steps))
+    return ".".join(steps)
+
+
 def test_clicking_the_shortest_counterexample_shows_the_broken_property(
     base: str, browser: WebDriver
 ) -> None:
     from selenium.webdriver.common.by import By
 
-    driver = browser
-    driver.get(f"{base}/?{urlencode({'args': ARGS})}")
-    taken: list[str] = []
-    for index in shortest_path():
-        shown(driver, ".".join(taken))
+    driver, steps = browser, shortest_path()
+
+    def holds() -> None:
         assert "broken" not in text(driver, f'tr[data-property="{BROKEN}"]')
-        button = f'#actions button[data-index="{index}"]'
-        driver.find_element(By.CSS_SELECTOR, button).click()
-        taken.append(index)
-    shown(driver, ".".join(taken))
+
+    path = click_through(driver, base, steps, holds)
     row = driver.find_element(By.CSS_SELECTOR, f'tr[data-property="{BROKEN}"]')
     assert "broken" in str(row.get_attribute("class")).split()
     assert "Nothing is left in flight to the client" in row.text
-    assert f"The state after step {len(taken)}" in text(driver, "#now-title")
+    assert f"The state after step {len(steps)}" in text(driver, "#now-title")
     # The shared link is in the page; Back goes one step back.
     link = str(driver.find_element(By.ID, "link").get_attribute("value"))
-    assert link.endswith("path=" + ".".join(taken))
+    assert link.endswith("path=" + path)
     driver.find_element(By.ID, "back").click()
-    shown(driver, ".".join(taken[:-1]))
+    shown(driver, ".".join(steps[:-1]))
 
 
 def test_a_shared_link_lands_on_the_same_state(base: str, browser: WebDriver) -> None:
     from selenium.webdriver.common.by import By
 
     driver = browser
-    path = ".".join(shortest_path())
-    driver.get(f"{base}/?{urlencode({'args': ARGS})}")
-    for index in path.split("."):
-        before = driver.execute_script("return document.body.dataset.path")
-        shown(driver, before)
-        driver.find_element(By.CSS_SELECTOR, f'#actions button[data-index="{index}"]').click()
-    shown(driver, path)
+    path = click_through(driver, base, shortest_path())
     clicked = {css: text(driver, css) for css in ("#now", "#props", "#steps")}
     driver.get(str(driver.find_element(By.ID, "link").get_attribute("value")))
     shown(driver, path)

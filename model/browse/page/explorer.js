@@ -112,6 +112,7 @@ function drawRun(view, query) {
 
 async function show() {
   const query = new URLSearchParams(location.search);
+  document.body.dataset.ready = "no";
   try {
     const view = await api("/api/state", query);
     if (!query.has("args") && !query.has("job")) {
