@@ -1,5 +1,5 @@
-"""The results of a simulation: CSV and JSON with stable columns and keys, the scenario as
-run, and plots; every file written atomically."""
+"""The results of a simulation: CSV and JSON with stable columns and keys, a summary of the
+reported figures to quote, the scenario as run, and plots; every file written atomically."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import json
 import math
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from acp_suggestions.model.config import client_policy
 from acp_suggestions.model.render.atomic import write_atomic
@@ -24,6 +26,7 @@ WORDS = {  # each plotted figure in words, with its unit (sims/screen.py says wh
     "pre_prompt_turns_fraction": "turns showing a pre-prompt list (fraction)",
     "pre_prompt_noticed_fraction": "turns showing one 0.1 s or more at a stretch (fraction)",
     "pre_turn_exposure_mean_s": "pre-turn list offered, mean (s per session)",
+    "pre_turn_exposure_p95_s": "pre-turn list offered, p95 (s per session)",
     "flicker_per_turn": "lists replaced within the flicker window (per turn)",
     "wasted_fraction": "predictions never shown while current (fraction)",
     "shown_delay_p50_s": "turn end to suggestion shown, median (s)",
@@ -77,7 +80,7 @@ def rows(points: list[Point], totals: list[Totals]) -> list[dict[str, Any]]:
 def write(
     out: Path, scenario: Scenario, rerun: str, points: list[Point], totals: list[Totals]
 ) -> list[Path]:
-    """Write results.csv, results.json, scenario.toml and the plots; return the paths.
+    """Write results.csv, results.json, scenario.toml, summary.md and the plots; return the paths.
     `rerun` is the command that repeats the run from the output folder."""
     table = rows(points, totals)
     buf = io.StringIO()
@@ -85,7 +88,7 @@ def write(
     writer.writeheader()
     for row in table:
         writer.writerow({k: cell(v) for k, v in row.items()})
-    paths = [out / "results.csv", out / "results.json", out / "scenario.toml"]
+    paths = [out / "results.csv", out / "results.json", out / "scenario.toml", out / "summary.md"]
     write_atomic(paths[0], buf.getvalue())
     document = {
         "scenario": Path(scenario.source).name,
@@ -98,8 +101,38 @@ def write(
     }
     write_atomic(paths[1], json.dumps(document, indent=2, sort_keys=True, allow_nan=False) + "\n")
     write_atomic(paths[2], scenario.text)
+    write_atomic(paths[3], summary(scenario, table))
     paths += plot(out, scenario, table)
     return paths
+
+
+def _figure(row: dict[str, Any], key: str) -> str:
+    """A figure as a reader quotes it: a fraction in percent, seconds with their unit, three
+    significant digits, and its 95% interval where it has one."""
+    fraction = key.endswith("_fraction")
+    scale, unit = (100, "%") if fraction else (1, " s" if key.endswith("_s") else "")
+
+    def number(value: float) -> str:
+        return np.format_float_positional(value * scale, 3, fractional=False, trim="-")
+
+    value, low, high = row[key], row.get(f"{key}_lo", math.nan), row.get(f"{key}_hi", math.nan)
+    if math.isnan(value):
+        return "n/a"
+    percent = "%" if fraction else ""
+    band = "" if math.isnan(low) else f" ({number(low)}-{number(high)}{percent})"
+    return number(value) + unit + band
+
+
+def summary(scenario: Scenario, table: list[dict[str, Any]]) -> str:
+    """Each point's reported figures as a Markdown table, with their 95% intervals: the
+    figures to quote (the docs quote the example sweep's summary as it is written)."""
+    words = [WORDS.get(k, f"`{k}`").replace("(fraction)", "(%)") for k in scenario.report]
+    heads = [_label(k) for k in scenario.sweep] + words
+    lines = ["| " + " | ".join(heads) + " |", "|" + " --- |" * len(heads)]
+    for row in table:
+        cells = [str(row[k]) for k in scenario.sweep] + [_figure(row, k) for k in scenario.report]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def _finite(figures: dict[str, float]) -> dict[str, float | None]:

@@ -350,13 +350,24 @@ def test_latency_makes_pre_prompt_exposure_grow(tmp_path: Path) -> None:
     )
 
 
-def test_the_documented_example_sweep_reproduces(tmp_path: Path) -> None:
+@pytest.mark.parametrize("scenario", ["", "compaction"])
+def test_the_documented_example_sweeps_reproduce(tmp_path: Path, scenario: str) -> None:
+    """The simulator's page quotes each example sweep's summary.md as it is written (and the
+    default one's results.csv by its hash): a rerun writes the very same."""
     page = (Path(__file__).parent.parent / "docs" / "how-to" / "simulate.md").read_text()
-    expected = re.search(r"whose SHA-256 is\s+`([0-9a-f]{64})`", page)
-    assert expected, "the simulator's page states the example sweep's hash"
+    command = " ".join(["acp-suggestions simulate", scenario, "--seed 1"]).replace("  ", " ")
+    quoted = re.search(
+        f"<!-- summary.md of {command} -->\n(.*?)<!-- end summary.md -->", page, re.S
+    )
+    assert quoted, f"the simulator's page quotes the summary of {command}"
     out = tmp_path / "sim"
-    assert main(["simulate", "--seed", "1", "--out", str(out), "--quiet", "--jobs", "2"]) == 0
-    assert hashlib.sha256((out / "results.csv").read_bytes()).hexdigest() == expected[1]
+    words = [*([scenario] if scenario else []), "--seed", "1", "--out", str(out), "--quiet"]
+    assert main(["simulate", *words, "--jobs", "2"]) == 0
+    assert (out / "summary.md").read_text() == quoted[1]
+    if not scenario:
+        expected = re.search(r"whose SHA-256 is\s+`([0-9a-f]{64})`", page)
+        assert expected, "the simulator's page states the example sweep's hash"
+        assert hashlib.sha256((out / "results.csv").read_bytes()).hexdigest() == expected[1]
 
 
 BAD = [

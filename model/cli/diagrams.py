@@ -27,7 +27,10 @@ def _diagrams(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: Subparsers) -> None:
     """The `diagrams` command."""
-    dia = sub.add_parser("diagrams", help="draw the machines, a state graph and counterexamples")
+    dia = sub.add_parser(
+        "diagrams",
+        help="draw the machines, a state graph and counterexamples (about 4 s on two cores)",
+    )
     out_options(dia, "diagrams")
     dia.add_argument(
         "--sources-only",

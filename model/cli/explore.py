@@ -332,7 +332,11 @@ def add_parsers(sub: Subparsers) -> None:
     rd.add_argument("--format", choices=["table", "json"], default="table")
     rd.set_defaults(run=_readings)
 
-    check = sub.add_parser("check", help="explore every state of one configuration")
+    check = sub.add_parser(
+        "check",
+        help="explore every state of one configuration (at the default bounds on two cores: "
+        "about a second in v1, seconds in v2, 10 s for the largest the review explores)",
+    )
     configuration_options(check)
     check.add_argument(
         "--max-states",

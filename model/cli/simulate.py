@@ -96,9 +96,12 @@ def add_parsers(sub: Subparsers) -> None:
     """The `simulate` command."""
     sim = sub.add_parser(
         "simulate",
-        help="simulate message races under network delay",
+        help="simulate message races under network delay (the default sweep, 42,000 sessions: "
+        "about 5 s on two cores)",
         description="Simulate sessions in simulated time with the model's own actors, over a "
-        "grid of settings, and write results.csv, results.json, scenario.toml and plots.",
+        "grid of settings, and write results.csv, results.json, summary.md, scenario.toml and "
+        "plots.  Typical time on two cores: the default sweep (42,000 sessions) about 5 s; "
+        "the time grows with sessions x turns.",
     )
     sim.add_argument(
         "scenario",

@@ -230,10 +230,13 @@ def add_parsers(sub: Subparsers) -> None:
 
     prb = sub.add_parser(
         "probe",
-        help="drive a live agent over stdio into the RFD's races and check what it sends",
+        help="drive a live agent over stdio into the RFD's races and check what it sends "
+        "(about 10 s against the project's reference agent)",
         description="Start the agent (the command after --) once per scenario, talk to it as "
         "an ACP client (v1 or v2) over stdio, record every message and check the recordings by the "
-        "trace checker's rules.  Exit 0 pass or inconclusive, 1 violation, 2 error.",
+        "trace checker's rules.  Exit 0 pass or inconclusive, 1 violation, 2 error.  Typical "
+        "time: about 10 s against the project's reference agent (an agent's own start-up and "
+        "answers add to it; each wait is capped by --start-timeout and --step-timeout).",
     )
     prb.add_argument(
         "--version",
