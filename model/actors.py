@@ -15,7 +15,6 @@ from acp_suggestions.model import session as sess
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.lifecycle import ListState, ListTrigger
 from acp_suggestions.model.messages import allowed_kinds
-from acp_suggestions.model.network import Semantics
 from acp_suggestions.model.rules import Revision, RuleId
 from acp_suggestions.model.session import V1, V2, SessionTrigger
 from acp_suggestions.model.state import (
@@ -113,21 +112,13 @@ def accept_prompt(cfg: Config, a: Agent) -> list[AgentStep]:
 
 
 def distinct_orders(cfg: Config, orders: list[tuple[ToClient, ...]]) -> list[tuple[ToClient, ...]]:
-    """The first of each class of orders the transport cannot tell apart: over `unordered`
-    all of them (and over the TypeScript SDK 0.17, where only a result keeps its place
-    against another result), over the Python and TypeScript SDKs those with the same
-    notifications before and after the response (each handles the notifications between two
-    responses in any order)."""
+    """The first of each class of orders the transport cannot tell apart (its `order_class`):
+    over `unordered` all of them are one, over the Python and TypeScript SDKs those with the
+    same notifications before and after the response (each handles the notifications between
+    two responses in any order)."""
     classes: dict[object, tuple[ToClient, ...]] = {}
     for order in orders:
-        if cfg.semantics in (Semantics.UNORDERED, Semantics.TYPESCRIPT_SDK_0):
-            key: object = ()
-        elif cfg.semantics in (Semantics.PYTHON_SDK, Semantics.TYPESCRIPT_SDK):
-            i = order.index(PromptResponse())
-            key = (frozenset(order[:i]), frozenset(order[i + 1 :]))
-        else:
-            key = order
-        classes.setdefault(key, order)
+        classes.setdefault(cfg.semantics.transport.order_class(order), order)
     return list(classes.values())
 
 

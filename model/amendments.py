@@ -24,8 +24,7 @@ class Amendment:
 
 
 def _ordered_updates(cfg: Config) -> Config:
-    in_order = cfg.semantics in (Semantics.FIFO, Semantics.UNORDERED)
-    return cfg if in_order else cfg.with_(semantics=Semantics.FIFO)
+    return cfg.with_(semantics=Semantics.FIFO) if cfg.semantics.transport.sdk else cfg
 
 
 def _agent(**flags: bool) -> Callable[[Config], Config]:

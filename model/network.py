@@ -1,5 +1,6 @@
 """The network between the two peers: each direction is a sequence of messages in flight, and
-the transport's semantics decide which of them may be delivered next.
+the transport decides which of them may be delivered next.  Each transport is one value,
+`TRANSPORTS[semantics]`, that the model, the checker and the simulator all read.
 
 Over an SDK, "delivered" is when the client's code has handled the message: an update when its
 handler finished, a response when the caller that sent the request sees it.  Each SDK's rule is
@@ -9,8 +10,11 @@ and TypeScript SDKs on the real packages, and the Rust SDK's rule is read from i
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from acp_suggestions.model.state import LoadResponse, PromptResponse
 
@@ -49,21 +53,26 @@ class Semantics(StrEnum):
         return cls.PYTHON_SDK if value == "sdk" else None
 
     @property
+    def transport(self) -> Transport:
+        """Its delivery rules: the one value that says what this transport does."""
+        return TRANSPORTS[self]
+
+    @property
     def toward_agent(self) -> Semantics:
         """The semantics of the client-to-agent direction: an SDK reorders what a client
         receives; its requests reach the agent in order."""
-        return self if self in (Semantics.FIFO, Semantics.UNORDERED) else Semantics.FIFO
+        return TRANSPORTS[self].toward_agent
 
     @property
     def results_wait(self) -> bool:
         """Whether a `session/prompt` result waits for the updates read before it (so the
         number of notifications before it changes what may pass it)."""
-        return self is Semantics.PYTHON_SDK
+        return TRANSPORTS[self].results_wait
 
     @property
     def in_order(self) -> bool:
         """Whether the client handles what the agent sends in the order sent."""
-        return self in (Semantics.FIFO, Semantics.RUST_SDK)
+        return TRANSPORTS[self].in_order
 
 
 # Every name a transport answers to: its own, and `sdk`, the Python SDK's earlier name.
@@ -95,22 +104,28 @@ def deliverable(messages: tuple[object, ...], semantics: Semantics) -> list[int]
     """Indices that may be delivered next, by `semantics` (see its members).  Of equal
     notifications with no response between them only the first is offered (they lead to
     equal states, or, where responses keep no order with them, to states alike)."""
-    if not messages:
-        return []
-    if semantics.in_order:
-        return [0]
-    if semantics is Semantics.PYTHON_SDK:
-        return _python_sdk(messages)
+    return TRANSPORTS[semantics].deliverable(messages) if messages else []
+
+
+def _head(messages: tuple[object, ...]) -> list[int]:
+    """In order: only the first."""
+    return [0]
+
+
+def _firsts(messages: tuple[object, ...], results: str) -> list[int]:
+    """The first of each run of equal notifications, and the results as `results` says:
+    `free` (anything passes anything), `ordered` (a later result never passes an earlier
+    one) or `block` (nothing read after a result passes it)."""
     seen: set[object] = set()
     firsts: list[int] = []
     responded = False
     for i, m in enumerate(messages):
-        if type(m) in _RESPONSES and semantics is not Semantics.UNORDERED:
+        if type(m) in _RESPONSES and results != "free":
             if not responded:
                 firsts.append(i)
-            if semantics is Semantics.TYPESCRIPT_SDK:
-                return firsts  # nothing read after a result passes it
-            responded = True  # 0.17: a later result never passes an earlier one
+            if results == "block":
+                return firsts
+            responded = True
             continue
         if m not in seen:
             seen.add(m)
@@ -139,3 +154,110 @@ def _python_sdk(messages: tuple[object, ...]) -> list[int]:
             return firsts
         notified = True
     return firsts
+
+
+def _as_sent(order: tuple[object, ...]) -> object:
+    return order
+
+
+def _any_order(order: tuple[object, ...]) -> object:
+    return ()
+
+
+def _around_the_result(order: tuple[object, ...]) -> object:
+    """The notifications before and after the prompt result, each as a set."""
+    i = order.index(PromptResponse())
+    return frozenset(order[:i]), frozenset(order[i + 1 :])
+
+
+class Clocks(NamedTuple):
+    """What the simulator's wire toward the client remembers: when the last of the model's
+    messages is due, when the last of all is due, and the time no later message may pass."""
+
+    model: float
+    last: float
+    barrier: float
+
+
+Arrival = Callable[[float, object, Clocks], tuple[float, float]]
+"""The simulator's rule: a message (None for one of the wire alone) that would arrive at
+`due` arrives at the first time returned; the second is the barrier after it."""
+
+
+def _in_turn(due: float, msg: object, c: Clocks) -> tuple[float, float]:
+    return max(due, c.last), c.barrier
+
+
+def _when_it_comes(due: float, msg: object, c: Clocks) -> tuple[float, float]:
+    return due, c.barrier
+
+
+def _python_sdk_arrival(due: float, msg: object, c: Clocks) -> tuple[float, float]:
+    """A prompt result waits for every earlier message of the model, and later updates may
+    pass it meanwhile, but not before it arrives; a load result waits for nothing and
+    nothing passes it."""
+    if type(msg) is PromptResponse:
+        arrives = max(due, c.barrier)
+        return max(arrives, c.model), arrives
+    due = max(due, c.barrier)
+    return due, due if type(msg) is LoadResponse else c.barrier
+
+
+def _typescript_sdk_arrival(due: float, msg: object, c: Clocks) -> tuple[float, float]:
+    """Nothing passes a result."""
+    due = max(due, c.barrier)
+    return due, due if type(msg) in _RESPONSES else c.barrier
+
+
+def _typescript_sdk_0_arrival(due: float, msg: object, c: Clocks) -> tuple[float, float]:
+    """No result passes a result."""
+    if type(msg) in _RESPONSES:
+        due = max(due, c.barrier)
+        return due, due
+    return due, c.barrier
+
+
+@dataclass(frozen=True)
+class Transport:
+    """Everything a transport decides, in one value: what may be delivered next to the client
+    (and in which semantics its requests reach the agent), which orders of one step's
+    messages it tells apart, whether it is an SDK's dispatch and whether a prompt result
+    waits, and when the simulator delivers each message."""
+
+    deliverable: Callable[[tuple[object, ...]], list[int]]
+    order_class: Callable[[tuple[object, ...]], object]
+    arrival: Arrival
+    toward_agent: Semantics = Semantics.FIFO
+    in_order: bool = False  # the client handles what the agent sends in the order sent
+    results_wait: bool = False
+    sdk: bool = True  # an SDK's dispatch reorders the handling (the bytes arrive in order)
+    # Whether equal notifications on either side of a prompt result are one to the model
+    # (False: the Python SDK, whose waiting result lets later ones pass).
+    equal_across_results: bool = True
+
+
+TRANSPORTS: dict[Semantics, Transport] = {
+    Semantics.FIFO: Transport(_head, _as_sent, _in_turn, in_order=True, sdk=False),
+    Semantics.PYTHON_SDK: Transport(
+        _python_sdk,
+        _around_the_result,
+        _python_sdk_arrival,
+        results_wait=True,
+        equal_across_results=False,
+    ),
+    Semantics.TYPESCRIPT_SDK: Transport(
+        functools.partial(_firsts, results="block"), _around_the_result, _typescript_sdk_arrival
+    ),
+    Semantics.TYPESCRIPT_SDK_0: Transport(
+        functools.partial(_firsts, results="ordered"), _any_order, _typescript_sdk_0_arrival
+    ),
+    Semantics.RUST_SDK: Transport(_head, _as_sent, _in_turn, in_order=True),
+    Semantics.UNORDERED: Transport(
+        functools.partial(_firsts, results="free"),
+        _any_order,
+        _when_it_comes,
+        toward_agent=Semantics.UNORDERED,
+        sdk=False,
+    ),
+}
+"""Each transport's rules.  A new transport is a member of `Semantics` and its value here."""

@@ -13,7 +13,7 @@ import heapq
 from typing import Any, NamedTuple
 
 from acp_suggestions.model.actors import echoes_user_message
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Clocks, Semantics
 from acp_suggestions.model.rules import RuleId
 from acp_suggestions.model.state import (
     Composer,
@@ -86,7 +86,6 @@ class Engine:
         "due_agent",
         "due_client",
         "due_model",
-        "fifo",
         "fifo_to_agent",
         "flying",
         "handlers",
@@ -102,7 +101,6 @@ class Engine:
         "prompt_ids",
         "prompted",
         "screen",
-        "sdk",
         "send_wait",
         "sent",
         "sent_seq",
@@ -110,6 +108,7 @@ class Engine:
         "sid",
         "steps",
         "trace",
+        "transport",
         "unseen_sent",
         "v1",
         "w",
@@ -123,9 +122,8 @@ class Engine:
         self.p, self.model, self.d = point, model, draws
         self.cfg = point.config
         self.v1 = self.cfg.version == 1
-        self.fifo = self.cfg.semantics.in_order  # what the agent sends
         self.fifo_to_agent = self.cfg.semantics.toward_agent is Semantics.FIFO
-        self.sdk = self.cfg.semantics is Semantics.PYTHON_SDK
+        self.transport = self.cfg.semantics.transport
         self.auto = self.cfg.auto_send != "off" or not self.cfg.client.keeps(RuleId.CP_1)
         self.chips = self.cfg.presentation == "chips"  # taking a suggestion sends it
         self.predicts = [Action(AGENT, Act.PREDICT, i) for i in range(len(self.cfg.predictions))]
@@ -197,24 +195,8 @@ class Engine:
 
     def _to_client(self, t: float, msg: Any, record: Any, ends: bool = False) -> None:
         """Put an agent message on the wire: `msg` is the model's (None for wire-only ones)."""
-        due = t + self.d.to_client()
-        if self.fifo:
-            due = max(due, self.due_client)
-        elif self.sdk and type(msg) is PromptResponse:
-            # It waits for every earlier message of the model; later updates may pass it
-            # meanwhile, but not before it arrives (`Semantics.PYTHON_SDK`).
-            arrives = self.barrier = max(due, self.barrier)
-            due = max(arrives, self.due_model)
-        elif self.sdk:  # a load response waits for nothing and nothing passes it
-            due = max(due, self.barrier)
-            if type(msg) is LoadResponse:
-                self.barrier = due
-        elif self.cfg.semantics is Semantics.TYPESCRIPT_SDK:  # nothing passes a response
-            due = max(due, self.barrier)
-            if type(msg) in _RESPONSES:
-                self.barrier = due
-        elif self.cfg.semantics is Semantics.TYPESCRIPT_SDK_0 and type(msg) in _RESPONSES:
-            due = self.barrier = max(due, self.barrier)  # no response passes a response
+        clocks = Clocks(self.due_model, self.due_client, self.barrier)
+        due, self.barrier = self.transport.arrival(t + self.d.to_client(), msg, clocks)
         self.due_client = max(due, self.due_client)
         sent = -1
         if msg is not None:
@@ -340,13 +322,14 @@ class Engine:
 
     def _handled(self, msg: Any, seq: int) -> int:
         """The model's index of the message numbered `seq`: the first equal message before it
-        (over the Python SDK, since the last response: equal messages there are one to the
-        model),
-        which then stands for it in the record of what is in flight."""
+        (where the transport splits them at a prompt result, since the last one: equal
+        messages there are one to the model), which then stands for it in the record of what
+        is in flight."""
         flying, channel = self.flying, self.w.to_client
         i = flying.index(seq)
         j = i
-        while j > 0 and not (self.sdk and type(channel[j - 1]) is PromptResponse):
+        split = not self.transport.equal_across_results
+        while j > 0 and not (split and type(channel[j - 1]) is PromptResponse):
             j -= 1
             if channel[j] == msg:
                 flying[i], i = flying[j], j

@@ -94,7 +94,9 @@ def test_the_readme_is_read_in_five_minutes() -> None:
 
 
 def test_every_documented_command_is_one_the_command_line_accepts() -> None:
-    commands = [c for c in _commands() if c.words[0] != "./dev"]
+    # The how-to that adds a transport names it; its own test runs them on the patched copy.
+    patched = {k for k, test in _documented_elsewhere().items() if "new_transport" in test}
+    commands = [c for c in _commands() if c.words[0] != "./dev" and c.key not in patched]
     assert len(commands) > 20
     for c in commands:
         try:

@@ -127,7 +127,8 @@ def project(cfg: Config, start: World, steps: Sequence[Step]) -> Sides:
             # The client records what arrives on the wire: in the order sent, except on an
             # unordered transport; an SDK reorders only its handling.
             handled = w.to_client.pop(action.arg)
-            arrive = w.to_client[: action.arg] if cfg.semantics is not Semantics.UNORDERED else []
+            wire_in_order = cfg.semantics.toward_agent is Semantics.FIFO
+            arrive = w.to_client[: action.arg] if wire_in_order else []
             for message in [*arrive, handled]:
                 if not message.arrived:
                     sides.client.extend(message.records)
