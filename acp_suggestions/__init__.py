@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from acp_suggestions.api import check_records, review, summary_of, write_report
     from acp_suggestions.model.check.rows import Counterexample, Row, Status
-    from acp_suggestions.model.check.verify import Verdicts, verify
+    from acp_suggestions.model.check.verify import CheckReport, verify
     from acp_suggestions.model.config import Bounds, Config, baseline
     from acp_suggestions.model.network import Semantics
     from acp_suggestions.model.rules import RULES, Revision
@@ -31,7 +31,7 @@ _FROM = {
     "RULES": "acp_suggestions.model.rules",
     "Semantics": "acp_suggestions.model.network",
     "verify": "acp_suggestions.model.check.verify",
-    "Verdicts": "acp_suggestions.model.check.verify",
+    "CheckReport": "acp_suggestions.model.check.verify",
     "Row": "acp_suggestions.model.check.rows",
     "Status": "acp_suggestions.model.check.rows",
     "Counterexample": "acp_suggestions.model.check.rows",
@@ -46,6 +46,7 @@ _FROM = {
 __all__ = [
     "RULES",
     "Bounds",
+    "CheckReport",
     "Config",
     "Counterexample",
     "FileReport",
@@ -54,7 +55,6 @@ __all__ = [
     "Semantics",
     "Status",
     "Verdict",
-    "Verdicts",
     "baseline",
     "check_file",
     "check_records",

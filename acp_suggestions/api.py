@@ -9,11 +9,10 @@ from typing import Any
 
 from acp_suggestions.model.amendments import PROPOSED_BY_FINDINGS
 from acp_suggestions.model.check import review as reviewing
-from acp_suggestions.model.check import verdicts
 from acp_suggestions.model.check.cache import Cache
 from acp_suggestions.model.check.executor import Executor
 from acp_suggestions.model.check.review import Done, Outcome
-from acp_suggestions.model.check.verdicts import Summary
+from acp_suggestions.model.check.summary import Summary, summarize
 from acp_suggestions.model.render import report
 from acp_suggestions.model.wire import examples
 from acp_suggestions.model.wire.decode import Gap
@@ -46,7 +45,7 @@ def summary_of(done: Sequence[Done], executor: Executor, cache: Cache | None = N
     """The review's summary of its finished tasks, with the simulator's figures (run on
     `executor`, or from `cache`) and the wire examples it shows."""
     placements, sharings = reviewing.placements_of(done), reviewing.sharings_of(done)
-    summary = verdicts.summarize(reviewing.outcomes_of(done), placements, sharings)
+    summary = summarize(reviewing.outcomes_of(done), placements, sharings)
     summary.on_screen = onscreen.measure(executor, cache)
     summary.examples = examples.examples()
     return summary

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from acp_suggestions.model.check.cache import Cache
 from acp_suggestions.model.check.executor import Executor
-from acp_suggestions.model.check.verdicts import ScreenRow, ScreenTime
+from acp_suggestions.model.check.summary import ScreenRow, ScreenTime
 from acp_suggestions.sims import sweep
 from acp_suggestions.sims.scenario import DEFAULT_SCENARIO, load
 

@@ -3,6 +3,7 @@ gives what the command line gives for the same input."""
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -94,3 +95,24 @@ def test_the_review_command_writes_what_the_api_review_gives(
     assert written == sorted(p.relative_to(review_folder) for p in review_folder.rglob("*"))
     for name in (p for p in written if (review_folder / p).is_file()):
         assert (out / name).read_bytes() == (review_folder / name).read_bytes()
+
+
+def _clashes(names: list[str]) -> list[tuple[str, str]]:
+    """Pairs of public names of one kind a reader could take for one: equal but for case or
+    a plural (a constant, in capitals, may name the collection of a class: RULES of Rule)."""
+    stems: dict[tuple[bool, str], str] = {}
+    found = []
+    for name in names:
+        stem = (name.isupper(), name.lower().removesuffix("s"))
+        if stem in stems:
+            found.append((stems[stem], name))
+        stems.setdefault(stem, name)
+    return found
+
+
+@pytest.mark.parametrize("package", ["acp_suggestions", "acp_suggestions.model.rules"])
+def test_no_two_public_names_differ_only_by_a_plural(package: str) -> None:
+    names = list(importlib.import_module(package).__all__)
+    assert _clashes(names) == []
+    # As the API once had: the trace checker's Verdict beside check's Verdicts.
+    assert _clashes(["Verdict", "Verdicts", "RULES", "Rule"]) == [("Verdict", "Verdicts")]

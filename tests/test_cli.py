@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from acp_suggestions.model import exits
-from acp_suggestions.model.check import review, verdicts
+from acp_suggestions.model.check import review
 from acp_suggestions.model.check.executor import Executor
 from acp_suggestions.model.check.rows import Status, standing
+from acp_suggestions.model.check.summary import Summary, summarize
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.config import Config, baseline
 from acp_suggestions.model.exits import MEANINGS, Exit
@@ -63,14 +64,14 @@ def test_bad_options_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str])
     assert "error:" in capsys.readouterr().err
 
 
-def _small_review() -> tuple[verdicts.Summary, list[review.Outcome]]:
+def _small_review() -> tuple[Summary, list[review.Outcome]]:
     m = MUTATIONS_BY_RULE["LT-5"]
     todo = [
         review.Job("baseline", Revision.CURRENT.value, baseline(Revision.CURRENT, 1)),
         review.Job("mutation", "LT-5", m.apply(baseline(Revision.CURRENT, 1))),
     ]
     outcomes = review.outcomes_of(review.run_all(todo, Executor(1)))
-    return verdicts.summarize(outcomes), outcomes
+    return summarize(outcomes), outcomes
 
 
 def test_review_outputs_are_complete_and_deterministic(tmp_path: Path) -> None:
@@ -275,7 +276,7 @@ def test_the_verdict_rows_from_python_give_the_commands_exit_code(
 
 
 def test_counterexample_lengths_are_those_of_the_steps() -> None:
-    """The duty placement's lengths (`Verdicts.lengths`, no steps taken) are the lengths of
+    """The duty placement's lengths (`CheckReport.lengths`, no steps taken) are the lengths of
     the counterexamples shown, invariants and leads-to alike, in the same order."""
     from acp_suggestions.model.check.verify import verify
 

@@ -12,7 +12,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from acp_suggestions.model.check import review, verdicts
+from acp_suggestions.model.check import review
+from acp_suggestions.model.check.summary import Summary
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.render import findings, letter, report, schema
 
@@ -108,14 +109,14 @@ def test_finding_9_a_chip_that_hides_a_block_is_caught(
 
 
 @pytest.fixture(scope="module")
-def review_json(full_review: tuple[verdicts.Summary, list[review.Outcome]]) -> dict[str, Any]:
+def review_json(full_review: tuple[Summary, list[review.Outcome]]) -> dict[str, Any]:
     """The default review's review.json."""
     data: dict[str, Any] = json.loads(json.dumps(full_review[0].as_json()))
     return data
 
 
 def test_the_report_opens_with_the_letter_then_the_findings(
-    full_review: tuple[verdicts.Summary, list[review.Outcome]], review_json: dict[str, Any]
+    full_review: tuple[Summary, list[review.Outcome]], review_json: dict[str, Any]
 ) -> None:
     """The letter, what it refers the author to (the examples, the migration), then the
     findings: each in full, or, where the letter makes it, a pointer to the letter's edit."""

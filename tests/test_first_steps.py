@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from acp_suggestions.model.check import review, verdicts
+from acp_suggestions.model.check import review
+from acp_suggestions.model.check.summary import Summary
 from acp_suggestions.model.render import letter
 from tests.helpers import CLI
 
@@ -51,7 +52,7 @@ def test_the_tutorial_walks_six_steps_five_of_them_checks() -> None:
 
 
 def test_the_reviews_last_lines_are_the_letters_edits(
-    full_review: tuple[verdicts.Summary, list[review.Outcome]],
+    full_review: tuple[Summary, list[review.Outcome]],
 ) -> None:
     """The review's closing lines, as the command prints them for `--out out/`."""
     data = json.loads(json.dumps(full_review[0].as_json()))

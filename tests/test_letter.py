@@ -12,8 +12,9 @@ import pytest
 
 from acp_suggestions.model import readings
 from acp_suggestions.model.amendments import ADOPTIONS, ADOPTIONS_BY_NAME
-from acp_suggestions.model.check import review, verdicts
+from acp_suggestions.model.check import review
 from acp_suggestions.model.check.audit import audit
+from acp_suggestions.model.check.summary import Summary
 from acp_suggestions.model.invariants import PROPERTIES_BY_NAME
 from acp_suggestions.model.liveness import LIVENESS
 from acp_suggestions.model.render import letter, report
@@ -24,7 +25,7 @@ RFD = "rfd/prompt-suggestions-rfd-2026-11-14.txt"
 
 
 @pytest.fixture(scope="module")
-def data(full_review: tuple[verdicts.Summary, list[review.Outcome]]) -> dict[str, Any]:
+def data(full_review: tuple[Summary, list[review.Outcome]]) -> dict[str, Any]:
     found: dict[str, Any] = json.loads(json.dumps(full_review[0].as_json()))
     return found
 
@@ -48,7 +49,7 @@ def _letter_words(lines: list[str]) -> int:
 
 
 def test_the_report_opens_with_the_letter_whose_first_line_is_the_verdict(
-    data: dict[str, Any], full_review: tuple[verdicts.Summary, list[review.Outcome]]
+    data: dict[str, Any], full_review: tuple[Summary, list[review.Outcome]]
 ) -> None:
     """The letter opens with the verdict, fits in 700 words, names no property (plain words;
     the names are the appendix's) and pastes as is: each edit quotes its sentence, gives the
@@ -289,7 +290,7 @@ def test_the_questions_are_every_reading(data: dict[str, Any]) -> None:
 
 
 def test_the_reports_body_fits_before_its_appendix(
-    full_review: tuple[verdicts.Summary, list[review.Outcome]],
+    full_review: tuple[Summary, list[review.Outcome]],
 ) -> None:
     """What the author reads (the letter, the examples, the migration, the findings and the
     rule tables) is at most 250 lines; the tables behind them, every run, the properties and

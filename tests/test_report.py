@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from acp_suggestions.model.check.audit import audit
-from acp_suggestions.model.check.verdicts import AuditOfFile
+from acp_suggestions.model.check.summary import AuditOfFile
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.liveness import LIVENESS
 from acp_suggestions.model.mutations import MUTATIONS

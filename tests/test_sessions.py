@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from acp_suggestions.model.check import review, sessions, verdicts
+from acp_suggestions.model.check import review, sessions
+from acp_suggestions.model.check.summary import Summary
 from acp_suggestions.model.config import baseline
 from acp_suggestions.model.network import Semantics
 from acp_suggestions.model.rules import Revision
@@ -22,7 +23,7 @@ SETTINGS = [
 
 
 def test_each_session_alone_reaches_what_a_lone_session_does(
-    full_review: tuple[verdicts.Summary, list[review.Outcome]],
+    full_review: tuple[Summary, list[review.Outcome]],
 ) -> None:
     """Every setting of the review's two-session check (the review runs `sessions.check` on
     each): the sessions interleave, and each alone reaches a lone session's worlds."""

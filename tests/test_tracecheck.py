@@ -14,7 +14,7 @@ import pytest
 from acp_suggestions.model.rules import RuleId
 from acp_suggestions.model.wire.decode import TraceError
 from acp_suggestions.model.wire.monitors import EXACT_FROM, MONITORS, Observer
-from acp_suggestions.model.wire.tracecheck import check_lines, notes, verdict
+from acp_suggestions.model.wire.tracecheck import check_lines, notes, verdict_of
 from tests.traces import (
     CAPS,
     TEXT,
@@ -32,7 +32,7 @@ from tests.traces import (
 def test_compliant_v1_turn_passes() -> None:
     trace = [*first_turn(), prompt(3), suggest(), res("agent", 3, {"stopReason": "end_turn"})]
     checker = check_lines(encoded(trace))
-    assert verdict(checker.findings) == "pass"
+    assert verdict_of(checker.findings) == "pass"
     shapes = {"UPD-1", "UPD-4", "UPD-5", "SC-1"}
     assert {f.rule for f in checker.findings} >= {"CAP-2", "SC-2", "SC-3", "LT-5", *shapes}
 
@@ -211,7 +211,7 @@ def test_extensions_and_unknown_notifications_are_notes() -> None:
         res("client", 10, {"content": ""}),
     ]
     checker = check_lines(encoded(trace))
-    assert verdict(checker.findings) == "pass"
+    assert verdict_of(checker.findings) == "pass"
     assert [n.split(":")[0] for n in notes(checker)] == [
         "_zed/open",
         "fs/read_text_file",
@@ -250,7 +250,7 @@ def test_memory_does_not_grow_with_the_trace() -> None:
         checker = check_lines(_long_trace(turns))
         _, top = tracemalloc.get_traced_memory()
         tracemalloc.stop()
-        assert verdict(checker.findings) == "pass"
+        assert verdict_of(checker.findings) == "pass"
         pinged, from_offers = notes(checker)  # every prompt sends the list then offered
         assert pinged == f"_x/ping: {turns} message(s) from line 12 on, not checked by any rule"
         assert f"{turns} prompt(s) send the suggestion then offered, {turns} in a row" in (

@@ -47,7 +47,7 @@ _RECORDS = frozenset(
         "check.review",
         "check.rows",
         "check.sessions",
-        "check.verdicts",
+        "check.summary",
     ]
 )
 

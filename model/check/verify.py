@@ -20,7 +20,7 @@ from acp_suggestions.model.liveness import LIVENESS, properties_in_force
 
 
 @dataclass(frozen=True, slots=True)
-class Verdicts:
+class CheckReport:
     """What checking one configuration found: the exploration, and each leads-to property's
     lasso (None where it holds) when the whole graph was there to decide them."""
 
@@ -101,7 +101,7 @@ def verify(
     max_states: int = 2_000_000,
     spill: Spill | None = None,
     progress: Callable[[int], None] | None = None,
-) -> Verdicts:
+) -> CheckReport:
     """Explore `cfg` breadth-first (its states moved to files past `spill`'s count; `progress`
     told of each further 50,000 states expanded) and, with `liveness` and a search that ends,
     decide the leads-to properties on its graph."""
@@ -111,4 +111,4 @@ def verify(
     )
     decided = result.complete and result.graph is not None
     lassos = leadsto.check(spec, result) if decided else {}
-    return Verdicts(cfg, result, lassos, decided)
+    return CheckReport(cfg, result, lassos, decided)

@@ -36,7 +36,7 @@ from acp_suggestions.model.rules import Revision
 
 if TYPE_CHECKING:
     from acp_suggestions.model.check.audit import Audit
-    from acp_suggestions.model.check.verdicts import AuditOfFile
+    from acp_suggestions.model.check.summary import AuditOfFile
     from acp_suggestions.model.cli.common import Subparsers
 
 
@@ -57,7 +57,7 @@ def _audited(path: str, revision: str, option: str, adopt: bool = True) -> Audit
 
 def _audit_of_file(args: argparse.Namespace, file: str, option: str) -> AuditOfFile:
     from acp_suggestions.model.check.audit import compare
-    from acp_suggestions.model.check.verdicts import AuditOfFile
+    from acp_suggestions.model.check.summary import AuditOfFile
 
     found = _audited(file, args.rfd_revision, option, not args.no_amendments)
     if not args.against:

@@ -15,7 +15,7 @@ from acp_suggestions.model.liveness import LIVENESS
 from acp_suggestions.model.mutations import MUTATIONS
 
 if TYPE_CHECKING:
-    from acp_suggestions.model.check.verdicts import AuditOfFile
+    from acp_suggestions.model.check.summary import AuditOfFile
 
 
 def problems(of: AuditOfFile) -> list[str]:

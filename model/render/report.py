@@ -10,7 +10,7 @@ from pathlib import Path
 
 from acp_suggestions.model.check.review import Outcome, counterexamples, judged
 from acp_suggestions.model.check.rows import Counterexample
-from acp_suggestions.model.check.verdicts import RuleVerdict, Summary
+from acp_suggestions.model.check.summary import RuleSummary, Summary
 from acp_suggestions.model.config import Bounds
 from acp_suggestions.model.invariants import PROPERTIES_BY_NAME
 from acp_suggestions.model.liveness import LIVENESS
@@ -24,7 +24,7 @@ from acp_suggestions.model.render.narrate import sequence
 from acp_suggestions.model.rules import RULES, RULES_BY_ID, counts_by_section_and_level
 
 
-def load_bearing(verdict: RuleVerdict) -> str:
+def load_bearing(verdict: RuleSummary) -> str:
     """yes, no, or why the question does not apply."""
     if verdict.load_bearing:
         return "yes"
@@ -380,7 +380,7 @@ _BACK = {
 
 
 def _link_to_shortest(
-    r: RuleVerdict, by_key: dict[str, Outcome], link: dict[tuple[str, str], str]
+    r: RuleSummary, by_key: dict[str, Outcome], link: dict[tuple[str, str], str]
 ) -> str:
     """The rule's shortest counterexample as a link to it in the report ('-' if none)."""
     for setting in r.environments:

@@ -9,15 +9,15 @@ from typing import Any
 
 from acp_suggestions.model.check.plan import Plan
 from acp_suggestions.model.check.review import FORMAT_VERSION
-from acp_suggestions.model.check.verdicts import (
-    BaselineVerdict,
+from acp_suggestions.model.check.summary import (
+    BaselineSummary,
     DutyTable,
-    EnvironmentVerdict,
+    EnvironmentSummary,
     Proposal,
-    ReadingVerdict,
-    RuleVerdict,
+    ReadingSummary,
+    RuleSummary,
     ScreenTime,
-    TwoSessionsVerdict,
+    TwoSessionsSummary,
 )
 from acp_suggestions.model.render.atomic import write_atomic
 
@@ -45,16 +45,16 @@ def review_schema() -> dict[str, Any]:
             "const": FORMAT_VERSION,
             "description": "raised when a field changes meaning or is removed",
         },
-        "rules": by_key(RuleVerdict) | {"description": "each mutated rule, by rule id"},
-        "baselines": by_key(BaselineVerdict) | {"description": "by exploration key"},
-        "environments": by_key(EnvironmentVerdict) | {"description": "by exploration key"},
+        "rules": by_key(RuleSummary) | {"description": "each mutated rule, by rule id"},
+        "baselines": by_key(BaselineSummary) | {"description": "by exploration key"},
+        "environments": by_key(EnvironmentSummary) | {"description": "by exploration key"},
         "unmutated_rules": _STRINGS,
         "failures": _STRINGS,
         "states_explored": {"type": "integer"},
         "explorations": {"type": "integer"},
         "duties": ref(DutyTable),
         "proposals": {"type": "array", "items": ref(Proposal)},
-        "readings": {"type": "array", "items": ref(ReadingVerdict)},
+        "readings": {"type": "array", "items": ref(ReadingSummary)},
         "examples": {
             "type": "array",
             "items": {
@@ -68,7 +68,7 @@ def review_schema() -> dict[str, Any]:
             },
             "description": "the JSON examples the RFD's text leads to, as the model writes them",
         },
-        "two_sessions": {"type": "array", "items": ref(TwoSessionsVerdict)},
+        "two_sessions": {"type": "array", "items": ref(TwoSessionsSummary)},
         "on_screen": ref(ScreenTime) | {"description": "the simulator's figures for the letter"},
         "plan": ref(Plan)
         | {"description": "the reopen edits as one plan, and the letter's whole set of edits"},

@@ -8,21 +8,21 @@ from collections.abc import Sequence
 from typing import Any
 
 from acp_suggestions.model.check.plan import Failure, Letter, Plan
-from acp_suggestions.model.check.verdicts import (
+from acp_suggestions.model.check.summary import (
     AuditOfFile,
     DutyRow,
     DutyTable,
     Proposal,
     ProposalSetting,
-    ReadingVerdict,
-    TwoSessionsVerdict,
+    ReadingSummary,
+    TwoSessionsSummary,
 )
 from acp_suggestions.model.config import Bounds
 from acp_suggestions.model.render.audit import reviewed_by
 from acp_suggestions.model.render.mdtext import bounds, markdown_table
 
 
-def two_sessions_section(verdicts: Sequence[TwoSessionsVerdict]) -> list[str]:
+def two_sessions_section(verdicts: Sequence[TwoSessionsSummary]) -> list[str]:
     out = [
         "",
         "### Two sessions on one connection",
@@ -281,7 +281,7 @@ def examples_section(examples: Sequence[dict[str, Any]]) -> list[str]:
     return out
 
 
-def readings_section(verdicts: Sequence[ReadingVerdict]) -> list[str]:
+def readings_section(verdicts: Sequence[ReadingSummary]) -> list[str]:
     """Each open point of the RFD the model reads one way, and what its other options change
     (`--reading NAME=OPTION` switches it)."""
     out = [

@@ -13,7 +13,7 @@ from typing import Any
 from acp_suggestions.model import junit as junit_xml
 from acp_suggestions.model.wire import decode
 from acp_suggestions.model.wire.monitors import Observer, Verdict
-from acp_suggestions.model.wire.tracecheck import Checker, Finding, check_lines, notes, verdict
+from acp_suggestions.model.wire.tracecheck import Checker, Finding, check_lines, notes, verdict_of
 
 NOTHING_TO_CHECK = "no rule found anything to check: no session or no suggestion traffic"
 # Why a trace without a list or a withdrawal passes nothing: each rule it "kept" it kept by
@@ -62,7 +62,7 @@ class FileReport:
         never a pass."""
         if self.error:
             return Verdict.ERROR
-        found = verdict(self.findings) if self.findings else Verdict.INCONCLUSIVE
+        found = verdict_of(self.findings) if self.findings else Verdict.INCONCLUSIVE
         return Verdict.INCONCLUSIVE if self.unexercised and found is Verdict.PASS else found
 
     @property

@@ -463,6 +463,6 @@ def check_messages(
     return checker
 
 
-def verdict(findings: Iterable[Finding]) -> Verdict:
+def verdict_of(findings: Iterable[Finding]) -> Verdict:
     """The worst of the findings' verdicts: violation, inconclusive or pass."""
     return Verdict.worst((f.verdict for f in findings), Verdict.PASS)

@@ -43,7 +43,7 @@ class Setting:
 
 
 @dataclass(frozen=True, slots=True)
-class RuleVerdict:
+class RuleSummary:
     """What breaking one rule alone does, over every setting it was broken in."""
 
     level: str
@@ -59,7 +59,7 @@ class RuleVerdict:
 
 
 @dataclass(frozen=True, slots=True)
-class BaselineVerdict:
+class BaselineSummary:
     """What the compliant peers of a revision break in one setting."""
 
     revision: str
@@ -77,7 +77,7 @@ class BaselineVerdict:
 
 
 @dataclass(frozen=True, slots=True)
-class EnvironmentVerdict:
+class EnvironmentSummary:
     """What a change of environment breaks for the current revision's compliant peers, beyond
     what they break in the same version and transport without it."""
 
@@ -91,7 +91,7 @@ class EnvironmentVerdict:
 
 
 @dataclass(frozen=True, slots=True)
-class TwoSessionsVerdict:
+class TwoSessionsSummary:
     """Two sessions sharing one connection against one session alone, in one setting."""
 
     version: int
@@ -168,7 +168,7 @@ class DutyTable:
 
 
 def duty_table(
-    placements: Sequence[duties.Placement], baselines: dict[str, BaselineVerdict]
+    placements: Sequence[duties.Placement], baselines: dict[str, BaselineSummary]
 ) -> DutyTable:
     """The placements of every cell as one row per property, version and transport; each
     compliant-peers verdict is compared with the review's baseline of the same setting."""
@@ -263,7 +263,7 @@ class ReadingOption:
 
 
 @dataclass(frozen=True, slots=True)
-class ReadingVerdict:
+class ReadingSummary:
     """One reading: the question the RFD leaves open, the option the review ran, and each
     other option's effect."""
 
@@ -287,7 +287,7 @@ def _compare(before_job: Outcome, after_job: Outcome) -> ProposalSetting:
     )
 
 
-def _readings(outcomes: Sequence[Outcome]) -> list[ReadingVerdict]:
+def _readings(outcomes: Sequence[Outcome]) -> list[ReadingSummary]:
     by_key = {o.job.key: o for o in outcomes}
     judged_by: dict[str, dict[str, list[Outcome]]] = {}
     for o in outcomes:
@@ -305,7 +305,7 @@ def _readings(outcomes: Sequence[Outcome]) -> list[ReadingVerdict]:
             )
             for option, judged in options.items()
         ]
-        out.append(ReadingVerdict(name, reading.question, reading.section, ran, others))
+        out.append(ReadingSummary(name, reading.question, reading.section, ran, others))
     return out
 
 
@@ -313,19 +313,19 @@ def _readings(outcomes: Sequence[Outcome]) -> list[ReadingVerdict]:
 class Summary:
     """The review: per rule, per revision, per environment; read by the reports and the CLI."""
 
-    rules: dict[str, RuleVerdict]
-    baselines: dict[str, BaselineVerdict]
-    environments: dict[str, EnvironmentVerdict]
+    rules: dict[str, RuleSummary]
+    baselines: dict[str, BaselineSummary]
+    environments: dict[str, EnvironmentSummary]
     unmutated_rules: list[str]
     failures: list[str]
     states_explored: int
     explorations: int
     duties: DutyTable | None = None
     proposals: list[Proposal] = field(default_factory=list)
-    readings: list[ReadingVerdict] = field(default_factory=list)
+    readings: list[ReadingSummary] = field(default_factory=list)
     # The JSON examples the RFD's text leads to (`wire.examples`), added by the command.
     examples: list[dict[str, Any]] = field(default_factory=list)
-    two_sessions: list[TwoSessionsVerdict] = field(default_factory=list)
+    two_sessions: list[TwoSessionsSummary] = field(default_factory=list)
     audit: AuditOfFile | None = None
     on_screen: ScreenTime | None = None
     plan: Plan | None = None
@@ -379,7 +379,7 @@ def summarize(
         rev = MUTATIONS_BY_RULE[job.name].revision if job.kind == "mutation" else c.revision
         return by_key[f"baseline.{rev.value}.v{c.version}.{c.semantics.value}"]
 
-    rules: dict[str, RuleVerdict] = {}
+    rules: dict[str, RuleSummary] = {}
     mutated = {o.job.name for o in outcomes if o.job.kind == "mutation"}
     for m in (m for m in MUTATIONS if m.rule in mutated):
         envs: list[Setting] = []
@@ -401,7 +401,7 @@ def summarize(
             )
         broken = sorted({n for e in envs for n in e.breaks}, key=PROPERTY_ORDER.index)
         lengths = [e.shortest for e in envs if e.shortest is not None]
-        rules[m.rule] = RuleVerdict(
+        rules[m.rule] = RuleSummary(
             level=RULES_BY_ID[m.rule].level.value,
             section=RULES_BY_ID[m.rule].section,
             mutation=m.summary,
@@ -414,7 +414,7 @@ def summarize(
             environments=envs,
         )
     baselines = {
-        o.job.key: BaselineVerdict(
+        o.job.key: BaselineSummary(
             revision=o.job.config.revision.value,
             version=o.job.config.version,
             semantics=o.job.config.semantics.value,
@@ -427,7 +427,7 @@ def summarize(
         if o.job.kind == "baseline"
     }
     environments = {
-        o.job.key: EnvironmentVerdict(
+        o.job.key: EnvironmentSummary(
             change=ENVIRONMENTS[o.job.name][0],
             version=o.job.config.version,
             semantics=o.job.config.semantics.value,
@@ -470,7 +470,7 @@ def summarize(
         readings=_readings(outcomes),
         plan=plan_from(outcomes),
         two_sessions=[
-            TwoSessionsVerdict(
+            TwoSessionsSummary(
                 version=s.setting.version,
                 semantics=s.setting.semantics.value,
                 bounds=asdict(s.setting.config.bounds),
