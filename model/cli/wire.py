@@ -7,7 +7,6 @@ import argparse
 import json
 import os
 import shutil
-from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,24 +30,16 @@ def _trace_check(args: argparse.Namespace) -> int:
     from acp_suggestions.model.wire.monitors import Verdict
 
     reports = [checked.check_file(path, args.observer) for path in args.files]
-    verdict = checked.overall(reports)
     if args.format == "junit":
         print(checked.junit(reports), end="")
     elif args.format == "json":
-        files = [r.as_dict() for r in reports]
-        out = {
-            "verdict": verdict,
-            "files": files,
-            "findings": [f for r in files for f in r["findings"]],
-            "notes": [f"{r.file}: {n}" for r in reports for n in r.notes],
-        }
-        print(json.dumps(out, indent=2))
+        print(json.dumps(checked.document(reports), indent=2))
     else:
         for r in reports:
             if r.error:
                 err.print(f"acp-suggestions: error: {r.file}: {r.error}")
-            elif r.unexercised or not r.findings:
-                print(f"{r.file}: inconclusive: {r.unexercised or checked.NOTHING_TO_CHECK}")
+            elif r.reason:
+                print(f"{r.file}: inconclusive: {r.reason}")
             for f in r.findings:
                 if f.verdict != Verdict.PASS:
                     d = f.as_dict()
@@ -56,12 +47,8 @@ def _trace_check(args: argparse.Namespace) -> int:
                         f"{r.file}:{f.line}: {f.verdict}: {f.rule} ({d['level']}, "
                         f"{d['section']}): {f.message}"
                     )
-        counts = Counter(f.verdict for r in reports for f in r.findings)
-        print(
-            f"{verdict}: {counts[Verdict.VIOLATION]} violations, "
-            f"{counts[Verdict.INCONCLUSIVE]} inconclusive, {counts[Verdict.PASS]} rules passed"
-        )
-    return verdict.exit_code
+        print(checked.tally(reports))
+    return checked.overall(reports).exit_code
 
 
 def _agent_command(args: argparse.Namespace, name: str) -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,6 +67,14 @@ class FileReport:
         return Verdict.INCONCLUSIVE if self.unexercised and found is Verdict.PASS else found
 
     @property
+    def reason(self) -> str:
+        """Why the file as a whole is inconclusive (no evidence, a gap, or nothing for any
+        rule to check), or "" when it is not; an unusable file has its `error` instead."""
+        if self.error:
+            return ""
+        return self.unexercised or ("" if self.findings else NOTHING_TO_CHECK)
+
+    @property
     def ok(self) -> bool:
         """Whether the file passed as CI reads it (exit code 0): no violation, and usable; an
         inconclusive verdict is ok, a missing or malformed file is not."""
@@ -81,16 +90,35 @@ class FileReport:
         }
         if self.error:
             out["error"] = self.error
-        elif self.unexercised:
-            out["reason"] = self.unexercised
-        elif not self.findings:
-            out["reason"] = NOTHING_TO_CHECK
+        elif self.reason:
+            out["reason"] = self.reason
         return out
 
 
 def overall(reports: Iterable[FileReport]) -> Verdict:
     """The worst verdict of the files: error, violation, inconclusive or pass."""
     return Verdict.worst((r.verdict for r in reports), Verdict.INCONCLUSIVE)
+
+
+def document(reports: list[FileReport]) -> dict[str, Any]:
+    """The reports as `trace check --format json` writes them: the overall verdict, each
+    file's report, every finding and every note (each note after its file's name)."""
+    files = [r.as_dict() for r in reports]
+    return {
+        "verdict": overall(reports),
+        "files": files,
+        "findings": [f for r in files for f in r["findings"]],
+        "notes": [f"{r.file}: {n}" for r in reports for n in r.notes],
+    }
+
+
+def tally(reports: list[FileReport]) -> str:
+    """The closing line of the text format: the overall verdict and the findings by verdict."""
+    counts = Counter(f.verdict for r in reports for f in r.findings)
+    return (
+        f"{overall(reports)}: {counts[Verdict.VIOLATION]} violations, "
+        f"{counts[Verdict.INCONCLUSIVE]} inconclusive, {counts[Verdict.PASS]} rules passed"
+    )
 
 
 def junit(reports: list[FileReport]) -> str:
@@ -119,12 +147,12 @@ def junit(reports: list[FileReport]) -> str:
                 message = f"{f.message}; but the file as a whole is inconclusive{why}"
                 ET.SubElement(case, "skipped", message=message)
             cases.append(case)
-        if report.error or not report.findings or report.unexercised:
+        if report.error or report.reason:
             case = ET.Element("testcase", classname=report.file, name="the trace")
             if report.error:
                 ET.SubElement(case, "error", message=report.error, type="unusable input")
             else:
-                ET.SubElement(case, "skipped", message=report.unexercised or NOTHING_TO_CHECK)
+                ET.SubElement(case, "skipped", message=report.reason)
             cases.append(case)
         counts = {
             "tests": len(cases),
