@@ -116,3 +116,12 @@ def test_no_two_public_names_differ_only_by_a_plural(package: str) -> None:
     assert _clashes(names) == []
     # As the API once had: the trace checker's Verdict beside check's Verdicts.
     assert _clashes(["Verdict", "Verdicts", "RULES", "Rule"]) == [("Verdict", "Verdicts")]
+
+
+def test_each_term_of_the_glossary_is_defined_once() -> None:
+    """The report's and the site's glossary: no term twice, none another's plural."""
+    from acp_suggestions.model.render.report import GLOSSARY
+
+    terms = [term for term, _ in GLOSSARY]
+    assert len(set(terms)) == len(terms)
+    assert _clashes(terms) == []
