@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from acp_suggestions.model.browse.setting import Setting, Unreadable, from_job
-from acp_suggestions.model.browse.walk import PathError
+from acp_suggestions.model.browse.walk import PathError, path_text
 from acp_suggestions.model.check.rows import Counterexample
 from acp_suggestions.model.render.itf import encode
 from acp_suggestions.model.state import World
@@ -33,7 +33,7 @@ class Jump:
     def as_json(self) -> dict[str, Any]:
         """The jump as the API returns it."""
         query = dict(self.setting.query)
-        return {"query": query, "path": ".".join(map(str, self.path)), "ending": self.ending}
+        return {"query": query, "path": path_text(self.path), "ending": self.ending}
 
 
 def indexes(system: System, start: World, steps: Sequence[Step]) -> tuple[int, ...]:

@@ -79,8 +79,8 @@ def _explore(args: argparse.Namespace) -> int:
         review = jumps.ReviewFolder(args.review) if args.review else None
         query = dict(default.query)
         if review is not None and args.jump:
-            jump = review.jump(args.jump)
-            query = {**dict(jump.setting.query), "path": ".".join(map(str, jump.path))}
+            found = review.jump(args.jump).as_json()
+            query = {**found["query"], "path": found["path"]}
     except Unreadable as exc:
         raise UsageError(str(exc)) from None
     server = serve(Explorer(default, from_args, review), args.port)
