@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from acp_suggestions.model.check.spec import Spec
+from acp_suggestions.model.check.spec import Spec, StateProperty
 from acp_suggestions.model.config import Config
-from acp_suggestions.model.invariants import Property
+from acp_suggestions.model.invariants import PROPERTIES_BY_NAME
 from acp_suggestions.model.system import Act, Action, System
 
 SETTINGS = settings(
@@ -83,12 +83,12 @@ def _step(key: tuple[str, str], several: bool) -> Callable[..., None]:
     return precondition(lambda self: bool(options(self)))(decorated)
 
 
-def _check(cfg: Config, p: Property) -> Callable[[Any], None]:
+def _check(cfg: Config, p: StateProperty) -> Callable[[Any], None]:
+    rules = ", ".join(PROPERTIES_BY_NAME[p.name].rules)
+
     def holds(self: Any) -> None:
         if not p.holds(cfg, self.world):
-            raise AssertionError(
-                f"{p.name} ({', '.join(p.rules)}) violated after: {' '.join(self.trail)}"
-            )
+            raise AssertionError(f"{p.name} ({rules}) violated after: {' '.join(self.trail)}")
 
     holds.__name__ = holds.__qualname__ = p.name
     return invariant()(holds)

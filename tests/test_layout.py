@@ -228,5 +228,5 @@ def test_the_checker_has_one_door_taking_a_spec() -> None:
     from acp_suggestions.model.check.explorer import explore
 
     parameters = list(inspect.signature(explore).parameters.values())
-    assert [(p.name, p.annotation) for p in parameters[:1]] == [("spec", "Spec")]
+    assert [(p.name, p.annotation) for p in parameters[:1]] == [("spec", "Spec[C, W, S, A]")]
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters[1:])

@@ -1,22 +1,44 @@
 """A Spec is the one thing the explorer takes: a toy system of two actors, written here as a
-Spec of its own, is explored by the same explorer, with its invariant's shortest
-counterexample, its goal reached and its end states counted."""
+Spec of its own types (a pair of counts for a world, a string for a step), is explored by the
+same explorer and judged by the same leads-to check, with its invariant's shortest
+counterexample, its goal reached, its end states counted and its own fairness."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import pytest
 
+from acp_suggestions.model.check import leadsto
 from acp_suggestions.model.check.explorer import explore
 from acp_suggestions.model.check.spec import Spec
 from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.config import baseline
-from acp_suggestions.model.invariants import Property
-from acp_suggestions.model.rules import Revision, RuleId
+from acp_suggestions.model.rules import Revision
 from acp_suggestions.sims.interned import Interned
 
 Counts = tuple[int, int]  # how far each of the two actors has counted
+Toy = Spec[None, Counts, Counts, str]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A toy's invariant or goal, with what the explorer reads of one."""
+
+    name: str
+    holds: Callable[[None, Counts], bool]
+    reads: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Eventually:
+    """A toy's `p leads to q`."""
+
+    name: str
+    p: Callable[[None, Counts], bool]
+    q: Callable[[None, Counts], bool]
+    reads: tuple[str, ...] = ()
 
 
 class TwoCounters:
@@ -36,22 +58,34 @@ class TwoCounters:
         return [("a counts", (a + 1, b))] * (a < 2) + [("b counts", (a, b + 1))] * (b < 2)
 
 
-def _not_both_done(config: Any, w: Any) -> bool:
-    return bool(w != (2, 2))
+def _not_both_done(config: None, w: Counts) -> bool:
+    return w != (2, 2)
 
 
-def _a_done(config: Any, w: Any) -> bool:
-    return bool(w[0] == 2)
+def _a_done(config: None, w: Counts) -> bool:
+    return w[0] == 2
 
 
-def _toy() -> Spec:
-    both = Property("never_both_done", (RuleId.LT_1,), _not_both_done)
-    first = Property("a_done", (), _a_done, kind="sometimes")
-    return Spec(None, TwoCounters(), [both], [first], deadlocked=lambda w: w != (2, 2))
+def _a_started(config: None, w: Counts) -> bool:
+    return w[0] >= 1
+
+
+def _toy() -> Toy:
+    both = Claim("never_both_done", _not_both_done)
+    first = Claim("a_done", _a_done)
+    return Spec(
+        None,
+        TwoCounters(),
+        [both],
+        [first],
+        [Eventually("a_finishes", _a_started, _a_done)],
+        fairness=lambda step: step,  # each actor goes on while it can
+        deadlocked=lambda w: w != (2, 2),
+    )
 
 
 def test_a_toy_spec_is_explored_by_the_same_explorer() -> None:
-    result: Any = explore(_toy(), keep_graph=True)  # a Result typed for protocol worlds
+    result = explore(_toy(), keep_graph=True)
     assert (result.states, result.transitions, result.terminal) == (9, 12, 1)
     assert result.deadlocks == 0 and result.complete
     assert result.violated == ["never_both_done"]
@@ -61,13 +95,22 @@ def test_a_toy_spec_is_explored_by_the_same_explorer() -> None:
 
 
 def test_the_toys_deadlock_is_its_own() -> None:
-    toy = _toy()
-    stuck = Spec(toy.config, toy.steps, toy.invariants, deadlocked=lambda w: True)
+    stuck = replace(_toy(), deadlocked=lambda w: True)
     assert explore(stuck).deadlocks == 1
+
+
+def test_leads_to_is_decided_under_the_toys_own_fairness() -> None:
+    """With each actor fair, a started count finishes; with no fairness the run may stop."""
+    toy = _toy()
+    assert leadsto.check(toy, explore(toy, keep_graph=True)) == {"a_finishes": None}
+    unfair = replace(toy, fairness=lambda step: None)
+    lasso = leadsto.check(unfair, explore(unfair, keep_graph=True))["a_finishes"]
+    assert lasso is not None and lasso.cycle == () and lasso.walk == (0, 1)  # (0,0), (1,0)
 
 
 def test_the_simulator_needs_a_spec_with_readable_steps() -> None:
     """The simulator times what each step sends, which packed steps alone do not say."""
+    protocol = spec_of(baseline(Revision.CURRENT, 1))
     with pytest.raises(ValueError, match="this spec has none"):
-        Interned(_toy())
-    assert Interned(spec_of(baseline(Revision.CURRENT, 1))).moves_from(0)
+        Interned(replace(protocol, system=None))
+    assert Interned(protocol).moves_from(0)

@@ -11,31 +11,28 @@ from __future__ import annotations
 
 import functools
 import gc
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import ParamSpec, TypeVar, overload
+from typing import Generic, ParamSpec, TypeVar, cast, overload
 
 from acp_suggestions.model.check.graph import StateGraph
 from acp_suggestions.model.check.packed import Packed
-from acp_suggestions.model.check.spec import WHOLE, Spec
-from acp_suggestions.model.check.store import Found, Spill, Spilled
-from acp_suggestions.model.config import Config
-from acp_suggestions.model.invariants import INVARIANTS, Property
-from acp_suggestions.model.state import World
-from acp_suggestions.model.system import Action
+from acp_suggestions.model.check.spec import WHOLE, A, C, S, Spec, StateProperty, W
+from acp_suggestions.model.check.store import Found, Spill, Spilled, Store
 
-Path = tuple[tuple[Action, World], ...]
+Path = tuple[tuple[A, W], ...]
+"""The steps of a run after its first world: each step's label and the world it leads to."""
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
 @dataclass
-class Result:
+class Result(Generic[C, W, S, A]):
     """What an exploration found.  With `keep_graph`, `graph` has the state numbers as nodes
     (`worlds[i]` is state i, 0 the initial one) and each edge's action."""
 
-    config: Config
-    worlds: Worlds  # by state number: every one with `keep_graph`, else none
+    config: C
+    worlds: Worlds[W, S]  # by state number: every one with `keep_graph`, else none
     states: int = 0
     transitions: int = 0
     terminal: int = 0  # states with nothing enabled: the bounds are used up
@@ -43,10 +40,10 @@ class Result:
     complete: bool = True
     depth: int | None = None  # stopped early: every state this many steps from the start
     # (and some further) was checked, breadth first
-    counterexamples: dict[str, tuple[World, Path]] = field(default_factory=dict)
-    reached: dict[str, tuple[World, Path]] = field(default_factory=dict)
-    graph: StateGraph | None = None
-    invariants: Sequence[Property] = INVARIANTS  # what was checked, in catalogue order
+    counterexamples: dict[str, tuple[W, Path[A, W]]] = field(default_factory=dict)
+    reached: dict[str, tuple[W, Path[A, W]]] = field(default_factory=dict)
+    graph: StateGraph[A] | None = None
+    invariants: Sequence[StateProperty[C, W]] = ()  # what was checked, in catalogue order
 
     @property
     def violated(self) -> list[str]:
@@ -55,19 +52,23 @@ class Result:
 
 
 _Check = tuple[
-    Callable[[Packed], object],  # what of a world the properties read
-    dict[object, list[Property]],  # by that: the properties whose verdict is to be recorded
-    list[Property],
+    Callable[[S], Hashable],  # what of a world the properties read
+    dict[Hashable, list[StateProperty[C, W]]],  # by that: the properties whose verdict is
+    # to be recorded
+    list[StateProperty[C, W]],
     bool,  # record where a property holds (reachability) or where it fails (invariants)
-    dict[str, tuple[World, Path]],  # where to record the first such state's path
+    dict[str, tuple[W, Path[A, W]]],  # where to record the first such state's path
 ]
 
 
 def _checks(
-    spec: Spec, props: Sequence[Property], found: dict[str, tuple[World, Path]], holding: bool
-) -> list[_Check]:
+    spec: Spec[C, W, S, A],
+    props: Sequence[StateProperty[C, W]],
+    found: dict[str, tuple[W, Path[A, W]]],
+    holding: bool,
+) -> list[_Check[S, C, W, A]]:
     """The properties grouped by what of the world they read."""
-    groups: dict[tuple[str, ...], list[Property]] = {}
+    groups: dict[tuple[str, ...], list[StateProperty[C, W]]] = {}
     for p in props:
         groups.setdefault(p.reads or WHOLE, []).append(p)
     return [(spec.part_key(parts), {}, group, holding, found) for parts, group in groups.items()]
@@ -96,26 +97,26 @@ _TOLD = 50_000  # states expanded between two calls of `progress`
 
 @_cyclic_gc_paused
 def explore(  # noqa: C901 (the search's loop, flat: a call per state costs, as in successors)
-    spec: Spec,
+    spec: Spec[C, W, S, A],
     *,
     max_states: int = 2_000_000,
     keep_graph: bool = False,
     progress: Callable[[int], None] | None = None,
     spill: Spill | None = None,
-) -> Result:
+) -> Result[C, W, S, A]:
     """Explore a Spec (`spec.of(config)` for the protocol model of a configuration)
     breadth-first, checking its invariants in every state; `keep_graph` also returns the
     state graph (in arrays: `model.check.graph`); `spill` moves the states found to files past
     a count of them; `progress` is told of each further 50,000 states expanded."""
     system, checked = spec.steps, spec.config
     init = system.init_state()
-    store: Found | Spilled = Found(system.pack(init))
+    store: Store[S, A] = Found(system.pack(init))
     unpack = system.unpack
-    result = Result(checked, Worlds((), unpack), invariants=spec.invariants)
-    graph = StateGraph() if keep_graph else None
+    result: Result[C, W, S, A] = Result(checked, Worlds((), unpack), invariants=spec.invariants)
+    graph: StateGraph[A] | None = StateGraph() if keep_graph else None
 
-    def path_to(i: int) -> tuple[World, Path]:
-        steps: list[tuple[Action, World]] = []
+    def path_to(i: int) -> tuple[W, Path[A, W]]:
+        steps: list[tuple[A, W]] = []
         while (up := store.parents[i]) >= 0:
             action = store.via[i]
             assert action is not None
@@ -132,12 +133,12 @@ def explore(  # noqa: C901 (the search's loop, flat: a call per state costs, as 
     settled = cut = False
     while True:
         for s, enabled, targets, n in store.expand(successors, i, limit):
-            w: World | None = None
+            w: W | None = None
             for part_of, decided, props, holding, found in checks:
                 key = part_of(s)
                 shown = decided.get(key)
                 if shown is None:
-                    w = w or unpack(s)
+                    w = unpack(s) if w is None else w
                     shown = decided[key] = [
                         p for p in props if bool(p.holds(checked, w)) is holding
                     ]
@@ -165,7 +166,8 @@ def explore(  # noqa: C901 (the search's loop, flat: a call per state costs, as 
         if cut or i == n:
             break
         assert spill is not None and isinstance(store, Found)  # past the limit: spill
-        store = Spilled(spill.folder, store)
+        # Spilled stores each world as four numbers: the protocol's packed worlds alone spill.
+        store = cast("Store[S, A]", Spilled(spill.folder, cast("Found[Packed]", store)))
     store.truncate(n)  # a search cut short found no more than n
     result.states, result.transitions = n, transitions
     if graph is not None:
@@ -175,28 +177,28 @@ def explore(  # noqa: C901 (the search's loop, flat: a call per state costs, as 
     return result
 
 
-class Worlds(Sequence[World]):
+class Worlds(Sequence[W], Generic[W, S]):
     """The explored worlds by state number, unpacked when asked for: a packed world is four
     numbers the explorer holds anyway, a World a tree of objects."""
 
-    def __init__(self, states: Sequence[Packed], unpack: Callable[[Packed], World]) -> None:
+    def __init__(self, states: Sequence[S], unpack: Callable[[S], W]) -> None:
         self._states, self._unpack = states, unpack
 
     def __len__(self) -> int:
         return len(self._states)
 
     @property
-    def packed(self) -> Sequence[Packed]:
+    def packed(self) -> Sequence[S]:
         """The worlds as the explorer holds them, four numbers each (`part_key` reads them)."""
         return self._states
 
     @overload
-    def __getitem__(self, i: int) -> World: ...
+    def __getitem__(self, i: int) -> W: ...
 
     @overload
-    def __getitem__(self, i: slice) -> Sequence[World]: ...
+    def __getitem__(self, i: slice) -> Sequence[W]: ...
 
-    def __getitem__(self, i: int | slice) -> World | Sequence[World]:
+    def __getitem__(self, i: int | slice) -> W | Sequence[W]:
         if isinstance(i, slice):
             return [self._unpack(s) for s in self._states[i]]
         return self._unpack(self._states[i])

@@ -8,17 +8,20 @@ agrees with networkx on the same graph, ties included."""
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from typing import Any, Generic
 
 import networkx as nx
 import numpy as np
 from numpy.typing import NDArray
+from typing_extensions import TypeVar
 
 from acp_suggestions.model.system import Action
 
+A = TypeVar("A", bound=Hashable, default=Action)  # a step's label
 
-class StateGraph:
+
+class StateGraph(Generic[A]):
     """States 0..n-1; the out-edges of u are `targets[offsets[u]:offsets[u + 1]]`, labelled
     by `actions[labels[k]]`; predecessors are built the first time they are asked for."""
 
@@ -26,8 +29,8 @@ class StateGraph:
         self.offsets = array("q", [0])
         self.targets = array("i")  # state numbers: the explorer stops far below 2**31
         self.labels = array("B")  # action numbers, widened when there are more than 255
-        self.actions: list[Action] = []
-        self._number: dict[Action, int] = {}
+        self.actions: list[A] = []
+        self._number: dict[A, int] = {}
         self._pred_offsets: array[int] | None = None
         self._preds = array("i")
 
@@ -37,8 +40,8 @@ class StateGraph:
         offsets: NDArray[Any],
         targets: NDArray[Any],
         labels: NDArray[Any],
-        actions: list[Action],
-    ) -> StateGraph:
+        actions: list[A],
+    ) -> StateGraph[A]:
         """A graph already in compressed rows: `labels` index `actions`, at most one edge per
         pair of states."""
         graph = cls()
@@ -50,10 +53,10 @@ class StateGraph:
 
     # --- building, one state at a time in order -------------------------------------------
 
-    def add_state(self, out: Sequence[tuple[int, Action]]) -> None:
+    def add_state(self, out: Sequence[tuple[int, A]]) -> None:
         """The next state, with its out-edges in the order found (a repeated target keeps its
         first place and takes its last action)."""
-        edges: dict[int, Action] = {}
+        edges: dict[int, A] = {}
         for j, action in out:
             edges[j] = action  # a key already there keeps its place
         for j, action in edges.items():
@@ -84,20 +87,20 @@ class StateGraph:
     def successors(self, u: int) -> Sequence[int]:
         return self.targets[self.offsets[u] : self.offsets[u + 1]]
 
-    def out_edges(self, u: int) -> Iterator[tuple[int, Action]]:
+    def out_edges(self, u: int) -> Iterator[tuple[int, A]]:
         """(target, action) of each out-edge of `u`, in order."""
         actions, labels = self.actions, self.labels
         for k in range(self.offsets[u], self.offsets[u + 1]):
             yield self.targets[k], actions[labels[k]]
 
-    def action(self, u: int, v: int) -> Action:
+    def action(self, u: int, v: int) -> A:
         """The action of the edge from `u` to `v`."""
         for w, action in self.out_edges(u):
             if w == v:
                 return action
         raise KeyError((u, v))
 
-    def edges(self) -> Iterator[tuple[int, int, Action]]:
+    def edges(self) -> Iterator[tuple[int, int, A]]:
         """(source, target, action) of every edge, in order."""
         for u in self.nodes:
             for v, action in self.out_edges(u):

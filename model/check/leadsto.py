@@ -27,12 +27,10 @@ from scipy.sparse.csgraph import connected_components
 
 from acp_suggestions.model.check.explorer import Result, Worlds
 from acp_suggestions.model.check.graph import StateGraph
-from acp_suggestions.model.check.spec import Spec
-from acp_suggestions.model.state import World
-from acp_suggestions.model.system import Action
+from acp_suggestions.model.check.spec import A, C, S, Spec, W
 
 Node = Hashable
-FairClass = Callable[[Action], str | None]
+FairClass = Callable[[A], str | None]
 Mask = NDArray[np.bool_]
 Ints = NDArray[np.int64]
 
@@ -106,7 +104,7 @@ class _Arrays:
     """One graph's arrays as numpy reads them, with each edge's fair class as a bit and each
     state's enabled classes, computed once for every property decided on the graph."""
 
-    def __init__(self, graph: StateGraph, fair: FairClass, init: int) -> None:
+    def __init__(self, graph: StateGraph[A], fair: FairClass[A], init: int) -> None:
         self.graph, self.init, self.n = graph, init, len(graph)
         self.indptr: Ints = np.frombuffer(graph.offsets, dtype=np.int64)
         self.targets = np.frombuffer(graph.targets, dtype=np.int32)
@@ -293,10 +291,10 @@ def leads_to(
 
 
 def per_state(
-    spec: Spec,
-    worlds: Worlds,
+    spec: Spec[C, W, S, A],
+    worlds: Worlds[W, S],
     reads: tuple[str, ...],
-    predicates: Sequence[Callable[[Any, Any], object]],
+    predicates: Sequence[Callable[[C, W], object]],
 ) -> NDArray[np.bool_]:
     """Each predicate (of the Spec's config and a world) over every state, a row per state and
     a column per predicate, decided once per distinct value of what of the world they read
@@ -317,7 +315,7 @@ def per_state(
     return table[np.frombuffer(codes, dtype=np.int32)]
 
 
-def masks(spec: Spec, worlds: Worlds) -> list[tuple[Mask, Mask]]:
+def masks(spec: Spec[C, W, S, A], worlds: Worlds[W, S]) -> list[tuple[Mask, Mask]]:
     """Each of the Spec's leads-to properties' P and Q over every state, one pass over the
     states for each set of parts read, deciding every property reading it."""
     props, masks = spec.leads_to, {}
@@ -329,7 +327,7 @@ def masks(spec: Spec, worlds: Worlds) -> list[tuple[Mask, Mask]]:
     return [masks[prop.name] for prop in props]
 
 
-def check(spec: Spec, result: Result) -> dict[str, Lasso | None]:
+def check(spec: Spec[C, W, S, A], result: Result[C, W, S, A]) -> dict[str, Lasso | None]:
     """Decide each of the Spec's leads-to properties on the graph of its exploration `result`
     (kept, `keep_graph`; node i is `result.worlds[i]`, node 0 the initial state), under the
     Spec's fairness."""
@@ -338,7 +336,7 @@ def check(spec: Spec, result: Result) -> dict[str, Lasso | None]:
 
 
 def decide(
-    spec: Spec, graph: StateGraph, masks: Sequence[tuple[Mask, Mask]]
+    spec: Spec[C, W, S, A], graph: StateGraph[A], masks: Sequence[tuple[Mask, Mask]]
 ) -> dict[str, Lasso | None]:
     """Decide each of the Spec's leads-to properties on a graph of numbered states (0 the
     initial one), given its P and Q over every state."""
@@ -348,8 +346,8 @@ def decide(
 
 
 def lasso_steps(
-    graph: StateGraph, worlds: Sequence[World], nodes: Iterable[Node]
-) -> list[tuple[Action, World]]:
+    graph: StateGraph[A], worlds: Sequence[W], nodes: Iterable[Node]
+) -> list[tuple[A, W]]:
     """The actions and states along a node sequence of the explorer's graph."""
     seq = [int(n) for n in nodes]  # type: ignore[call-overload]  # the explorer's are ints
     return [(graph.action(u, v), worlds[v]) for u, v in itertools.pairwise(seq)]

@@ -5,48 +5,92 @@ explorer and `verify` take a Spec; `of(config)` is the protocol model's."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
-from typing import Any, Protocol
+from typing import Generic, Protocol
 
-from acp_suggestions.model.check.packed import EMPTY, PackedSystem
+from typing_extensions import TypeVar
+
+from acp_suggestions.model.check.packed import EMPTY, Packed, PackedSystem
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.invariants import INVARIANTS, REACHABLE, Property
-from acp_suggestions.model.liveness import LIVENESS, LeadsTo, fair_system_step
+from acp_suggestions.model.liveness import LIVENESS, fair_system_step
 from acp_suggestions.model.session import V1, V2
 from acp_suggestions.model.state import World
-from acp_suggestions.model.system import System
+from acp_suggestions.model.system import Action, System
+
+# A Spec's four types, the protocol model's by default: what its predicates are given besides
+# a world, a world as they read it, a world as the explorer stores it, and a step's label.
+C = TypeVar("C", default=Config)
+W = TypeVar("W", default=World)
+S = TypeVar("S", bound=Hashable, default=Packed)
+A = TypeVar("A", bound=Hashable, default=Action)
+C_in = TypeVar("C_in", contravariant=True, default=Config)
+W_in = TypeVar("W_in", contravariant=True, default=World)
 
 WHOLE = ("agent", "client", "to_agent", "to_client")  # a property that reads all of a world
 _PARTS = {"agent": 0, "client": 1, "to_agent": 2, "to_client": 3}  # places in a packed world
 
 
-class Steps(Protocol):
+class Steps(Protocol[W, S, A]):
     """A system's worlds and steps: the initial world, a world packed to a hashable value and
     back (a protocol world to four numbers, which a spilled search stores), and each packed
     world's enabled steps, each a label (the model's `Action`) and where it leads."""
 
-    def init_state(self) -> Any: ...
+    def init_state(self) -> W: ...
 
-    def pack(self, w: Any) -> Any: ...
+    def pack(self, w: W) -> S: ...
 
-    def unpack(self, s: Any) -> Any: ...
+    def unpack(self, s: S) -> W: ...
 
-    def successors(self, s: Any) -> list[tuple[Any, Any]]: ...
-
-
-def _itself(s: Any) -> object:
-    return s
+    def successors(self, s: S) -> list[tuple[A, S]]: ...
 
 
-def _whole(_parts: tuple[str, ...]) -> Callable[[Any], object]:
+class _Named(Protocol):
+    """A property's name, and what of a world it reads (`part_key`'s parts; () for all)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def reads(self) -> tuple[str, ...]: ...
+
+
+class StateProperty(_Named, Protocol[C_in, W_in]):
+    """What the explorer reads of an invariant or a goal (the model's `Property`)."""
+
+    @property
+    def holds(self) -> Callable[[C_in, W_in], object]: ...
+
+
+class LeadsToProperty(_Named, Protocol[C_in, W_in]):
+    """What leads-to's check reads of `P leads to Q` (the model's `LeadsTo`)."""
+
+    @property
+    def p(self) -> Callable[[C_in, W_in], object]: ...
+
+    @property
+    def q(self) -> Callable[[C_in, W_in], object]: ...
+
+
+def _whole(_parts: tuple[str, ...]) -> Callable[[S], Hashable]:
     """A property reads the whole packed world, whatever it names."""
-    return _itself
+    return lambda s: s
+
+
+def _unfair(_action: object) -> str | None:
+    """No step is owed fairness."""
+    return None
+
+
+def _never(_w: object) -> bool:
+    """No world is a deadlock."""
+    return False
 
 
 @dataclass(frozen=True)
-class Spec:
+class Spec(Generic[C, W, S, A]):
     """One system to check and what to check in it.  `config` is what the properties'
     predicates are given besides the world; `part_key` says what of a packed world a property
     with the given `reads` depends on (by default the whole of it), so that the explorer
@@ -54,19 +98,19 @@ class Spec:
     whose steps say what each sends, delivers and loses, for those who walk or time them
     (the simulator, the Hypothesis machine); a spec of packed steps alone has none."""
 
-    config: Any
-    steps: Steps
-    invariants: Sequence[Property]
-    reachable: Sequence[Property] = ()
-    leads_to: Sequence[LeadsTo] = ()  # decided on the whole graph, under weak fairness
-    # of the classes this names each step's label by (None: no fairness asked of the step)
-    fairness: Callable[[Any], str | None] = field(default=lambda action: None)
-    deadlocked: Callable[[Any], bool] = field(default=lambda w: False)
-    part_key: Callable[[tuple[str, ...]], Callable[[Any], object]] = _whole
+    config: C
+    steps: Steps[W, S, A]
+    invariants: Sequence[StateProperty[C, W]]
+    reachable: Sequence[StateProperty[C, W]] = ()
+    leads_to: Sequence[LeadsToProperty[C, W]] = ()  # decided on the whole graph, under weak
+    # fairness of the classes this names each step's label by (None: no fairness asked of it)
+    fairness: Callable[[A], str | None] = field(default=_unfair)
+    deadlocked: Callable[[W], bool] = field(default=_never)
+    part_key: Callable[[tuple[str, ...]], Callable[[S], Hashable]] = _whole
     system: System | None = None
 
 
-def part_key(parts: tuple[str, ...]) -> Callable[[Any], object]:
+def part_key(parts: tuple[str, ...]) -> Callable[[Packed], Hashable]:
     """What of a packed protocol world the parts name: numbers at their places, and `drained`
     for whether the agent's messages have all arrived."""
     if "drained" not in parts:
@@ -86,7 +130,7 @@ def of(
     config: Config,
     invariants: Sequence[Property] = INVARIANTS,
     reachable: Sequence[Property] = REACHABLE,
-) -> Spec:
+) -> Spec[Config, World, Packed, Action]:
     """The protocol model of `config`: the composed system over packed and over readable
     worlds, its invariants, goals and leads-to properties, and its deadlocks."""
     packed, readable = PackedSystem(config), System(config)

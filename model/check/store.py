@@ -11,19 +11,22 @@ from __future__ import annotations
 import re
 import tempfile
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, Generic, Protocol, overload
 
 import numpy as np
+from typing_extensions import TypeVar
 
 from acp_suggestions.model.check.packed import Packed
 from acp_suggestions.model.system import Action
 
-Successors = Callable[[Packed], list[tuple[Action, Packed]]]
-Expansion = tuple[Packed, list[tuple[Action, Packed]], list[int], int]
+S = TypeVar("S", bound=Hashable, default=Packed)  # a stored world
+A = TypeVar("A", bound=Hashable, default=Action)  # a step's label
+Successors = Callable[[S], list[tuple[A, S]]]
+Expansion = tuple[S, list[tuple[A, S]], list[int], int]
 """A state expanded: it, its enabled actions with the worlds they lead to, the numbers of
 those worlds, and how many states were found once it was expanded."""
 _U8 = np.uint64
@@ -57,20 +60,40 @@ class Spill:
         return cls(folder, max(1, int(gib * 2**30 // BYTES_PER_STATE)))
 
 
-class Found:
+class Store(Protocol[S, A]):
+    """What a search reads of its store: the states by number, each one's parent and the
+    label of the step from it, and the states expanded in order."""
+
+    @property
+    def packed(self) -> Sequence[S]: ...
+
+    @property
+    def parents(self) -> array[int]: ...
+
+    @property
+    def via(self) -> list[A | None]: ...
+
+    def expand(
+        self, successors: Successors[S, A], i: int, limit: int
+    ) -> Iterator[Expansion[S, A]]: ...
+
+    def truncate(self, n: int) -> None: ...
+
+
+class Found(Generic[S, A]):
     """The states in memory: a dict from packed world to number, the list by number, and each
     state's parent (-1: the start) and the action from it, the tree of first finds."""
 
-    def __init__(self, start: Packed) -> None:
-        self.packed: list[Packed] = [start]
-        self._number: dict[Packed, int] = {start: 0}
+    def __init__(self, start: S) -> None:
+        self.packed: list[S] = [start]
+        self._number: dict[S, int] = {start: 0}
         self.parents: array[int] = array("i", [-1])
-        self.via: list[Action | None] = [None]
+        self.via: list[A | None] = [None]
 
     def __len__(self) -> int:
         return len(self.packed)
 
-    def expand(self, successors: Successors, i: int, limit: int) -> Iterator[Expansion]:
+    def expand(self, successors: Successors[S, A], i: int, limit: int) -> Iterator[Expansion[S, A]]:
         """Expand states i, i + 1, ... in order, numbering the worlds each leads to, until
         none is left or more than `limit` are found."""
         number, found = self._number.setdefault, self.packed
