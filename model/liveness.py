@@ -99,7 +99,7 @@ LIVENESS: tuple[LeadsTo, ...] = (
         "suggestion ever comes.",
         "The user has a prompt in the composer, and the run shown goes on without it ever "
         "being sent.",
-        reads=("agent", "client"),
+        reads=("client",),  # the client's composer and its moves
     ),
     LeadsTo(
         "fresh_list_eventually_offered",

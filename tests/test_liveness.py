@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp_suggestions.model.check.explorer import Result, explore
+from acp_suggestions.model.check.explorer import explore
 from acp_suggestions.model.check.leadsto import Lasso, check, lasso_steps, leads_to
+from acp_suggestions.model.check.result import Result
 from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.config import Config, baseline
 from acp_suggestions.model.liveness import LIVENESS

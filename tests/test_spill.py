@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from acp_suggestions.model.check import deep, store
-from acp_suggestions.model.check.explorer import Result, explore
+from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.result import Result
 from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.check.store import Spill, Spilled
 from acp_suggestions.model.cli.main import main
@@ -35,7 +36,7 @@ def _found(r: Result) -> tuple[object, ...]:
         r.counterexamples,
         r.reached,
         list(r.graph.edges()),
-        list(r.worlds.packed),
+        list(r.worlds),
     )
 
 

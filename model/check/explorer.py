@@ -4,7 +4,10 @@ protocol model of a configuration is `spec.of(config)`), the checker's one door.
 States are deduplicated by value (as packed worlds) and numbered in the order found; each
 invariant is checked in every state and the first (hence shortest) path to a violation is
 kept.  The checker is apart from the model: it only calls the Spec's `init_state`, `pack`,
-`unpack`, `successors` and `deadlocked`, and its properties' predicates.
+`unpack`, `successors` and `deadlocked`, and its properties' predicates.  A Spec whose steps
+expand a whole level at once (`BatchSystem`, the protocol model's) is searched a level at a
+time over arrays (`model.check.levels`), to the same result; this search, a state at a time,
+is the reference the tests compare it with, and the one that spills to files.
 """
 
 from __future__ import annotations
@@ -12,43 +15,19 @@ from __future__ import annotations
 import functools
 import gc
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field
-from typing import Generic, ParamSpec, TypeVar, cast, overload
+from typing import ParamSpec, TypeVar, cast
 
+from acp_suggestions.model.check import levels
+from acp_suggestions.model.check.batch import BatchSystem
 from acp_suggestions.model.check.graph import StateGraph
 from acp_suggestions.model.check.packed import Packed
+from acp_suggestions.model.check.result import TOLD, Path, Result, Worlds
 from acp_suggestions.model.check.spec import WHOLE, A, C, S, Spec, StateProperty, W
 from acp_suggestions.model.check.store import Found, Spill, Spilled, Store
+from acp_suggestions.model.check.tables import TooLarge
 
-Path = tuple[tuple[A, W], ...]
-"""The steps of a run after its first world: each step's label and the world it leads to."""
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
-@dataclass
-class Result(Generic[C, W, S, A]):
-    """What an exploration found.  With `keep_graph`, `graph` has the state numbers as nodes
-    (`worlds[i]` is state i, 0 the initial one) and each edge's action."""
-
-    config: C
-    worlds: Worlds[W, S]  # by state number: every one with `keep_graph`, else none
-    states: int = 0
-    transitions: int = 0
-    terminal: int = 0  # states with nothing enabled: the bounds are used up
-    deadlocks: int = 0  # terminal states with a message in flight or a turn not finished
-    complete: bool = True
-    depth: int | None = None  # stopped early: every state this many steps from the start
-    # (and some further) was checked, breadth first
-    counterexamples: dict[str, tuple[W, Path[A, W]]] = field(default_factory=dict)
-    reached: dict[str, tuple[W, Path[A, W]]] = field(default_factory=dict)
-    graph: StateGraph[A] | None = None
-    invariants: Sequence[StateProperty[C, W]] = ()  # what was checked, in catalogue order
-
-    @property
-    def violated(self) -> list[str]:
-        """Names of the invariants with a counterexample, in catalogue order."""
-        return [p.name for p in self.invariants if p.name in self.counterexamples]
 
 
 _Check = tuple[
@@ -92,9 +71,6 @@ def _cyclic_gc_paused(search: Callable[P, R]) -> Callable[P, R]:
     return paused
 
 
-_TOLD = 50_000  # states expanded between two calls of `progress`
-
-
 @_cyclic_gc_paused
 def explore(  # noqa: C901 (the search's loop, flat: a call per state costs, as in successors)
     spec: Spec[C, W, S, A],
@@ -108,6 +84,23 @@ def explore(  # noqa: C901 (the search's loop, flat: a call per state costs, as 
     breadth-first, checking its invariants in every state; `keep_graph` also returns the
     state graph (in arrays: `model.check.graph`); `spill` moves the states found to files past
     a count of them; `progress` is told of each further 50,000 states expanded."""
+    if spill is None and isinstance(spec.steps, BatchSystem):
+        told = 0
+
+        def telling(k: int) -> None:
+            nonlocal told
+            told += k
+            if progress is not None:
+                progress(k)
+
+        try:  # a BatchSystem's Spec is the protocol model's
+            found = levels.explore(
+                cast(Spec, spec), max_states=max_states, keep_graph=keep_graph, progress=telling
+            )
+            return cast("Result[C, W, S, A]", found)
+        except TooLarge:  # a table outgrew a key's field: search a state at a time instead
+            if progress is not None and told:
+                progress(-told)
     system, checked = spec.steps, spec.config
     init = system.init_state()
     store: Store[S, A] = Found(system.pack(init))
@@ -161,8 +154,8 @@ def explore(  # noqa: C901 (the search's loop, flat: a call per state costs, as 
                 result.complete, cut = False, True
                 result.depth = len(path_to(i)[1]) - 1  # state i is the first not checked
                 break
-            if progress is not None and i % _TOLD == 0:
-                progress(_TOLD)
+            if progress is not None and i % TOLD == 0:
+                progress(TOLD)
         if cut or i == n:
             break
         assert spill is not None and isinstance(store, Found)  # past the limit: spill
@@ -175,30 +168,3 @@ def explore(  # noqa: C901 (the search's loop, flat: a call per state costs, as 
         result.graph = graph
         result.worlds = Worlds(store.packed, unpack)
     return result
-
-
-class Worlds(Sequence[W], Generic[W, S]):
-    """The explored worlds by state number, unpacked when asked for: a packed world is four
-    numbers the explorer holds anyway, a World a tree of objects."""
-
-    def __init__(self, states: Sequence[S], unpack: Callable[[S], W]) -> None:
-        self._states, self._unpack = states, unpack
-
-    def __len__(self) -> int:
-        return len(self._states)
-
-    @property
-    def packed(self) -> Sequence[S]:
-        """The worlds as the explorer holds them, four numbers each (`part_key` reads them)."""
-        return self._states
-
-    @overload
-    def __getitem__(self, i: int) -> W: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[W]: ...
-
-    def __getitem__(self, i: int | slice) -> W | Sequence[W]:
-        if isinstance(i, slice):
-            return [self._unpack(s) for s in self._states[i]]
-        return self._unpack(self._states[i])

@@ -10,7 +10,6 @@ member's verdicts, and with every duty kept its counterexamples' lengths, are th
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -18,12 +17,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from acp_suggestions.model.check import leadsto
-from acp_suggestions.model.check.explorer import Worlds
+from acp_suggestions.model.check.batch import BatchSystem
 from acp_suggestions.model.check.graph import StateGraph
-from acp_suggestions.model.check.packed import PackedSystem
+from acp_suggestions.model.check.levels import Search
+from acp_suggestions.model.check.result import Worlds
 from acp_suggestions.model.check.spec import WHOLE, Spec
 from acp_suggestions.model.check.spec import of as spec_of
-from acp_suggestions.model.check.store import Found
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.rules import RuleId
 from acp_suggestions.model.system import Action
@@ -123,22 +122,23 @@ class Family:
 def explore(free: Config, duties: Sequence[RuleId], max_states: int = 2_000_000) -> Family:
     """Explore the free agent's configuration `free` (its `optional` rules are `duties`) once,
     every step labelled by the duties it breaks, and decide every property in every state."""
-    spec = replace(spec_of(free), steps=PackedSystem(free, every_minimal=True))
-    system = spec.steps
-    store = Found(system.pack(system.init_state()))
-    offsets, targets, labels = array("q", [0]), array("i"), array("i")
-    numbered: dict[Action, int] = {}
-    for _, enabled, found, n in store.expand(system.successors, 0, max_states):
-        targets.extend(found)
-        labels.extend(numbered.setdefault(a, len(numbered)) for a, _ in enabled)
-        offsets.append(len(targets))
-        if n > max_states:
+    system = BatchSystem(free, every_minimal=True)
+    spec = replace(spec_of(free), steps=system)
+    search = Search(system)
+    degrees, targets, labels = [], [], []
+    for level in search.levels(max_states):
+        if level.cut:
             raise Incomplete(f"the free agent's graph has more than {max_states:,} states")
-    actions = list(numbered)
+        degrees.append(level.degrees())
+        targets.append(level.targets)
+        labels.append(level.steps.label[level.kept])
+    offsets = np.zeros(search.found + 1, dtype=np.int64)
+    np.cumsum(np.concatenate(degrees), out=offsets[1:])
+    actions = system.labels
     bit = {d: 1 << i for i, d in enumerate(duties)}
     by_action = np.array([sum(bit[r] for r in a.breaks) for a in actions], dtype=np.uint32)
-    label = np.frombuffer(labels, dtype=np.int32)
-    worlds = Worlds(store.packed, system.unpack)
+    label = np.concatenate(labels).astype(np.int32)
+    worlds = Worlds(search.found_states(), system.unpack)
     groups: dict[tuple[str, ...], list[int]] = {}
     for j, p in enumerate(spec.invariants):
         groups.setdefault(p.reads or WHOLE, []).append(j)
@@ -150,10 +150,10 @@ def explore(free: Config, duties: Sequence[RuleId], max_states: int = 2_000_000)
         spec,
         tuple(duties),
         worlds,
-        np.frombuffer(offsets, dtype=np.int64),
-        np.frombuffer(targets, dtype=np.int32),
+        offsets,
+        np.concatenate(targets).astype(np.int32),
         label,
-        actions,
+        list(actions),
         by_action[label],
         broken,
         leadsto.masks(spec, worlds),

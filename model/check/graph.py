@@ -114,19 +114,13 @@ class StateGraph(Generic[A]):
         return self._preds[self._pred_offsets[v] : self._pred_offsets[v + 1]]
 
     def _build_predecessors(self) -> None:
-        n = len(self)
-        counts = array("q", bytes(8 * (n + 1)))
-        for v in self.targets:
-            counts[v + 1] += 1
-        for i in range(n):
-            counts[i + 1] += counts[i]
-        fill = array("q", counts)
-        preds = array("i", bytes(self.targets.itemsize * len(self.targets)))
-        for u in range(n):
-            for v in self.successors(u):
-                preds[fill[v]] = u
-                fill[v] += 1
-        self._pred_offsets, self._preds = counts, preds
+        targets = np.frombuffer(self.targets, dtype=np.int32)
+        sources = np.repeat(np.arange(len(self), dtype=np.int32), np.diff(self.offsets))
+        order = np.argsort(targets, kind="stable")  # by target, each in the order added
+        counts = np.zeros(len(self) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(targets, minlength=len(self)), out=counts[1:])
+        self._pred_offsets = array("q", counts.tobytes())
+        self._preds = array("i", sources[order].tobytes())
 
     def shortest_path(self, source: int, target: int) -> list[int]:
         """A shortest path from `source` to `target`, searched from both ends a level at a

@@ -25,8 +25,9 @@ from numpy.typing import NDArray
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from acp_suggestions.model.check.explorer import Result, Worlds
 from acp_suggestions.model.check.graph import StateGraph
+from acp_suggestions.model.check.levels import codes
+from acp_suggestions.model.check.result import InMemory, Result, Worlds
 from acp_suggestions.model.check.spec import A, C, S, Spec, W
 
 Node = Hashable
@@ -299,20 +300,29 @@ def per_state(
     """Each predicate (of the Spec's config and a world) over every state, a row per state and
     a column per predicate, decided once per distinct value of what of the world they read
     (`reads`, found by the Spec's `part_key` in the explorer's packed worlds)."""
+    if isinstance(worlds.packed, InMemory):  # the level search's: one pass of numpy
+        _, first, inverse = np.unique(
+            codes(reads, worlds.packed.columns), return_index=True, return_inverse=True
+        )
+        rows = [_row(spec.config, w, predicates) for w in worlds.at(first)]
+        return np.array(rows, dtype=bool).reshape(len(rows), len(predicates))[inverse]
     key = spec.part_key(reads)
     seen: dict[object, int] = {}
     values: list[list[bool]] = []
-    codes = array("i")
+    numbered = array("i")
     for i, s in enumerate(worlds.packed):
         k = key(s)
         code = seen.get(k)
         if code is None:
-            w = worlds[i]
             code = seen[k] = len(values)
-            values.append([bool(f(spec.config, w)) for f in predicates])
-        codes.append(code)
+            values.append(_row(spec.config, worlds[i], predicates))
+        numbered.append(code)
     table = np.array(values, dtype=bool).reshape(len(values), len(predicates))
-    return table[np.frombuffer(codes, dtype=np.int32)]
+    return table[np.frombuffer(numbered, dtype=np.int32)]
+
+
+def _row(config: C, w: W, predicates: Sequence[Callable[[C, W], object]]) -> list[bool]:
+    return [bool(f(config, w)) for f in predicates]
 
 
 def masks(spec: Spec[C, W, S, A], worlds: Worlds[W, S]) -> list[tuple[Mask, Mask]]:

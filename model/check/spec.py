@@ -12,7 +12,8 @@ from typing import Generic, Protocol
 
 from typing_extensions import TypeVar
 
-from acp_suggestions.model.check.packed import EMPTY, Packed, PackedSystem
+from acp_suggestions.model.check.batch import BatchSystem
+from acp_suggestions.model.check.packed import EMPTY, Packed
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.invariants import INVARIANTS, REACHABLE, Property
 from acp_suggestions.model.liveness import LIVENESS, fair_system_step
@@ -30,7 +31,7 @@ C_in = TypeVar("C_in", contravariant=True, default=Config)
 W_in = TypeVar("W_in", contravariant=True, default=World)
 
 WHOLE = ("agent", "client", "to_agent", "to_client")  # a property that reads all of a world
-_PARTS = {"agent": 0, "client": 1, "to_agent": 2, "to_client": 3}  # places in a packed world
+PARTS = {"agent": 0, "client": 1, "to_agent": 2, "to_client": 3}  # places in a packed world
 
 
 class Steps(Protocol[W, S, A]):
@@ -114,8 +115,8 @@ def part_key(parts: tuple[str, ...]) -> Callable[[Packed], Hashable]:
     """What of a packed protocol world the parts name: numbers at their places, and `drained`
     for whether the agent's messages have all arrived."""
     if "drained" not in parts:
-        return itemgetter(*(_PARTS[part] for part in parts))
-    places = itemgetter(*(_PARTS[part] for part in parts if part != "drained"))
+        return itemgetter(*(PARTS[part] for part in parts))
+    places = itemgetter(*(PARTS[part] for part in parts if part != "drained"))
     return lambda s: (places(s), s[3] == EMPTY)
 
 
@@ -133,7 +134,7 @@ def of(
 ) -> Spec[Config, World, Packed, Action]:
     """The protocol model of `config`: the composed system over packed and over readable
     worlds, its invariants, goals and leads-to properties, and its deadlocks."""
-    packed, readable = PackedSystem(config), System(config)
+    packed, readable = BatchSystem(config), System(config)
     return Spec(
         config,
         packed,

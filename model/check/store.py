@@ -15,12 +15,13 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
-from typing import Any, Generic, Protocol, overload
+from typing import Any, Generic, Protocol
 
 import numpy as np
 from typing_extensions import TypeVar
 
 from acp_suggestions.model.check.packed import Packed
+from acp_suggestions.model.check.result import PackedRows
 from acp_suggestions.model.system import Action
 
 S = TypeVar("S", bound=Hashable, default=Packed)  # a stored world
@@ -144,11 +145,9 @@ class _Run:
         return len(self.fp)
 
 
-class Spilled(Sequence[Packed]):
+class Spilled(PackedRows):
     """The states in files: rows of four 32-bit numbers by state number, and the seen index as
     sorted runs of fingerprints, merged so that there are about log2(states) of them."""
-
-    chunk = 1 << 15  # states expanded per batch
 
     def __init__(self, folder: Path, found: Found) -> None:
         self._folder = folder
@@ -170,33 +169,11 @@ class Spilled(Sequence[Packed]):
         """The states by number (this store itself: they are read from its file)."""
         return self
 
-    def _rows_to(self, n: int) -> np.ndarray:
+    def rows_to(self, n: int) -> np.ndarray:
         """The rows of states 0..n-1 at least, mapped again when the file has grown past them."""
         if len(self._view) < n:
             self._view = np.memmap(self._rows, np.uint32, "r", shape=(self._size, 4))
         return self._view
-
-    @overload
-    def __getitem__(self, i: int) -> Packed: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[Packed]: ...
-
-    def __getitem__(self, i: int | slice) -> Packed | list[Packed]:
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(self._size))]
-        if not -self._size <= i < self._size:
-            raise IndexError(i)
-        i %= self._size
-        a, c, ta, tc = self._rows_to(i + 1)[i].tolist()
-        return a, c, ta, tc
-
-    def __iter__(self) -> Iterator[Packed]:
-        for i in range(0, self._size, self.chunk):
-            yield from self.states(i, min(self._size, i + self.chunk))
-
-    def states(self, i: int, j: int) -> list[Packed]:
-        return list(map(tuple, self._rows_to(j)[i:j].tolist()))
 
     def truncate(self, n: int) -> None:
         self._size = min(self._size, n)
@@ -248,7 +225,7 @@ class Spilled(Sequence[Packed]):
             k = int(np.searchsorted(run.fp, _U8(fp)))
             while k < len(run) and int(run.fp[k]) == fp:
                 j = int(run.num[k])
-                if (self._rows_to(j + 1)[j] == row).all():
+                if (self.rows_to(j + 1)[j] == row).all():
                     return j
                 k += 1
         return None
@@ -284,7 +261,7 @@ class Spilled(Sequence[Packed]):
             at = np.minimum(np.searchsorted(run.fp, distinct), len(run) - 1)
             hit = np.flatnonzero(run.fp[at] == distinct)
             nums = run.num[at[hit]].astype(np.int64)
-            exact = bool((self._rows_to(self._size)[nums] == keys[first[hit]]).all())
+            exact = bool((self.rows_to(self._size)[nums] == keys[first[hit]]).all())
             number[hit] = nums
         if exact:
             new = np.flatnonzero(number < 0)

@@ -9,7 +9,8 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from acp_suggestions.model.check import leadsto
-from acp_suggestions.model.check.explorer import Result, explore
+from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.result import Result
 from acp_suggestions.model.check.rows import GOAL, Counterexample, Row, Status, standing
 from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.check.store import Spill

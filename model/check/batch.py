@@ -1,0 +1,201 @@
+"""The packed system's steps for a whole batch of states at once, as arrays: every enabled
+action of every state, in the order `PackedSystem.successors` lists them, each local step
+taken from the same memoised tables (`model.check.packed`) and computed only the first time
+its key is met (`model.check.tables`).  The level-at-a-time search (`model.check.levels`)
+calls it once per level instead of once per state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from acp_suggestions.model.check.packed import EMPTY, PackedSystem, _Table
+from acp_suggestions.model.check.tables import Ints, Lookup, Rows
+from acp_suggestions.model.config import Config
+from acp_suggestions.model.system import Action, Choice
+
+
+@dataclass(frozen=True, slots=True)
+class Edges:
+    """The steps of a batch: each one's state (an index into the batch), its label (an index
+    into `BatchSystem.labels`) and the packed world it leads to, by state and in order."""
+
+    source: Ints
+    label: Ints
+    agent: Ints
+    client: Ints
+    to_agent: Ints
+    to_client: Ints
+
+    def __len__(self) -> int:
+        return len(self.source)
+
+
+class BatchSystem(PackedSystem):
+    """A packed system that also expands a batch of states at once (`expand`); its steps'
+    labels are numbered in `labels` in the order first met."""
+
+    def __init__(self, config: Config, every_minimal: bool = False) -> None:
+        super().__init__(config, every_minimal)
+        self.labels: list[Action] = []
+        self._label_ids: dict[Action, int] = {}
+        self._choices: _Table[Choice] = _Table()
+        self._choices.number(())  # 0: no rule broken
+        # Local steps by key, as rows of numbers (see each method for its columns).
+        self._client_rows = Rows(4, self._client_row)
+        self._agent_rows = Rows(3, self._agent_row)
+        self._heads_to_agent = Rows(4, self._head_to_agent)
+        self._heads_to_client = Rows(3, self._head_to_client)
+        self._reads = Rows(3, self._read_row)
+        self._reopens = Rows(3, self._reopen_row)
+        self._serves = Lookup(self._serving)
+        self._joined = Lookup(lambda channel, sent: self._append(channel, sent))
+        self._gets = Lookup(self._receiving)
+        self._loses = Lookup(self._losing_step)
+        self._delivering = Lookup(self._delivery)
+        self._relabelled = Lookup(self._relabel)
+
+    def expand(self, a: Ints, c: Ints, ta: Ints, tc: Ints) -> Edges:
+        """Every step of the states (a[k], c[k], ta[k], tc[k]), state after state, each
+        state's steps in `successors`' order: the client's, the agent's, deliveries to the
+        agent, deliveries to the client."""
+        parts = [self._clients_steps(a, c, ta, tc), self._agents_steps(a, c, ta, tc)]
+        busy = np.flatnonzero(ta != EMPTY)
+        if busy.size:
+            parts.append(self._to_agent_steps(busy, a, c, ta, tc))
+        busy = np.flatnonzero(tc != EMPTY)
+        if busy.size:
+            parts.append(self._to_client_steps(busy, a, c, ta, tc))
+        kind = np.concatenate([np.full(len(p[0]), k) for k, p in enumerate(parts)])
+        source, row, place, *columns = (np.concatenate(c) for c in zip(*parts, strict=True))
+        order = _order(source, kind, row, place)
+        return Edges(source[order], *(column[order] for column in columns))
+
+    # --- each kind of step, over a batch --------------------------------------------------
+
+    def _clients_steps(self, a: Ints, c: Ints, ta: Ints, tc: Ints) -> list[Ints]:
+        which, row, _ = self._client_rows(c)
+        label, c2, sent, load = (column[row] for column in self._client_rows.columns)
+        own = load < 0
+        s = which[own]
+        steps = [s, row[own], np.zeros(len(s), np.int64), label[own], a[s], c2[own]]
+        steps += [self._then(ta[s], sent[own]), tc[s]]
+        reopen = np.flatnonzero(~own)
+        if not reopen.size:
+            return steps
+        # A reopen on a new connection: the client loses the prompts in flight and the agent
+        # reads the load, once for each of its choices.
+        s = which[reopen]
+        lost = self._loses(c2[reopen], ta[s], a[s])
+        k, at, place = self._reopens(load[reopen], a[s])
+        choice, a2, replies = (column[at] for column in self._reopens.columns)
+        plain = label[reopen][k]
+        relabelled = np.where(choice == 0, plain, self._relabelled(plain, choice))
+        empty = np.full(len(k), EMPTY, np.int64)
+        reopened = [s[k], row[reopen][k], place, relabelled, a2, lost[k], empty, replies]
+        return [np.concatenate(pair) for pair in zip(steps, reopened, strict=True)]
+
+    def _agents_steps(self, a: Ints, c: Ints, ta: Ints, tc: Ints) -> list[Ints]:
+        s, row, _ = self._agent_rows(a)
+        label, a2, sent = (column[row] for column in self._agent_rows.columns)
+        return [s, row, np.zeros(len(s), np.int64), label, a2, c[s], ta[s], self._then(tc[s], sent)]
+
+    def _to_agent_steps(self, busy: Ints, a: Ints, c: Ints, ta: Ints, tc: Ints) -> list[Ints]:
+        which, row, _ = self._heads_to_agent(ta[busy])
+        i, load, m, rest = (column[row] for column in self._heads_to_agent.columns)
+        s = busy[which]
+        can = (load == 0) | (self._serves(a[s]) == 1)  # a load waits for an agent serving one
+        s, row, i, m, rest = s[can], row[can], i[can], m[can], rest[can]
+        k, at, place = self._reads(m, a[s])
+        choice, a2, sent = (column[at] for column in self._reads.columns)
+        s = s[k]
+        label = self._delivering(i[k], choice)
+        return [s, row[k], place, label, a2, c[s], rest[k], self._then(tc[s], sent)]
+
+    def _to_client_steps(self, busy: Ints, a: Ints, c: Ints, ta: Ints, tc: Ints) -> list[Ints]:
+        which, row, _ = self._heads_to_client(tc[busy])
+        label, m, rest = (column[row] for column in self._heads_to_client.columns)
+        s = busy[which]
+        return [s, row, np.zeros(len(s), np.int64), label, a[s], self._gets(m, c[s]), ta[s], rest]
+
+    def _then(self, channel: Ints, sent: Ints) -> Ints:
+        """Each channel with what a step sent appended (itself where nothing was sent)."""
+        joined = channel.copy()
+        sends = sent != EMPTY
+        if sends.any():
+            joined[sends] = self._joined(channel[sends], sent[sends])
+        return joined
+
+    # --- one local step, by the packed system's memoised steps, once per key -------------
+
+    def _label(self, action: Action) -> int:
+        number = self._label_ids.get(action)
+        if number is None:
+            number = self._label_ids[action] = len(self.labels)
+            self.labels.append(action)
+        return number
+
+    def _client_row(self, c: int) -> list[tuple[int, int, int, int]]:
+        """(label, client, sent, the load of a reopen on a new connection or -1)."""
+        steps = self._by_client.get(c) or self._client_steps(c)
+        return [(self._label(action), c2, sent, load) for action, c2, sent, load in steps]
+
+    def _agent_row(self, a: int) -> list[tuple[int, int, int]]:
+        """(label, agent, sent)."""
+        steps = self._by_agent.get(a) or self._agent_steps(a)
+        return [(self._label(action), a2, sent) for action, a2, sent in steps]
+
+    def _serving(self, a: int) -> int:
+        if a not in self._serves_load:
+            self._agent_steps(a)
+        return int(self._serves_load[a])
+
+    def _head_to_agent(self, channel: int) -> list[tuple[int, int, int, int]]:
+        """(message index, a load?, message, rest of the channel)."""
+        heads = self._to_agent_heads.get(channel) or self._deliverable(channel, True)
+        return [(i, int(load), m, rest) for i, load, m, rest in heads]
+
+    def _head_to_client(self, channel: int) -> list[tuple[int, int, int]]:
+        """(label, message, rest of the channel)."""
+        heads = self._to_client_heads.get(channel) or self._deliverable(channel, False)
+        return [(self._label(self._to_client[i]), m, rest) for i, _, m, rest in heads]
+
+    def _read_row(self, m: int, a: int) -> list[tuple[int, int, int]]:
+        """(the rules broken, agent, sent), for each choice of the agent reading `m`."""
+        reads = self._read.get((m, a)) or self._read_step(m, a)
+        return [(self._choices.number(b), a2, sent) for b, a2, sent in reads]
+
+    def _reopen_row(self, load: int, a: int) -> list[tuple[int, int, int]]:
+        """(the rules broken, agent, replies), for each choice of the agent reading a load."""
+        reads = self._reopened.get((load, a)) or self._reopen_step(load, a)
+        return [(self._choices.number(b), a2, sent) for b, a2, sent in reads]
+
+    def _receiving(self, m: int, c: int) -> int:
+        got = self._received.get((m, c))
+        return self._receive_step(m, c) if got is None else got
+
+    def _losing_step(self, c: int, ta: int, a: int) -> int:
+        lost = self._losing.get((c, ta, a))
+        return self._lose_step(c, ta, a) if lost is None else lost
+
+    def _delivery(self, i: int, choice: int) -> int:
+        """The label of delivering message `i` to an agent that breaks `choice` in reading it."""
+        breaks = self._choices.values[choice]
+        return self._label(self._breaking(i, breaks) if breaks else self._to_agent[i])
+
+    def _relabel(self, label: int, choice: int) -> int:
+        """The label of a client's step with the rules the agent breaks in it."""
+        return self._label(self.labels[label]._replace(breaks=self._choices.values[choice]))
+
+
+def _order(source: Ints, kind: Ints, row: Ints, place: Ints) -> Ints:
+    """The order of steps by state, kind, row and place: one sort of one key where it fits
+    in 63 bits, else a sort by each."""
+    if not len(source):
+        return np.zeros(0, dtype=np.int64)
+    widths = [int(x.max()) + 1 for x in (kind, row, place)]
+    if (int(source.max()) + 1) * widths[0] * widths[1] * widths[2] >= 1 << 63:
+        return np.lexsort((place, row, kind, source))
+    key = ((source * widths[0] + kind) * widths[1] + row) * widths[2] + place
+    return np.argsort(key, kind="stable")

@@ -1,0 +1,164 @@
+"""Memoised local steps as arrays, for the search that expands a whole level of states at once
+(`model.check.levels`): a key is a few small numbers packed into one int64, a value is found
+for a whole array of keys in one pass, and only the keys never seen before are computed, one
+call each, by the packed system's own memoised step (`model.check.packed`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+Ints = NDArray[np.int64]
+WIDTH = 21  # bits of each number in a composite key: three fit in an int64
+
+
+class TooLarge(Exception):
+    """A number no longer fits its field of a packed key: the caller searches state by state."""
+
+
+def compose(*parts: Ints, width: int = WIDTH) -> Ints:
+    """One int64 key per row of `parts`, each number in `width` bits."""
+    key = np.zeros(len(parts[0]), dtype=np.int64)
+    for part in parts:
+        if part.size and int(part.max()) >= 1 << width:
+            raise TooLarge(f"a number past {1 << width:,}")
+        key = (key << width) | part
+    return key
+
+
+def entries(counts: Ints) -> tuple[Ints, Ints]:
+    """For rows of `counts` entries each: the row of each entry and its place in its row."""
+    row = np.repeat(np.arange(len(counts)), counts)
+    ends = np.cumsum(counts)
+    return row, np.arange(len(row)) - np.repeat(ends - counts, counts)
+
+
+class IntMap:
+    """A map from int64 keys to int64 values: an open-addressing hash table in arrays (linear
+    probing, at most half full), a batch of keys found or added in a few passes of numpy."""
+
+    def __init__(self) -> None:
+        self._size = 0
+        self._allocate(1 << 10)
+
+    def _allocate(self, capacity: int) -> None:
+        self._keys: Ints = np.zeros(capacity, dtype=np.int64)
+        self._values: Ints = np.full(capacity, -1, dtype=np.int64)
+        self._used = np.zeros(capacity, dtype=bool)
+        self._shift = np.uint64(64 - capacity.bit_length() + 1)
+
+    def __len__(self) -> int:
+        return self._size
+
+    def _slots(self, keys: Ints) -> Ints:
+        """Each key's first slot (Fibonacci hashing: the top bits of key times 2**64/phi)."""
+        mixed = keys.view(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        slots: Ints = (mixed >> self._shift).astype(np.int64)
+        return slots
+
+    def get(self, keys: Ints) -> Ints:
+        """The value of each key, -1 where there is none."""
+        found = np.full(len(keys), -1, dtype=np.int64)
+        slot = self._slots(keys)
+        pending = np.arange(len(keys))
+        while pending.size:
+            at = slot[pending]
+            used = self._used[at]
+            match = used & (self._keys[at] == keys[pending])
+            found[pending[match]] = self._values[at[match]]
+            on = used & ~match
+            pending = pending[on]
+            slot[pending] = (at[on] + 1) & (len(self._keys) - 1)
+        return found
+
+    def add(self, keys: Ints, values: Ints) -> None:
+        """Add keys not yet present (each once), with their values."""
+        if 2 * (self._size + len(keys)) > len(self._keys):
+            held = self._used
+            old_keys, old_values = self._keys[held], self._values[held]
+            capacity = len(self._keys)
+            while 2 * (self._size + len(keys)) > capacity:
+                capacity *= 2
+            self._allocate(capacity)
+            self._size = 0
+            self._put(old_keys, old_values)
+        self._put(keys, values)
+
+    def _put(self, keys: Ints, values: Ints) -> None:
+        slot = self._slots(keys)
+        pending = np.arange(len(keys))
+        while pending.size:
+            at = slot[pending]
+            free = ~self._used[at]
+            trying, where = pending[free], at[free]
+            self._keys[where] = keys[trying]  # of keys that share a free slot, one is left
+            won = self._keys[where] == keys[trying]
+            self._used[where[won]] = True
+            self._values[where[won]] = values[trying[won]]
+            pending = np.concatenate([pending[~free], trying[~won]])
+            slot[pending] = (slot[pending] + 1) & (len(self._keys) - 1)
+        self._size += len(keys)
+
+
+class Lookup:
+    """A value per key, computed once per key by `compute` (of the key's numbers)."""
+
+    def __init__(self, compute: Callable[..., int], width: int = WIDTH) -> None:
+        self._compute, self._width, self._map = compute, width, IntMap()
+
+    def __call__(self, *parts: Ints) -> Ints:
+        key = compose(*parts, width=self._width)
+        found = self._map.get(key)
+        missing = found < 0
+        if missing.any():
+            fresh, at = np.unique(key[missing], return_index=True)
+            numbers = [p[missing][at].tolist() for p in parts]
+            values = [self._compute(*args) for args in zip(*numbers, strict=True)]
+            self._map.add(fresh, np.array(values, dtype=np.int64))
+            found = self._map.get(key)
+        return found
+
+
+class Rows:
+    """Each key's rows of numbers (a local step each), computed once per key by `compute`, held
+    as flat columns with each key's rows contiguous and in order."""
+
+    def __init__(self, columns: int, compute: Callable[..., Sequence[Sequence[int]]]) -> None:
+        self._compute, self._slots = compute, IntMap()
+        self._starts: list[int] = []
+        self._counts: list[int] = []
+        self._flat: list[list[int]] = [[] for _ in range(columns)]
+        self.columns: list[Ints] = [np.zeros(0, dtype=np.int64) for _ in range(columns)]
+        self._start: Ints = np.zeros(0, dtype=np.int64)
+        self._count: Ints = np.zeros(0, dtype=np.int64)
+
+    def __call__(self, *parts: Ints) -> tuple[Ints, Ints, Ints]:
+        """For the keys of `parts`: each entry's key index, its row (an index into `columns`),
+        and its place among its key's rows; keys in order, each key's rows in order."""
+        key = compose(*parts)
+        slot = self._slots.get(key)
+        missing = slot < 0
+        if missing.any():
+            self._add(key, missing, parts)
+            slot = self._slots.get(key)
+        counts = self._count[slot]
+        which, place = entries(counts)
+        return which, self._start[slot][which] + place, place
+
+    def _add(self, key: Ints, missing: NDArray[np.bool_], parts: tuple[Ints, ...]) -> None:
+        fresh, at = np.unique(key[missing], return_index=True)
+        numbers = [p[missing][at].tolist() for p in parts]
+        first = len(self._starts)
+        for args in zip(*numbers, strict=True):
+            rows = self._compute(*args)
+            self._starts.append(len(self._flat[0]))
+            self._counts.append(len(rows))
+            for row in rows:
+                for column, value in zip(self._flat, row, strict=True):
+                    column.append(value)
+        self._slots.add(fresh, np.arange(first, len(self._starts), dtype=np.int64))
+        self.columns = [np.array(c, dtype=np.int64) for c in self._flat]
+        self._start = np.array(self._starts, dtype=np.int64)
+        self._count = np.array(self._counts, dtype=np.int64)

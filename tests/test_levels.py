@@ -1,0 +1,152 @@
+"""The search a level at a time over arrays finds what the search a state at a time finds (the
+reference): the same states in the same order, counts, counterexamples, goals reached and
+graph, whole or cut short; it steps aside, to the same result, when a number outgrows a key."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from acp_suggestions.model.check import duties, explorer, levels
+from acp_suggestions.model.check.batch import BatchSystem, Edges
+from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.packed import EMPTY, Packed, PackedSystem
+from acp_suggestions.model.check.result import Result
+from acp_suggestions.model.check.spec import of as spec_of
+from acp_suggestions.model.check.tables import IntMap, Ints
+from acp_suggestions.model.config import Bounds, Config, baseline
+from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import Revision, RuleId
+from acp_suggestions.model.system import Action
+
+SMALL = Bounds(predictions=1)
+CONFIGS = {
+    **{f"v1-{s.value}": baseline(Revision.CURRENT, 1, semantics=s) for s in Semantics},
+    "v2-python-sdk-small": baseline(
+        Revision.CURRENT, 2, semantics=Semantics.PYTHON_SDK, bounds=SMALL
+    ),
+    "v2-SC-4-unordered": MUTATIONS_BY_RULE[RuleId.SC_4].apply(
+        baseline(Revision.CURRENT, 2, semantics=Semantics.UNORDERED, bounds=SMALL)
+    ),
+    "v1-LT-5-fifo": MUTATIONS_BY_RULE[RuleId.LT_5].apply(baseline(Revision.CURRENT, 1)),
+    "v1-free-agent": duties.Cell(1, Semantics.UNORDERED, "fence-load").config(frozenset()),
+    "v2-free-agent": duties.Cell(2, Semantics.TYPESCRIPT_SDK, "stop-on-send", SMALL).config(
+        frozenset()
+    ),
+    "legacy": baseline(Revision.LEGACY, 2, semantics=Semantics.PYTHON_SDK, bounds=SMALL),
+}
+
+
+def by_state(cfg: Config, keep_graph: bool = False, max_states: int = 2_000_000) -> Result:
+    """The reference: the same Spec over steps that expand one state at a time."""
+    spec = replace(spec_of(cfg), steps=PackedSystem(cfg))
+    return explore(spec, keep_graph=keep_graph, max_states=max_states)
+
+
+def assert_same(found: Result, reference: Result) -> None:
+    for name in ("states", "transitions", "terminal", "deadlocks", "complete", "depth"):
+        assert getattr(found, name) == getattr(reference, name), name
+    assert found.counterexamples == reference.counterexamples
+    assert found.reached == reference.reached
+    assert list(found.worlds) == list(reference.worlds)
+    if reference.graph is not None:
+        assert found.graph is not None
+        assert list(found.graph.offsets) == list(reference.graph.offsets)
+        assert list(found.graph.targets) == list(reference.graph.targets)
+        assert list(found.graph.edges()) == list(reference.graph.edges())
+
+
+@pytest.mark.parametrize("name", CONFIGS)
+def test_a_level_at_a_time_finds_what_a_state_at_a_time_finds(name: str) -> None:
+    cfg = CONFIGS[name]
+    assert_same(explore(spec_of(cfg), keep_graph=True), by_state(cfg, keep_graph=True))
+
+
+@pytest.mark.parametrize("cap", [1, 2, 777, 5000])
+def test_a_search_cut_short_stops_where_the_reference_stops(cap: int) -> None:
+    cfg = CONFIGS["v2-python-sdk-small"]
+    found = explore(spec_of(cfg), keep_graph=True, max_states=cap)
+    assert not found.complete
+    assert_same(found, by_state(cfg, keep_graph=True, max_states=cap))
+
+
+def test_progress_counts_states_expanded_as_the_reference_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cfg = CONFIGS["v2-python-sdk-small"]
+    monkeypatch.setattr(levels, "TOLD", 1000)
+    monkeypatch.setattr(explorer, "TOLD", 1000)
+    told: list[int] = []
+    explore(spec_of(cfg), progress=told.append)
+    reference: list[int] = []
+    explore(replace(spec_of(cfg), steps=PackedSystem(cfg)), progress=reference.append)
+    assert told == reference and len(told) == 27
+
+
+def test_a_number_past_its_field_sends_the_search_state_by_state(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With a field of 10 bits the level search gives up part way (past 11,000 states); the
+    result is the reference's and the progress it told is taken back."""
+    cfg = CONFIGS["v2-python-sdk-small"]
+    monkeypatch.setattr(levels, "TOLD", 1000)
+    monkeypatch.setattr(explorer, "TOLD", 1000)
+    monkeypatch.setattr(levels, "_FIELD", 10)
+    told: list[int] = []
+    found = explore(spec_of(cfg), keep_graph=True, progress=told.append)
+    assert [n for n in told if n < 0] == [-11_000]
+    assert sum(told) == 27_000
+    monkeypatch.setattr(levels, "_FIELD", 16)
+    assert_same(found, by_state(cfg, keep_graph=True))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.integers(-(2**63), 2**63 - 1), max_size=300, unique=True),
+        max_size=8,
+    ),
+    st.lists(st.integers(-(2**63), 2**63 - 1), max_size=300),
+)
+def test_the_hash_map_agrees_with_a_dict(batches: list[list[int]], asked: list[int]) -> None:
+    table, reference = IntMap(), {}
+    for batch in batches:
+        fresh = [k for k in batch if k not in reference]
+        table.add(np.array(fresh, dtype=np.int64), np.arange(len(fresh), dtype=np.int64) + 7)
+        reference.update({k: i + 7 for i, k in enumerate(fresh)})
+    keys = list(reference) + asked
+    got = table.get(np.array(keys, dtype=np.int64)).tolist()
+    assert got == [reference.get(k, -1) for k in keys]
+    assert len(table) == len(reference)
+
+
+class _StuckNetwork(BatchSystem):
+    """The compliant system, except that nothing is done once a client message is in
+    flight: every such state is an end state with a message undelivered."""
+
+    def successors(self, s: tuple[int, int, int, int]) -> list[tuple[Action, Packed]]:
+        return [] if s[2] != EMPTY else super().successors(s)
+
+    def expand(self, a: Ints, c: Ints, ta: Ints, tc: Ints) -> Edges:
+        steps = super().expand(a, c, ta, tc)
+        moving = ta[steps.source] == EMPTY
+        return Edges(*(getattr(steps, f.name)[moving] for f in dataclasses.fields(Edges)))
+
+
+def test_an_end_state_with_a_message_in_flight_is_a_deadlock(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from acp_suggestions.model.check import spec
+    from acp_suggestions.model.cli.main import main
+
+    monkeypatch.setattr(spec, "BatchSystem", _StuckNetwork)
+    result = explore(spec_of(Config(version=1)))
+    assert result.deadlocks > 0 and result.deadlocks <= result.terminal
+    assert main(["check", "--safety-only"]) == 1  # a deadlock fails the check
+    assert f"{result.deadlocks} deadlocks" in capsys.readouterr().out

@@ -1,0 +1,75 @@
+"""What each property says it reads of a world is all it reads: the checkers decide a property
+once per value of those parts (`Property.reads`, `LeadsTo.reads`), so a part read but not
+declared would make a verdict depend on which state happened to be met first.  Checked over
+every reachable world of a few configurations, and a wrong declaration is caught."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pytest
+
+from acp_suggestions.model.check import duties
+from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.levels import codes
+from acp_suggestions.model.check.result import InMemory
+from acp_suggestions.model.check.spec import WHOLE
+from acp_suggestions.model.check.spec import of as spec_of
+from acp_suggestions.model.config import Bounds, Config, baseline
+from acp_suggestions.model.invariants import INVARIANTS, REACHABLE
+from acp_suggestions.model.liveness import LIVENESS
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.rules import Revision
+from acp_suggestions.model.state import World
+
+Predicate = Callable[[Config, World], object]
+CONFIGS = {
+    "v1-python-sdk": baseline(Revision.CURRENT, 1, semantics=Semantics.PYTHON_SDK),
+    "v2-typescript-sdk": baseline(
+        Revision.CURRENT, 2, semantics=Semantics.TYPESCRIPT_SDK, bounds=Bounds(predictions=1)
+    ),
+    "v1-free-agent": duties.Cell(1, Semantics.UNORDERED, "stop-on-send").config(frozenset()),
+}
+PREDICATES = [(p.name, p.reads, p.holds) for p in (*INVARIANTS, *REACHABLE)] + [
+    (f"{p.name}.{side}", p.reads, f) for p in LIVENESS for side, f in (("p", p.p), ("q", p.q))
+]
+
+
+def undeclared(
+    cfg: Config, worlds: Sequence[World], columns: InMemory, reads: tuple[str, ...], f: Predicate
+) -> int:
+    """How many values of the declared parts the predicate gives two answers for."""
+    value = codes(reads or WHOLE, columns.columns)
+    answer = np.array([bool(f(cfg, w)) for w in worlds])
+    order = np.argsort(value, kind="stable")
+    value, answer = value[order], answer[order]
+    same_value = value[1:] == value[:-1]
+    return len(np.unique(value[1:][same_value & (answer[1:] != answer[:-1])]))
+
+
+@pytest.fixture(scope="module", params=list(CONFIGS))
+def explored(request: pytest.FixtureRequest) -> tuple[Config, list[World], InMemory]:
+    cfg = CONFIGS[request.param]
+    result = explore(spec_of(cfg), keep_graph=True)
+    assert isinstance(result.worlds.packed, InMemory)
+    return cfg, list(result.worlds), result.worlds.packed
+
+
+@pytest.mark.parametrize(("name", "reads", "f"), PREDICATES, ids=[p[0] for p in PREDICATES])
+def test_a_property_reads_only_what_it_declares(
+    explored: tuple[Config, list[World], InMemory], name: str, reads: tuple[str, ...], f: Predicate
+) -> None:
+    cfg, worlds, columns = explored
+    assert undeclared(cfg, worlds, columns, reads, f) == 0, name
+
+
+def test_a_part_read_but_not_declared_is_caught(
+    explored: tuple[Config, list[World], InMemory],
+) -> None:
+    """`client_holds_latest` compares the client's list with the agent's: declared as reading
+    the client alone, some client is met beside two agents that answer differently."""
+    cfg, worlds, columns = explored
+    holds = next(p.holds for p in INVARIANTS if p.name == "client_holds_latest")
+    assert undeclared(cfg, worlds, columns, ("agent", "client", "drained"), holds) == 0
+    assert undeclared(cfg, worlds, columns, ("client",), holds) > 0
