@@ -1,9 +1,10 @@
 """Benchmark of the explorer, the review's hot path.
 
-Prints distinct states per second (median of several runs) for the memoized packed system and,
-side by side in the same process, for one that recomputes every local step and for one that
-takes each world's steps from the readable system's Next (`System.steps`), the one composition
-the packed system repeats for speed (the review's own time: `benchmarks/review.py`).
+Prints distinct states and transitions per second (median of several runs) for the search a
+level at a time over arrays (`BatchSystem`, what the review runs) and, side by side in the same
+process, for the search a state at a time over the memoized packed system, over one that
+recomputes every local step, and over the readable system's Next (`System.steps`), the one
+composition the packed system repeats for speed (the review's own time: `benchmarks/review.py`).
 Run: .venv/bin/python benchmarks/explorer.py [--runs N]
 """
 
@@ -18,6 +19,7 @@ import time
 import page
 
 from acp_suggestions.model.check import explorer, spec
+from acp_suggestions.model.check.batch import BatchSystem
 from acp_suggestions.model.check.packed import Packed, PackedSystem
 from acp_suggestions.model.config import baseline
 from acp_suggestions.model.network import Semantics
@@ -58,34 +60,44 @@ class Readable(PackedSystem):
         return System(self.config)
 
 
-def rate(system_cls: type[PackedSystem], runs: int) -> tuple[int, float]:
-    """States and the median states per second of exploring the largest compliant baseline."""
+def rate(system_cls: type[PackedSystem], runs: int) -> tuple[int, int, float]:
+    """States, transitions and the median seconds of exploring the largest compliant
+    baseline."""
     cfg = baseline(Revision.CURRENT, 2, semantics=Semantics.UNORDERED)
-    times, states = [], 0
+    times, states, transitions = [], 0, 0
     for _ in range(runs):  # a fresh system each run: its remembered steps start empty
         checked = dataclasses.replace(spec.of(cfg), steps=system_cls(cfg))
         started = time.perf_counter()
-        states = explorer.explore(checked).states
+        result = explorer.explore(checked)
         times.append(time.perf_counter() - started)
-    return states, states / statistics.median(times)
+        states, transitions = result.states, result.transitions
+    return states, transitions, statistics.median(times)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9, help="runs per measurement (default 9)")
     args = parser.parse_args()
-    states, fast = rate(PackedSystem, args.runs)
-    _, slow = rate(Recomputing, args.runs)
-    _, readable = rate(Readable, args.runs)
-    lines = [
-        f"The v2 unordered compliant peers ({states:,} states), median of {args.runs} runs each:",
-        "",
-        "| explorer | states/s | the packed system's ratio |",
-        "| --- | --- | --- |",
-        f"| packed, local steps remembered | {fast:,.0f} | |",
-        f"| packed, no local step remembered | {slow:,.0f} | {fast / slow:.2f}x |",
-        f"| the readable system's Next | {readable:,.0f} | {fast / readable:.2f}x |",
+    searches = [
+        ("a level at a time over arrays (the review's)", BatchSystem),
+        ("a state at a time, local steps remembered", PackedSystem),
+        ("a state at a time, no local step remembered", Recomputing),
+        ("a state at a time over the readable system's Next", Readable),
     ]
+    measured = [(name, *rate(system, args.runs)) for name, system in searches]
+    states, transitions, fastest = measured[0][1:]
+    lines = [
+        f"The v2 unordered compliant peers ({states:,} states, {transitions:,} transitions), "
+        f"median of {args.runs} runs each:",
+        "",
+        "| search | states/s | transitions/s | time against the first |",
+        "| --- | --- | --- | --- |",
+    ]
+    for name, _, _, seconds in measured:
+        ratio = f"{seconds / fastest:.2f}x" if seconds != fastest else ""
+        lines.append(
+            f"| {name} | {states / seconds:,.0f} | {transitions / seconds:,.0f} | {ratio} |"
+        )
     page.publish("explorer", lines)
 
 

@@ -18,7 +18,7 @@ from acp_suggestions.model.check.explorer import explore
 from acp_suggestions.model.check.packed import EMPTY, Packed, PackedSystem
 from acp_suggestions.model.check.result import Result
 from acp_suggestions.model.check.spec import of as spec_of
-from acp_suggestions.model.check.tables import IntMap, Ints
+from acp_suggestions.model.check.tables import Dense, IntMap, Ints
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
 from acp_suggestions.model.network import Semantics
@@ -106,23 +106,29 @@ def test_a_number_past_its_field_sends_the_search_state_by_state(
     assert_same(found, by_state(cfg, keep_graph=True))
 
 
+KEYS = {
+    IntMap: st.integers(-(2**63), 2**63 - 1),  # composite keys use every bit
+    Dense: st.integers(0, 5000),  # one number, below a table's size
+}
+
+
+@pytest.mark.parametrize("kind", [IntMap, Dense], ids=lambda k: k.__name__)
 @settings(max_examples=60, deadline=None)
-@given(
-    st.lists(
-        st.lists(st.integers(-(2**63), 2**63 - 1), max_size=300, unique=True),
-        max_size=8,
-    ),
-    st.lists(st.integers(-(2**63), 2**63 - 1), max_size=300),
-)
-def test_the_hash_map_agrees_with_a_dict(batches: list[list[int]], asked: list[int]) -> None:
-    table, reference = IntMap(), {}
+@given(data=st.data())
+def test_a_map_of_arrays_agrees_with_a_dict(
+    kind: type[IntMap | Dense], data: st.DataObject
+) -> None:
+    keys = KEYS[kind]
+    batches = data.draw(st.lists(st.lists(keys, max_size=300, unique=True), max_size=8))
+    asked = data.draw(st.lists(keys, max_size=300))
+    table, reference = kind(), {}
     for batch in batches:
         fresh = [k for k in batch if k not in reference]
         table.add(np.array(fresh, dtype=np.int64), np.arange(len(fresh), dtype=np.int64) + 7)
         reference.update({k: i + 7 for i, k in enumerate(fresh)})
-    keys = list(reference) + asked
-    got = table.get(np.array(keys, dtype=np.int64)).tolist()
-    assert got == [reference.get(k, -1) for k in keys]
+    keys_asked = list(reference) + asked
+    got = table.get(np.array(keys_asked, dtype=np.int64)).tolist()
+    assert got == [reference.get(k, -1) for k in keys_asked]
     assert len(table) == len(reference)
 
 

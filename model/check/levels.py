@@ -94,9 +94,14 @@ class Search:
             level = self._last()
             step = self.system.expand(*level)
             keys = _key(step.agent, step.client, step.to_agent, step.to_client)
-            fresh = np.flatnonzero(self._seen.get(keys) < 0)
-            _, at = np.unique(keys[fresh], return_index=True)
-            new = fresh[np.sort(at)]  # each new state's first step, in order
+            number = self._seen.get(keys)
+            fresh = np.flatnonzero(number < 0)
+            _, at, same = np.unique(keys[fresh], return_index=True, return_inverse=True)
+            order = np.argsort(at)
+            new = fresh[at[order]]  # each new state's first step, in order
+            rank = np.empty_like(order)
+            rank[order] = np.arange(len(order))
+            number[fresh] = self.found + rank[same]  # numbered in the order first found
             size = len(level[0])
             after = self.found + np.cumsum(np.bincount(step.source[new], minlength=size))
             over = np.flatnonzero(after > max_states)
@@ -105,7 +110,7 @@ class Search:
                 new = new[step.source[new] < size]
             self._seen.add(keys[new], np.arange(self.found, self.found + len(new)))
             kept = step.source < size
-            targets = self._seen.get(keys[kept])
+            targets = number[kept]  # a step of a state expanded finds no state past the cut
             for k, column in enumerate((step.agent, step.client, step.to_agent, step.to_client)):
                 self._columns[k].append(column[new])
             self._parents.append(first + step.source[new])

@@ -102,14 +102,51 @@ class IntMap:
         self._size += len(keys)
 
 
+class Dense:
+    """A map from small non-negative int64 keys to int64 values, as one array indexed by key:
+    found and added a batch at a time, like `IntMap`."""
+
+    def __init__(self) -> None:
+        self._values: Ints = np.full(1 << 10, -1, dtype=np.int64)
+        self._size = 0
+
+    def __len__(self) -> int:
+        return self._size
+
+    def get(self, keys: Ints) -> Ints:
+        """The value of each key, -1 where there is none."""
+        inside = keys < len(self._values)
+        if inside.all():
+            found: Ints = self._values[keys]
+            return found
+        return np.where(inside, self._values[np.where(inside, keys, 0)], -1)
+
+    def add(self, keys: Ints, values: Ints) -> None:
+        """Add keys not yet present (each once), with their values."""
+        if len(keys) and int(keys.max()) >= len(self._values):
+            grown = np.full(2 * int(keys.max()) + 1, -1, dtype=np.int64)
+            grown[: len(self._values)] = self._values
+            self._values = grown
+        self._values[keys] = values
+        self._size += len(keys)
+
+
+def _map(parts: int) -> IntMap | Dense:
+    """Keys of one number are looked up in an array, composite ones in a hash table."""
+    return Dense() if parts == 1 else IntMap()
+
+
 class Lookup:
     """A value per key, computed once per key by `compute` (of the key's numbers)."""
 
     def __init__(self, compute: Callable[..., int], width: int = WIDTH) -> None:
-        self._compute, self._width, self._map = compute, width, IntMap()
+        self._compute, self._width = compute, width
+        self._map: IntMap | Dense | None = None
 
     def __call__(self, *parts: Ints) -> Ints:
         key = compose(*parts, width=self._width)
+        if self._map is None:
+            self._map = _map(len(parts))
         found = self._map.get(key)
         missing = found < 0
         if missing.any():
@@ -126,7 +163,8 @@ class Rows:
     as flat columns with each key's rows contiguous and in order."""
 
     def __init__(self, columns: int, compute: Callable[..., Sequence[Sequence[int]]]) -> None:
-        self._compute, self._slots = compute, IntMap()
+        self._compute = compute
+        self._slots: IntMap | Dense | None = None
         self._starts: list[int] = []
         self._counts: list[int] = []
         self._flat: list[list[int]] = [[] for _ in range(columns)]
@@ -138,16 +176,20 @@ class Rows:
         """For the keys of `parts`: each entry's key index, its row (an index into `columns`),
         and its place among its key's rows; keys in order, each key's rows in order."""
         key = compose(*parts)
+        if self._slots is None:
+            self._slots = _map(len(parts))
         slot = self._slots.get(key)
         missing = slot < 0
         if missing.any():
-            self._add(key, missing, parts)
+            self._add(self._slots, key, missing, parts)
             slot = self._slots.get(key)
         counts = self._count[slot]
         which, place = entries(counts)
         return which, self._start[slot][which] + place, place
 
-    def _add(self, key: Ints, missing: NDArray[np.bool_], parts: tuple[Ints, ...]) -> None:
+    def _add(
+        self, slots: IntMap | Dense, key: Ints, missing: NDArray[np.bool_], parts: tuple[Ints, ...]
+    ) -> None:
         fresh, at = np.unique(key[missing], return_index=True)
         numbers = [p[missing][at].tolist() for p in parts]
         first = len(self._starts)
@@ -158,7 +200,7 @@ class Rows:
             for row in rows:
                 for column, value in zip(self._flat, row, strict=True):
                     column.append(value)
-        self._slots.add(fresh, np.arange(first, len(self._starts), dtype=np.int64))
+        slots.add(fresh, np.arange(first, len(self._starts), dtype=np.int64))
         self.columns = [np.array(c, dtype=np.int64) for c in self._flat]
         self._start = np.array(self._starts, dtype=np.int64)
         self._count = np.array(self._counts, dtype=np.int64)
