@@ -1,10 +1,11 @@
 """Benchmark of the explorer, the review's hot path.
 
 Prints distinct states and transitions per second (median of several runs) for the search a
-level at a time over arrays (`BatchSystem`, what the review runs) and, side by side in the same
-process, for the search a state at a time over the memoized packed system, over one that
-recomputes every local step, and over the readable system's Next (`System.steps`), the one
-composition the packed system repeats for speed (the review's own time: `benchmarks/review.py`).
+batch of states at a time over arrays (`BatchSystem`, what the review runs) and, side by side
+in the same process, for the search a state at a time over the memoized packed system, over
+one that recomputes every local step, and over the readable system's Next (`System.steps`),
+the one composition the packed system repeats for speed (the review's own time:
+`benchmarks/review.py`).
 Run: .venv/bin/python benchmarks/explorer.py [--runs N]
 """
 
@@ -79,7 +80,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=9, help="runs per measurement (default 9)")
     args = parser.parse_args()
     searches = [
-        ("a level at a time over arrays (the review's)", BatchSystem),
+        ("a batch of states at a time over arrays (the review's)", BatchSystem),
         ("a state at a time, local steps remembered", PackedSystem),
         ("a state at a time, no local step remembered", Recomputing),
         ("a state at a time over the readable system's Next", Readable),

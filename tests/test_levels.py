@@ -1,6 +1,7 @@
-"""The search a level at a time over arrays finds what the search a state at a time finds (the
-reference): the same states in the same order, counts, counterexamples, goals reached and
-graph, whole or cut short; it steps aside, to the same result, when a number outgrows a key."""
+"""The search a batch of states at a time over arrays finds what the search a state at a time
+finds (the reference): the same states in the same order, counts, counterexamples, goals
+reached and graph, whole or cut short; it steps aside, to the same result, when a number
+outgrows a key."""
 
 from __future__ import annotations
 
@@ -92,7 +93,7 @@ def test_progress_counts_states_expanded_as_the_reference_does(
 def test_a_number_past_its_field_sends_the_search_state_by_state(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """With a field of 10 bits the level search gives up part way (past 11,000 states); the
+    """With a field of 10 bits the batch search gives up part way (past 11,000 states); the
     result is the reference's and the progress it told is taken back."""
     cfg = CONFIGS["v2-python-sdk-small"]
     monkeypatch.setattr(levels, "TOLD", 1000)

@@ -2,7 +2,7 @@
 action of every state, in the order `PackedSystem.successors` lists them, each local step
 taken from the same memoised tables (`model.check.packed`) and computed only the first time
 its key is met (`model.check.tables`).  The level-at-a-time search (`model.check.levels`)
-calls it once per level instead of once per state."""
+calls it once per batch of states instead of once per state."""
 
 from __future__ import annotations
 

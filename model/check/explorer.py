@@ -5,8 +5,8 @@ States are deduplicated by value (as packed worlds) and numbered in the order fo
 invariant is checked in every state and the first (hence shortest) path to a violation is
 kept.  The checker is apart from the model: it only calls the Spec's `init_state`, `pack`,
 `unpack`, `successors` and `deadlocked`, and its properties' predicates.  A Spec whose steps
-expand a whole level at once (`BatchSystem`, the protocol model's) is searched a level at a
-time over arrays (`model.check.levels`), to the same result; this search, a state at a time,
+expand a batch of states at once (`BatchSystem`, the protocol model's) is searched a batch at
+a time over arrays (`model.check.levels`), to the same result; this search, a state at a time,
 is the reference the tests compare it with, and the one that spills to files.
 """
 

@@ -126,7 +126,7 @@ def explore(free: Config, duties: Sequence[RuleId], max_states: int = 2_000_000)
     spec = replace(spec_of(free), steps=system)
     search = Search(system)
     degrees, targets, labels = [], [], []
-    for level in search.levels(max_states):
+    for level in search.batches(max_states):
         if level.cut:
             raise Incomplete(f"the free agent's graph has more than {max_states:,} states")
         degrees.append(level.degrees())

@@ -51,6 +51,20 @@ class StateGraph(Generic[A]):
         graph.actions = list(actions)
         return graph
 
+    @classmethod
+    def of_built(
+        cls, offsets: array[int], targets: array[int], labels: array[int], actions: list[A]
+    ) -> StateGraph[A]:
+        """A graph already in its own arrays (typecodes q, i and I), taken as they are."""
+        graph = cls()
+        graph.offsets, graph.targets, graph.labels, graph.actions = (
+            offsets,
+            targets,
+            labels,
+            actions,
+        )
+        return graph
+
     # --- building, one state at a time in order -------------------------------------------
 
     def add_state(self, out: Sequence[tuple[int, A]]) -> None:

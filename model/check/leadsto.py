@@ -300,7 +300,7 @@ def per_state(
     """Each predicate (of the Spec's config and a world) over every state, a row per state and
     a column per predicate, decided once per distinct value of what of the world they read
     (`reads`, found by the Spec's `part_key` in the explorer's packed worlds)."""
-    if isinstance(worlds.packed, InMemory):  # the level search's: one pass of numpy
+    if isinstance(worlds.packed, InMemory):  # the batch search's: one pass of numpy
         _, first, inverse = np.unique(
             codes(reads, worlds.packed.columns), return_index=True, return_inverse=True
         )

@@ -1,12 +1,14 @@
-"""The explorer's search a level at a time, over arrays: each breadth-first level of states is
-expanded in one call (`BatchSystem.expand`), its new states found and numbered, its states'
-properties decided and its graph built by numpy passes, with Python work only for what is new
-(a local step, a value of the parts a property reads).  It numbers states as the search one
-state at a time does (`model.check.explorer`), so it finds the same states, graph,
-counterexamples and counts; the tests compare the two."""
+"""The explorer's search a batch of states at a time, over arrays: breadth first, the states
+expanded in the order found, up to 32,768 in one call (`BatchSystem.expand`), their new states
+found and numbered, their properties decided and their graph built by numpy passes, with
+Python work only for what is new (a local step, a value of the parts a property reads); what a
+batch's arrays hold is bounded by its size.  It numbers states as the search one state at a
+time does (`model.check.explorer`), so it finds the same states, graph, counterexamples and
+counts; the tests compare the two."""
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -46,8 +48,8 @@ class _Group:
 
 
 @dataclass(frozen=True)
-class Level:
-    """One level expanded: its states (numbered from `first`, the `size` of them expanded),
+class Batch:
+    """One batch expanded: its states (numbered from `first`, the `size` of them expanded),
     their steps (those of the expanded states `kept`), the number of each kept step's target,
     and whether the search stops after it (a state found one too many)."""
 
@@ -67,32 +69,61 @@ class Level:
         return np.bincount(self.steps.source[self.kept], minlength=self.size)
 
 
+class _Growing:
+    """Rows of int32 numbers appended a batch at a time, the array doubled as it fills."""
+
+    def __init__(self, first: Sequence[int]) -> None:
+        self._rows = np.zeros((1 << 10, len(first)), dtype=np.int32)
+        self._rows[0] = first
+        self.size = 1
+
+    def append(self, *columns: Ints) -> None:
+        end = self.size + len(columns[0])
+        if end > len(self._rows):
+            grown = np.zeros((max(end, 2 * len(self._rows)), self._rows.shape[1]), np.int32)
+            grown[: self.size] = self._rows[: self.size]
+            self._rows = grown
+        for k, column in enumerate(columns):
+            self._rows[self.size : end, k] = column
+        self.size = end
+
+    @property
+    def rows(self) -> NDArray[np.int32]:
+        """The rows so far (a view)."""
+        return self._rows[: self.size]
+
+
 class Search:
-    """A breadth-first search of a `BatchSystem`, a level at a time (`levels`): the states
-    found in columns by number, each one's parent and the label of the step that found it."""
+    """A breadth-first search of a `BatchSystem`, a batch of states at a time in the order
+    they were found (`batches`): the states found by number, each one's parent and the label
+    of the step that found it."""
+
+    batch = 1 << 15  # states expanded at once: what a batch's arrays hold is bounded by it
 
     def __init__(self, system: BatchSystem) -> None:
         self.system = system
         start = system.pack(system.init_state())
-        self._columns = [[np.array([x], dtype=np.int64)] for x in start]
-        self._parents, self._via = [np.array([-1])], [np.array([-1])]
+        self._states = _Growing(start)
+        self._tree = _Growing((-1, -1))  # each state's parent and the label that found it
         self._seen = IntMap()
-        self._seen.add(_key(*self._last()), np.zeros(1, np.int64))
-        self.found = 1
+        self._seen.add(_key(*(np.array([x]) for x in start)), np.zeros(1, np.int64))
 
-    def _last(self) -> list[Ints]:
-        return [column[-1] for column in self._columns]
+    @property
+    def found(self) -> int:
+        return self._states.size
 
     def found_states(self) -> InMemory:
         """Every state found, by number."""
-        return InMemory(np.stack([np.concatenate(column) for column in self._columns], axis=1))
+        return InMemory(self._states.rows)
 
-    def levels(self, max_states: int) -> Iterator[Level]:
-        """Expand level after level, until none is left or past `max_states` found."""
+    def batches(self, max_states: int) -> Iterator[Batch]:
+        """Expand the states in the order found, a batch at a time, until none is left or
+        past `max_states` found."""
         first = 0
         while first < self.found:
-            level = self._last()
-            step = self.system.expand(*level)
+            rows = self._states.rows[first : first + self.batch]
+            batch = [rows[:, k].astype(np.int64) for k in range(4)]
+            step = self.system.expand(*batch)
             keys = _key(step.agent, step.client, step.to_agent, step.to_client)
             number = self._seen.get(keys)
             fresh = np.flatnonzero(number < 0)
@@ -102,7 +133,7 @@ class Search:
             rank = np.empty_like(order)
             rank[order] = np.arange(len(order))
             number[fresh] = self.found + rank[same]  # numbered in the order first found
-            size = len(level[0])
+            size = len(rows)
             after = self.found + np.cumsum(np.bincount(step.source[new], minlength=size))
             over = np.flatnonzero(after > max_states)
             if over.size:  # the search stops after expanding the state that found too many
@@ -111,25 +142,22 @@ class Search:
             self._seen.add(keys[new], np.arange(self.found, self.found + len(new)))
             kept = step.source < size
             targets = number[kept]  # a step of a state expanded finds no state past the cut
-            for k, column in enumerate((step.agent, step.client, step.to_agent, step.to_client)):
-                self._columns[k].append(column[new])
-            self._parents.append(first + step.source[new])
-            self._via.append(step.label[new])
-            self.found += len(new)
-            states = [column[:size] for column in level]
-            yield Level(first, states, step, kept, targets, bool(over.size))
+            columns = (step.agent, step.client, step.to_agent, step.to_client)
+            self._states.append(*(column[new] for column in columns))
+            self._tree.append(first + step.source[new], step.label[new])
+            states = [column[:size] for column in batch]
+            yield Batch(first, states, step, kept, targets, bool(over.size))
             first += size
             if over.size:
                 return
 
     def path_to(self, i: int) -> tuple[World, Path]:
         """The first world and the steps to state i along the tree of first finds."""
-        parents, via = np.concatenate(self._parents), np.concatenate(self._via)
-        columns = self.found_states().columns
+        tree, states = self._tree.rows, self._states.rows
         steps = []
-        while (up := int(parents[i])) >= 0:
-            a, c, ta, tc = (int(column[i]) for column in columns)
-            steps.append((self.system.labels[via[i]], self.system.unpack((a, c, ta, tc))))
+        while (up := int(tree[i, 0])) >= 0:
+            a, c, ta, tc = states[i].tolist()
+            steps.append((self.system.labels[tree[i, 1]], self.system.unpack((a, c, ta, tc))))
             i = up
         return self.system.init_state(), tuple(reversed(steps))
 
@@ -145,36 +173,36 @@ def explore(
     keep_graph: bool,
     progress: Callable[[int], None],
 ) -> Result:
-    """Explore a protocol Spec whose steps are a `BatchSystem` a level at a time; the result
-    is the one `explorer.explore` gives (raises `tables.TooLarge` when a table outgrows a
-    state's key)."""
+    """Explore a protocol Spec whose steps are a `BatchSystem`, a batch of states at a time;
+    the result is the one `explorer.explore` gives (raises `tables.TooLarge` when a table
+    outgrows a state's key)."""
     system = spec.steps
     assert isinstance(system, BatchSystem)
     search = Search(system)
     result = Result(spec.config, Worlds((), system.unpack), invariants=spec.invariants)
     groups = _groups(spec, result)
-    edges: list[tuple[Ints, Ints, Ints]] = []  # each level's graph: degrees, targets, labels
+    graph = _Graph(system.labels) if keep_graph else None
     told = 0  # states told of
-    for level in search.levels(max_states):
+    for batch in search.batches(max_states):
         for group in groups:
-            _decide(spec, search, group, level)
-        terminal = np.flatnonzero(level.degrees() == 0)
+            _decide(spec, search, group, batch)
+        terminal = np.flatnonzero(batch.degrees() == 0)
         result.terminal += len(terminal)
-        ends = worlds_of(level.states, terminal, system.unpack)
+        ends = worlds_of(batch.states, terminal, system.unpack)
         result.deadlocks += sum(map(spec.deadlocked, ends))
-        result.transitions += len(level.targets)
-        if keep_graph:
-            edges.append(_graph_rows(level))
-        end = level.first + level.size
+        result.transitions += len(batch.targets)
+        if graph is not None:
+            graph.add(batch)
+        end = batch.first + batch.size
         while told + TOLD <= end:
             told += TOLD
             progress(TOLD)
-        if level.cut:
+        if batch.cut:
             result.complete = False
             result.depth = len(search.path_to(end)[1]) - 1  # the first state not checked
     result.states = search.found
-    if keep_graph:
-        result.graph = _graph(edges, search.found, system.labels)
+    if graph is not None:
+        result.graph = graph.close(search.found)
         result.worlds = Worlds(search.found_states(), system.unpack)
     return result
 
@@ -193,19 +221,19 @@ def _groups(spec: Spec, result: Result) -> list[_Group]:
     return list(groups.values())
 
 
-def _decide(spec: Spec, search: Search, group: _Group, level: Level) -> None:
-    """Decide a group's properties in a level's expanded states, each value of the parts they
+def _decide(spec: Spec, search: Search, group: _Group, batch: Batch) -> None:
+    """Decide a group's properties in a batch's expanded states, each value of the parts they
     read once, and record each property's first state where it is shown."""
     wanted = [p for p in group.props if p.name not in group.found]
     if not wanted:
         return
-    value = codes(group.parts, level.states)
+    value = codes(group.parts, batch.states)
     shown = group.shown.get(value)
     new = shown < 0
     if new.any():
         fresh, at = np.unique(value[new], return_index=True)
         bits = []
-        for w in worlds_of(level.states, np.flatnonzero(new)[at], search.system.unpack):
+        for w in worlds_of(batch.states, np.flatnonzero(new)[at], search.system.unpack):
             held = [bool(p.holds(spec.config, w)) is group.holding for p in group.props]
             bits.append(sum(1 << j for j, h in enumerate(held) if h))
         group.shown.add(fresh, np.array(bits, dtype=np.int64))
@@ -215,33 +243,46 @@ def _decide(spec: Spec, search: Search, group: _Group, level: Level) -> None:
             continue
         where = np.flatnonzero(shown & (1 << j))
         if where.size:
-            group.found[p.name] = search.path_to(level.first + int(where[0]))
+            group.found[p.name] = search.path_to(batch.first + int(where[0]))
 
 
-def _graph_rows(level: Level) -> tuple[Ints, Ints, Ints]:
-    """A level's out-edges, one per pair of states, in the place of its first step and with
-    its last step's label (as `StateGraph.add_state` keeps them)."""
-    source, label = level.steps.source[level.kept], level.steps.label[level.kept]
-    number = level.targets
-    pair = source * (1 << 32) + number
-    _, head = np.unique(pair, return_index=True)
-    _, tail = np.unique(pair[::-1], return_index=True)
-    order = np.argsort(head)
-    head, tail = head[order], (len(pair) - 1 - tail)[order]
-    return np.bincount(source[head], minlength=level.size), number[head], label[tail]
+class _Graph:
+    """The graph of a search built a batch at a time in the explorer's own arrays: one edge
+    per pair of states, in the place of its first step and with its last step's label (as
+    `StateGraph.add_state` keeps them), actions numbered in the order first met."""
 
+    def __init__(self, labels: list[Action]) -> None:
+        self._labels = labels  # the system's, by its numbers
+        self._rank = np.zeros(0, dtype=np.int64)  # the graph's number of each (-1: not yet)
+        self.actions: list[Action] = []
+        self.offsets, self.targets, self.labels = array("q", [0]), array("i"), array("I")
 
-def _graph(levels: list[tuple[Ints, Ints, Ints]], n: int, labels: list[Action]) -> StateGraph:
-    """The graph of every level's rows, its actions numbered in the order first met."""
-    degree = np.concatenate([d for d, _, _ in levels])
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(degree, out=offsets[1 : len(degree) + 1])
-    offsets[len(degree) + 1 :] = offsets[len(degree)]
-    targets = np.concatenate([t for _, t, _ in levels])
-    label = np.concatenate([x for _, _, x in levels])
-    used, at, renumbered = np.unique(label, return_index=True, return_inverse=True)
-    order = np.argsort(at)
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    actions = [labels[int(k)] for k in used[order]]
-    return StateGraph.of_arrays(offsets, targets, rank[renumbered], actions)
+    def add(self, batch: Batch) -> None:
+        source, label = batch.steps.source[batch.kept], batch.steps.label[batch.kept]
+        number = batch.targets
+        pair = source * (1 << 32) + number
+        _, head = np.unique(pair, return_index=True)
+        _, tail = np.unique(pair[::-1], return_index=True)
+        order = np.argsort(head)
+        head, tail = head[order], (len(pair) - 1 - tail)[order]
+        self._number_actions(label[tail])
+        ends = self.offsets[-1] + np.cumsum(np.bincount(source[head], minlength=batch.size))
+        self.offsets.frombytes(ends.astype(np.int64).tobytes())
+        self.targets.frombytes(number[head].astype(np.int32).tobytes())
+        self.labels.frombytes(self._rank[label[tail]].astype(np.uint32).tobytes())
+
+    def _number_actions(self, label: Ints) -> None:
+        if len(self._rank) < len(self._labels):
+            grown = np.full(len(self._labels), -1, dtype=np.int64)
+            grown[: len(self._rank)] = self._rank
+            self._rank = grown
+        fresh = label[self._rank[label] < 0]
+        values, first = np.unique(fresh, return_index=True)
+        for k in values[np.argsort(first)].tolist():
+            self._rank[k] = len(self.actions)
+            self.actions.append(self._labels[k])
+
+    def close(self, n: int) -> StateGraph:
+        """The graph of `n` states (those found but not expanded have no out-edges)."""
+        self.offsets.extend([self.offsets[-1]] * (n + 1 - len(self.offsets)))
+        return StateGraph.of_built(self.offsets, self.targets, self.labels, self.actions)

@@ -1,4 +1,4 @@
-"""Memoised local steps as arrays, for the search that expands a whole level of states at once
+"""Memoised local steps as arrays, for the search that expands a whole batch of states at once
 (`model.check.levels`): a key is a few small numbers packed into one int64, a value is found
 for a whole array of keys in one pass, and only the keys never seen before are computed, one
 call each, by the packed system's own memoised step (`model.check.packed`)."""
@@ -6,6 +6,7 @@ call each, by the packed system's own memoised step (`model.check.packed`)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -36,8 +37,9 @@ def entries(counts: Ints) -> tuple[Ints, Ints]:
 
 
 class IntMap:
-    """A map from int64 keys to int64 values: an open-addressing hash table in arrays (linear
-    probing, at most half full), a batch of keys found or added in a few passes of numpy."""
+    """A map from int64 keys to values from 0 to 2**31 - 1: an open-addressing hash table in
+    arrays (linear probing, at most half full; -1 marks an empty slot), a batch of keys found
+    or added in a few passes of numpy."""
 
     def __init__(self) -> None:
         self._size = 0
@@ -45,8 +47,7 @@ class IntMap:
 
     def _allocate(self, capacity: int) -> None:
         self._keys: Ints = np.zeros(capacity, dtype=np.int64)
-        self._values: Ints = np.full(capacity, -1, dtype=np.int64)
-        self._used = np.zeros(capacity, dtype=bool)
+        self._values = np.full(capacity, -1, dtype=np.int32)
         self._shift = np.uint64(64 - capacity.bit_length() + 1)
 
     def __len__(self) -> int:
@@ -65,7 +66,7 @@ class IntMap:
         pending = np.arange(len(keys))
         while pending.size:
             at = slot[pending]
-            used = self._used[at]
+            used = self._values[at] >= 0
             match = used & (self._keys[at] == keys[pending])
             found[pending[match]] = self._values[at[match]]
             on = used & ~match
@@ -76,7 +77,7 @@ class IntMap:
     def add(self, keys: Ints, values: Ints) -> None:
         """Add keys not yet present (each once), with their values."""
         if 2 * (self._size + len(keys)) > len(self._keys):
-            held = self._used
+            held = self._values >= 0
             old_keys, old_values = self._keys[held], self._values[held]
             capacity = len(self._keys)
             while 2 * (self._size + len(keys)) > capacity:
@@ -86,16 +87,15 @@ class IntMap:
             self._put(old_keys, old_values)
         self._put(keys, values)
 
-    def _put(self, keys: Ints, values: Ints) -> None:
+    def _put(self, keys: Ints, values: NDArray[np.integer[Any]]) -> None:
         slot = self._slots(keys)
         pending = np.arange(len(keys))
         while pending.size:
             at = slot[pending]
-            free = ~self._used[at]
+            free = self._values[at] < 0
             trying, where = pending[free], at[free]
             self._keys[where] = keys[trying]  # of keys that share a free slot, one is left
             won = self._keys[where] == keys[trying]
-            self._used[where[won]] = True
             self._values[where[won]] = values[trying[won]]
             pending = np.concatenate([pending[~free], trying[~won]])
             slot[pending] = (slot[pending] + 1) & (len(self._keys) - 1)
@@ -103,11 +103,11 @@ class IntMap:
 
 
 class Dense:
-    """A map from small non-negative int64 keys to int64 values, as one array indexed by key:
-    found and added a batch at a time, like `IntMap`."""
+    """A map from small non-negative int64 keys to values from 0 to 2**31 - 1, as one array
+    indexed by key: found and added a batch at a time, like `IntMap`."""
 
     def __init__(self) -> None:
-        self._values: Ints = np.full(1 << 10, -1, dtype=np.int64)
+        self._values = np.full(1 << 10, -1, dtype=np.int32)
         self._size = 0
 
     def __len__(self) -> int:
@@ -117,14 +117,13 @@ class Dense:
         """The value of each key, -1 where there is none."""
         inside = keys < len(self._values)
         if inside.all():
-            found: Ints = self._values[keys]
-            return found
-        return np.where(inside, self._values[np.where(inside, keys, 0)], -1)
+            return self._values[keys].astype(np.int64)
+        return np.where(inside, self._values[np.where(inside, keys, 0)], -1).astype(np.int64)
 
     def add(self, keys: Ints, values: Ints) -> None:
         """Add keys not yet present (each once), with their values."""
         if len(keys) and int(keys.max()) >= len(self._values):
-            grown = np.full(2 * int(keys.max()) + 1, -1, dtype=np.int64)
+            grown = np.full(2 * int(keys.max()) + 1, -1, dtype=np.int32)
             grown[: len(self._values)] = self._values
             self._values = grown
         self._values[keys] = values
