@@ -24,7 +24,7 @@ from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
 from acp_suggestions.model.network import Semantics
 from acp_suggestions.model.rules import Revision, RuleId
-from acp_suggestions.model.system import Action
+from acp_suggestions.model.system import NET, Act, Action
 
 SMALL = Bounds(predictions=1)
 CONFIGS = {
@@ -157,3 +157,17 @@ def test_an_end_state_with_a_message_in_flight_is_a_deadlock(
     assert result.deadlocks > 0 and result.deadlocks <= result.terminal
     assert main(["check", "--safety-only"]) == 1  # a deadlock fails the check
     assert f"{result.deadlocks} deadlocks" in capsys.readouterr().out
+
+
+def test_a_graph_of_more_than_256_actions_widens_its_labels() -> None:
+    """Labels start a byte each, as the search a state at a time keeps them, and widen once
+    a batch brings the 257th action; every edge keeps its action."""
+    actions = [Action(NET, Act.DELIVER_TO_AGENT, i) for i in range(300)]
+    graph = levels._Graph(actions)
+    for first, labels in ((0, np.arange(150)), (1, np.arange(150, 300))):
+        edges = Edges(np.zeros(150, np.int64), labels, *(np.zeros(150, np.int64),) * 4)
+        states = [np.zeros(1, np.int64)] * 4
+        graph.add(levels.Batch(first, states, edges, np.ones(150, bool), labels + 2, False))
+    built = graph.close(302)
+    assert built.labels.typecode == "I"
+    assert [built.action(u, v) for u, v, _ in built.edges()] == actions

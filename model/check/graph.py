@@ -55,7 +55,7 @@ class StateGraph(Generic[A]):
     def of_built(
         cls, offsets: array[int], targets: array[int], labels: array[int], actions: list[A]
     ) -> StateGraph[A]:
-        """A graph already in its own arrays (typecodes q, i and I), taken as they are."""
+        """A graph already in its own arrays (typecodes q, i, and B or I), taken as they are."""
         graph = cls()
         graph.offsets, graph.targets, graph.labels, graph.actions = (
             offsets,

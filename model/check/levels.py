@@ -255,7 +255,7 @@ class _Graph:
         self._labels = labels  # the system's, by its numbers
         self._rank = np.zeros(0, dtype=np.int64)  # the graph's number of each (-1: not yet)
         self.actions: list[Action] = []
-        self.offsets, self.targets, self.labels = array("q", [0]), array("i"), array("I")
+        self.offsets, self.targets, self.labels = array("q", [0]), array("i"), array("B")
 
     def add(self, batch: Batch) -> None:
         source, label = batch.steps.source[batch.kept], batch.steps.label[batch.kept]
@@ -269,7 +269,10 @@ class _Graph:
         ends = self.offsets[-1] + np.cumsum(np.bincount(source[head], minlength=batch.size))
         self.offsets.frombytes(ends.astype(np.int64).tobytes())
         self.targets.frombytes(number[head].astype(np.int32).tobytes())
-        self.labels.frombytes(self._rank[label[tail]].astype(np.uint32).tobytes())
+        if len(self.actions) > 256 and self.labels.typecode == "B":  # a byte no longer holds one
+            self.labels = array("I", self.labels)
+        width = np.uint8 if self.labels.typecode == "B" else np.uint32
+        self.labels.frombytes(self._rank[label[tail]].astype(width).tobytes())
 
     def _number_actions(self, label: Ints) -> None:
         if len(self._rank) < len(self._labels):
