@@ -90,20 +90,34 @@ def test_progress_counts_states_expanded_as_the_reference_does(
     assert told == reference and len(told) == 27
 
 
-def test_a_number_past_its_field_sends_the_search_state_by_state(
+def test_two_states_sharing_a_key_send_the_search_state_by_state(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """With a field of 10 bits the batch search gives up part way (past 11,000 states); the
-    result is the reference's and the progress it told is taken back."""
+    """A state's key is a hash of its numbers; with one that gives clients past the first
+    1,024 the keys of earlier ones, the batch search meets two states under one key part way
+    (past 11,000 states), gives up, and the result is the reference's, the progress it told
+    taken back."""
     cfg = CONFIGS["v2-python-sdk-small"]
     monkeypatch.setattr(levels, "TOLD", 1000)
     monkeypatch.setattr(explorer, "TOLD", 1000)
-    monkeypatch.setattr(levels, "_FIELD", 10)
+    key = levels._key
+    monkeypatch.setattr(levels, "_key", lambda a, c, ta, tc: key(a, c & 1023, ta, tc))
     told: list[int] = []
     found = explore(spec_of(cfg), keep_graph=True, progress=told.append)
-    assert [n for n in told if n < 0] == [-11_000]
-    assert sum(told) == 27_000
-    monkeypatch.setattr(levels, "_FIELD", 16)
+    assert [n for n in told if n < 0] == [-11_000] and sum(told) == 27_000
+    monkeypatch.undo()
+    assert_same(found, by_state(cfg, keep_graph=True))
+
+
+def test_a_number_past_its_field_sends_the_search_state_by_state(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A value read by a property is packed exactly, each number in its field; a number
+    past it (fields of 6 bits here) gives up the batch search for the reference."""
+    cfg = CONFIGS["v1-python-sdk"]
+    monkeypatch.setattr(levels, "_PART", 6)
+    found = explore(spec_of(cfg), keep_graph=True)
+    monkeypatch.undo()
     assert_same(found, by_state(cfg, keep_graph=True))
 
 

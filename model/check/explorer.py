@@ -98,7 +98,7 @@ def explore(  # noqa: C901 (the search's loop, flat: a call per state costs, as 
                 cast(Spec, spec), max_states=max_states, keep_graph=keep_graph, progress=telling
             )
             return cast("Result[C, W, S, A]", found)
-        except TooLarge:  # a table outgrew a key's field: search a state at a time instead
+        except TooLarge:  # a key stands for two values: search a state at a time instead
             if progress is not None and told:
                 progress(-told)
     system, checked = spec.steps, spec.config

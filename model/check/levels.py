@@ -20,11 +20,13 @@ from acp_suggestions.model.check.graph import StateGraph
 from acp_suggestions.model.check.packed import EMPTY
 from acp_suggestions.model.check.result import TOLD, InMemory, Path, Result, Worlds, worlds_of
 from acp_suggestions.model.check.spec import PARTS, WHOLE, Spec, StateProperty
-from acp_suggestions.model.check.tables import IntMap, Ints, compose
+from acp_suggestions.model.check.tables import IntMap, Ints, TooLarge, compose
 from acp_suggestions.model.state import World
 from acp_suggestions.model.system import Action
 
-_FIELD = 16  # bits of each of a packed world's four numbers in a state's key
+_FIELD = 16  # bits of each of a packed world's four numbers in a value of all four parts
+_PART = 21  # bits of each number in a value of up to three parts
+_U8 = np.uint64
 
 
 def codes(parts: tuple[str, ...], columns: Sequence[Ints]) -> Ints:
@@ -32,7 +34,7 @@ def codes(parts: tuple[str, ...], columns: Sequence[Ints]) -> Ints:
     chosen = [columns[PARTS[p]] for p in parts if p != "drained"]
     if "drained" in parts:
         chosen.append((columns[3] == EMPTY).astype(np.int64))
-    return compose(*chosen, width=_FIELD)
+    return compose(*chosen, width=_PART if len(chosen) <= 3 else _FIELD)
 
 
 @dataclass
@@ -144,6 +146,9 @@ class Search:
             targets = number[kept]  # a step of a state expanded finds no state past the cut
             columns = (step.agent, step.client, step.to_agent, step.to_client)
             self._states.append(*(column[new] for column in columns))
+            found = self._states.rows[targets]
+            if any((found[:, k] != column[kept]).any() for k, column in enumerate(columns)):
+                raise TooLarge("two states share a key")  # a hash collision
             self._tree.append(first + step.source[new], step.label[new])
             states = [column[:size] for column in batch]
             yield Batch(first, states, step, kept, targets, bool(over.size))
@@ -163,7 +168,20 @@ class Search:
 
 
 def _key(a: Ints, c: Ints, ta: Ints, tc: Ints) -> Ints:
-    return compose(a, c, ta, tc, width=_FIELD)
+    """A state's key: a 64-bit hash of its four numbers (splitmix64's finalizer over the two
+    words they make); each step's state is checked against the key's, so two states sharing
+    one are caught, not merged."""
+
+    def mix(x: NDArray[np.uint64]) -> NDArray[np.uint64]:
+        x = (x ^ (x >> _U8(30))) * _U8(0xBF58476D1CE4E5B9)
+        x = (x ^ (x >> _U8(27))) * _U8(0x94D049BB133111EB)
+        mixed: NDArray[np.uint64] = x ^ (x >> _U8(31))
+        return mixed
+
+    high = (a.astype(_U8) << _U8(32)) | c.astype(_U8)
+    low = (ta.astype(_U8) << _U8(32)) | tc.astype(_U8)
+    key: Ints = mix(mix(high) ^ low).view(np.int64)
+    return key
 
 
 def explore(
@@ -174,8 +192,8 @@ def explore(
     progress: Callable[[int], None],
 ) -> Result:
     """Explore a protocol Spec whose steps are a `BatchSystem`, a batch of states at a time;
-    the result is the one `explorer.explore` gives (raises `tables.TooLarge` when a table
-    outgrows a state's key)."""
+    the result is the one `explorer.explore` gives (raises `tables.TooLarge` when a number
+    outgrows its field of a value's key, or two states share a key)."""
     system = spec.steps
     assert isinstance(system, BatchSystem)
     search = Search(system)

@@ -16,7 +16,8 @@ WIDTH = 21  # bits of each number in a composite key: three fit in an int64
 
 
 class TooLarge(Exception):
-    """A number no longer fits its field of a packed key: the caller searches state by state."""
+    """A key no longer stands for one value (a number past its field, or two states sharing a
+    hashed key): the caller searches state by state instead."""
 
 
 def compose(*parts: Ints, width: int = WIDTH) -> Ints:
