@@ -63,10 +63,16 @@ def assert_same(found: Result, reference: Result) -> None:
         assert list(found.graph.edges()) == list(reference.graph.edges())
 
 
+@pytest.mark.parametrize("field", [16, 6], ids=["packed-keys", "hashed-past-6-bits"])
 @pytest.mark.parametrize("name", CONFIGS)
-def test_a_level_at_a_time_finds_what_a_state_at_a_time_finds(name: str) -> None:
+def test_a_level_at_a_time_finds_what_a_state_at_a_time_finds(
+    name: str, field: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cfg = CONFIGS[name]
-    assert_same(explore(spec_of(cfg), keep_graph=True), by_state(cfg, keep_graph=True))
+    monkeypatch.setattr(levels, "_FIELD", field)
+    found = explore(spec_of(cfg), keep_graph=True)
+    monkeypatch.undo()
+    assert_same(found, by_state(cfg, keep_graph=True))
 
 
 @pytest.mark.parametrize("cap", [1, 2, 777, 5000])
@@ -93,15 +99,16 @@ def test_progress_counts_states_expanded_as_the_reference_does(
 def test_two_states_sharing_a_key_send_the_search_state_by_state(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A state's key is a hash of its numbers; with one that gives clients past the first
-    1,024 the keys of earlier ones, the batch search meets two states under one key part way
-    (past 11,000 states), gives up, and the result is the reference's, the progress it told
-    taken back."""
+    """Past its fields (6 bits here), a state's key is a hash of its numbers; with one that
+    gives clients past the first 1,024 the keys of earlier ones, the batch search meets two
+    states under one key part way (past 11,000 states), gives up, and the result is the
+    reference's, the progress it told taken back."""
     cfg = CONFIGS["v2-python-sdk-small"]
     monkeypatch.setattr(levels, "TOLD", 1000)
     monkeypatch.setattr(explorer, "TOLD", 1000)
-    key = levels._key
-    monkeypatch.setattr(levels, "_key", lambda a, c, ta, tc: key(a, c & 1023, ta, tc))
+    monkeypatch.setattr(levels, "_FIELD", 6)
+    key = levels._hash
+    monkeypatch.setattr(levels, "_hash", lambda a, c, ta, tc: key(a, c & 1023, ta, tc))
     told: list[int] = []
     found = explore(spec_of(cfg), keep_graph=True, progress=told.append)
     assert [n for n in told if n < 0] == [-11_000] and sum(told) == 27_000

@@ -24,7 +24,7 @@ from acp_suggestions.model.check.tables import IntMap, Ints, TooLarge, compose
 from acp_suggestions.model.state import World
 from acp_suggestions.model.system import Action
 
-_FIELD = 16  # bits of each of a packed world's four numbers in a value of all four parts
+_FIELD = 16  # bits of each of a packed world's four numbers in a key of all four
 _PART = 21  # bits of each number in a value of up to three parts
 _U8 = np.uint64
 
@@ -107,8 +107,22 @@ class Search:
         start = system.pack(system.init_state())
         self._states = _Growing(start)
         self._tree = _Growing((-1, -1))  # each state's parent and the label that found it
+        self._hashed = False  # keys pack the four numbers exactly until one outgrows its field
         self._seen = IntMap()
-        self._seen.add(_key(*(np.array([x]) for x in start)), np.zeros(1, np.int64))
+        self._seen.add(self._keys(*(np.array([x]) for x in start)), np.zeros(1, np.int64))
+
+    def _keys(self, a: Ints, c: Ints, ta: Ints, tc: Ints) -> Ints:
+        """The states' keys: their four numbers packed, 16 bits each; once a number outgrows
+        that, a hash of them (`_hashed`), every key found so far made again."""
+        if not self._hashed:
+            try:
+                return compose(a, c, ta, tc, width=_FIELD)
+            except TooLarge:
+                self._hashed = True
+                rows = self._states.rows.astype(np.int64)
+                self._seen = IntMap()
+                self._seen.add(_hash(*(rows[:, k] for k in range(4))), np.arange(len(rows)))
+        return _hash(a, c, ta, tc)
 
     @property
     def found(self) -> int:
@@ -126,7 +140,7 @@ class Search:
             rows = self._states.rows[first : first + self.batch]
             batch = [rows[:, k].astype(np.int64) for k in range(4)]
             step = self.system.expand(*batch)
-            keys = _key(step.agent, step.client, step.to_agent, step.to_client)
+            keys = self._keys(step.agent, step.client, step.to_agent, step.to_client)
             number = self._seen.get(keys)
             fresh = np.flatnonzero(number < 0)
             _, at, same = np.unique(keys[fresh], return_index=True, return_inverse=True)
@@ -146,9 +160,10 @@ class Search:
             targets = number[kept]  # a step of a state expanded finds no state past the cut
             columns = (step.agent, step.client, step.to_agent, step.to_client)
             self._states.append(*(column[new] for column in columns))
-            found = self._states.rows[targets]
-            if any((found[:, k] != column[kept]).any() for k, column in enumerate(columns)):
-                raise TooLarge("two states share a key")  # a hash collision
+            if self._hashed:  # a step's state must be its key's
+                found = self._states.rows[targets]
+                if any((found[:, k] != column[kept]).any() for k, column in enumerate(columns)):
+                    raise TooLarge("two states share a key")  # a hash collision
             self._tree.append(first + step.source[new], step.label[new])
             states = [column[:size] for column in batch]
             yield Batch(first, states, step, kept, targets, bool(over.size))
@@ -167,10 +182,10 @@ class Search:
         return self.system.init_state(), tuple(reversed(steps))
 
 
-def _key(a: Ints, c: Ints, ta: Ints, tc: Ints) -> Ints:
-    """A state's key: a 64-bit hash of its four numbers (splitmix64's finalizer over the two
-    words they make); each step's state is checked against the key's, so two states sharing
-    one are caught, not merged."""
+def _hash(a: Ints, c: Ints, ta: Ints, tc: Ints) -> Ints:
+    """A state's key past 16 bits a number: a 64-bit hash of its four numbers (splitmix64's
+    finalizer over the two words they make); each step's state is checked against the key's,
+    so two states sharing one are caught, not merged."""
 
     def mix(x: NDArray[np.uint64]) -> NDArray[np.uint64]:
         x = (x ^ (x >> _U8(30))) * _U8(0xBF58476D1CE4E5B9)
