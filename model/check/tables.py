@@ -201,6 +201,14 @@ class Rows:
                 for column, value in zip(self._flat, row, strict=True):
                     column.append(value)
         slots.add(fresh, np.arange(first, len(self._starts), dtype=np.int64))
-        self.columns = [np.array(c, dtype=np.int64) for c in self._flat]
-        self._start = np.array(self._starts, dtype=np.int64)
-        self._count = np.array(self._counts, dtype=np.int64)
+        self.columns = [_grown(a, c) for a, c in zip(self.columns, self._flat, strict=True)]
+        self._start, self._count = (
+            _grown(self._start, self._starts),
+            _grown(self._count, self._counts),
+        )
+
+
+def _grown(done: Ints, values: list[int]) -> Ints:
+    """`done` (the first values, as an array) with the values past it appended: only what is
+    new is converted from Python numbers."""
+    return np.concatenate([done, np.array(values[len(done) :], dtype=np.int64)])
