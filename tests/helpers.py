@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple, NoReturn
 
@@ -16,6 +17,7 @@ import pytest
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.invariants import INVARIANTS, Property
 from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.render.atomic import STAGING
 from acp_suggestions.model.rules import Revision
 
 # Invariants in force that compliant peers still break, by (revision, version, semantics):
@@ -66,20 +68,67 @@ class Interrupted(NamedTuple):
     group: int  # the run's process group
 
 
+def descendants(pid: int) -> int:
+    """How many live processes descend from `pid` (workers, an agent in a session of its
+    own), from Linux's /proc."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:  # ended while listed
+            continue
+        if fields[0] != "Z":
+            parents[int(stat.parent.name)] = int(fields[1])
+    found, frontier = 0, {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier}
+        found += len(frontier)
+    return found
+
+
+def under_way(processes: int, out: Path | None = None) -> Callable[[int], bool]:
+    """Whether a command has started at least `processes` processes (its workers, or the
+    agent it runs) and, given `out`, has opened that output folder to begin its work (its
+    staging folder is there)."""
+
+    def ready(pid: int) -> bool:
+        begun = out is None or (
+            out.is_dir() and any(p.name.startswith(STAGING) for p in out.iterdir())
+        )
+        return begun and descendants(pid) >= processes
+
+    return ready
+
+
+def reading(path: Path) -> Callable[[int], bool]:
+    """Whether process `pid` has `path` open (it has begun to read it)."""
+
+    def ready(pid: int) -> bool:
+        try:
+            return any(fd.resolve() == path for fd in Path(f"/proc/{pid}/fd").iterdir())
+        except OSError:  # a descriptor closed while listed
+            return False
+
+    return ready
+
+
 def interrupted(
     argv: list[str],
+    ready: Callable[[int], bool],
     presses: int = 1,
-    after: float = 3.0,
     signum: int = signal.SIGINT,
     group: bool = True,
 ) -> Interrupted:
-    """Run `argv` in a process group of its own and, once it has run `after` seconds, send
-    `signum` `presses` times: to the whole group (a terminal's Ctrl-C, or SIGHUP when it
+    """Run `argv` in a process group of its own and, once `ready(pid)` says it is under way,
+    send `signum` `presses` times: to the whole group (a terminal's Ctrl-C, or SIGHUP when it
     closes) or, with `group` false, to the main process alone (`kill PID`, a service
     manager).  The group is killed if it has not ended 15 s later."""
     run = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    time.sleep(after)
-    assert run.poll() is None, "the run ended before it could be interrupted"
+    waited = time.monotonic()
+    while not ready(run.pid):
+        assert run.poll() is None, "the run ended before it could be interrupted"
+        assert time.monotonic() - waited < 300, "the run never got under way"
+        time.sleep(0.02)
     started = time.monotonic()
     for _ in range(presses):
         if group:

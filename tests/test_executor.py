@@ -120,14 +120,18 @@ def test_ctrl_c_cancels_the_cluster_tasks(cluster: Any, tmp_path: Path) -> None:
         "--out",
         str(tmp_path / "o"),
     ]
-    run = interrupted(argv, after=4)
-    assert run.code == 130, run.stderr
-    assert "Traceback" not in run.stderr
-    assert run.seconds < 15
-    assert list((tmp_path / "o").iterdir()) == []  # made at the start, left empty
     with Client(cluster.scheduler_address, set_as_default=False) as client:
+
+        def tasks(_: int) -> int:
+            return int(client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)))
+
+        run = interrupted(argv, lambda pid: tasks(pid) > 0)  # pressed once tasks are sent
+        assert run.code == 130, run.stderr
+        assert "Traceback" not in run.stderr
+        assert run.seconds < 15
+        assert list((tmp_path / "o").iterdir()) == []  # made at the start, left empty
         for _ in range(50):  # the scheduler forgets the cancelled tasks
-            left = client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks))
+            left = tasks(0)
             if left == 0:
                 break
             time.sleep(0.1)

@@ -8,12 +8,13 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from acp_suggestions.model.render.atomic import MANIFEST
-from tests.helpers import AGENT, CLI, interrupted
+from acp_suggestions.model.render.atomic import MANIFEST, STAGING
+from tests.helpers import AGENT, CLI, interrupted, reading, under_way
 
 # Reviews, sweeps and probes started and ended by signals: slow.
 # Signals and the seconds they take to end a run: slow, and alone (CI's serial pass).
@@ -22,10 +23,12 @@ pytestmark = [pytest.mark.slow, pytest.mark.serial]
 ROOT = Path(__file__).resolve().parents[1]
 OURS = tuple(f'File "{ROOT / room}/' for room in ("model", "sims", "acp_suggestions"))
 
+# Each command, and how many processes it has started once under way (its two workers; the
+# deep review's one search at a time runs in the main process).
 COMMANDS = {
-    "review": ["review", "--jobs", "2", "--quiet", "--no-cache"],
-    "simulate": ["simulate", "--jobs", "2", "--quiet", "--sessions", "20000"],
-    "deep review": ["review", "--depth", "deep", "--jobs", "2", "--quiet"],
+    "review": (["review", "--jobs", "2", "--quiet", "--no-cache"], 2),
+    "simulate": (["simulate", "--jobs", "2", "--quiet", "--sessions", "20000"], 2),
+    "deep review": (["review", "--depth", "deep", "--jobs", "2", "--quiet"], 0),
 }
 
 
@@ -47,8 +50,9 @@ def test_a_signal_ends_the_run(command: str, ending: str, tmp_path: Path) -> Non
     folder as the previous run left it (here: nothing but an empty folder)."""
     signum, presses, group = ENDINGS[ending]
     out = tmp_path / "o"
-    argv = [*CLI, *COMMANDS[command], "--out", str(out)]
-    run = interrupted(argv, presses, signum=signum, group=group)
+    words, processes = COMMANDS[command]
+    argv = [*CLI, *words, "--out", str(out)]
+    run = interrupted(argv, under_way(processes, out), presses, signum=signum, group=group)
     assert run.code == 128 + signum, run.stderr
     assert "Traceback" not in run.stderr
     assert run.seconds < 2 + 0.2 * presses
@@ -94,15 +98,31 @@ def test_a_signal_while_starting_up(
     assert run.returncode in (128 + signum, -signum, 2) or "Fatal Python error" in stderr
 
 
+def _started(out: Path, scenarios: int) -> Callable[[int], bool]:
+    """Whether a probe writing to `out` has started `scenarios` scenarios (each opens its
+    agent's stderr file in the staging folder first)."""
+
+    def ready(pid: int) -> bool:
+        staging = [p for p in out.glob(f"{STAGING}*") if p.is_dir()]
+        return any(len(list(p.glob("*.agent-stderr.txt"))) >= scenarios for p in staging)
+
+    return ready
+
+
+@pytest.mark.parametrize("finished", [False, True], ids=["before a scenario ends", "after one"])
 @pytest.mark.parametrize("ending", list(ENDINGS))
-def test_a_signal_ends_a_probe(ending: str, tmp_path: Path) -> None:
+def test_a_signal_ends_a_probe(ending: str, finished: bool, tmp_path: Path) -> None:
     """A probe mid-scenario: the signal's code within 2 s, no traceback or asyncio noise, no
-    agent process left, and nothing written but the whole recordings of the scenarios that
-    had finished (each checks as a trace)."""
+    agent process left; the folder holds the whole recordings of the scenarios that had
+    finished (each checks as a trace) in place of the previous run's, or, before any had,
+    the previous run's files as they were."""
     signum, presses, group = ENDINGS[ending]
     out = tmp_path / "o"
+    out.mkdir()
+    (out / "earlier.jsonl").write_text("")  # what an earlier probe wrote here
+    (out / MANIFEST).write_text("earlier.jsonl\n")
     argv = [*CLI, "probe", "--out", str(out), "--", *AGENT]
-    run = interrupted(argv, presses, after=2.0, signum=signum, group=group)
+    run = interrupted(argv, _started(out, 2 if finished else 1), presses, signum, group)
     assert run.code == 128 + signum, run.stderr
     assert "Traceback" not in run.stderr and "never retrieved" not in run.stderr
     assert run.seconds < 2 + 0.2 * presses
@@ -111,9 +131,13 @@ def test_a_signal_ends_a_probe(ending: str, tmp_path: Path) -> None:
             os.killpg(run.group, 0)
             time.sleep(0.1)
     kept = sorted(p.name for p in out.iterdir())
-    traces = [name for name in kept if name.endswith(".jsonl")]
+    traces = [name for name in kept if name.endswith(".jsonl") and name != "earlier.jsonl"]
     stderrs = [name.replace(".jsonl", ".agent-stderr.txt") for name in traces]
-    assert kept == ([] if not traces else sorted([MANIFEST, *traces, *stderrs]))
+    if not finished:
+        assert kept == [MANIFEST, "earlier.jsonl"]
+        assert (out / MANIFEST).read_text() == "earlier.jsonl\n"
+        return
+    assert traces and kept == sorted([MANIFEST, *traces, *stderrs])
     for name in traces:
         check = subprocess.run([*CLI, "trace", "check", str(out / name)], capture_output=True)
         assert check.returncode in (0, 1), check.stdout
@@ -126,7 +150,7 @@ def test_a_signal_ends_a_probe_of_a_stubborn_agent_within_two_seconds(tmp_path: 
     hostile = Path(__file__).with_name("hostile_agent.py")
     argv = [*CLI, "probe", "--out", str(tmp_path / "o"), "--start-timeout", "30"]
     argv += ["--", sys.executable, str(hostile), "never-reads"]
-    run = interrupted(argv, 1, after=2.0, signum=signal.SIGTERM, group=False)
+    run = interrupted(argv, under_way(1), signum=signal.SIGTERM, group=False)
     assert run.code == 128 + signal.SIGTERM, run.stderr
     assert run.seconds < 2, run.seconds
 
@@ -191,7 +215,7 @@ def test_a_signal_ends_a_trace_check(ending: str, tmp_path: Path) -> None:
     trace = tmp_path / "long.jsonl"
     _long_trace(trace, 600_000)
     argv = [*CLI, "trace", "check", str(trace), "--format", "junit"]
-    run = interrupted(argv, presses, after=2.0, signum=signum, group=group)
+    run = interrupted(argv, reading(trace), presses, signum=signum, group=group)
     assert run.code == 128 + signum, run.stderr
     assert "Traceback" not in run.stderr
     assert run.seconds < 2 + 0.2 * presses

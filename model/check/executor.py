@@ -194,6 +194,7 @@ def _worker_start() -> None:
         libc = ctypes.CDLL(None, use_errno=True)
         pr_set_pdeathsig = 1
         libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _ENDING)  # blocked since the fork (_on_pool)
 
 
 def _on_pool(
@@ -203,8 +204,17 @@ def _on_pool(
     is left running."""
     import multiprocessing
 
-    pool = multiprocessing.Pool(workers, _worker_start)
+    # A worker forked with the ending signals blocked takes one sent to the group meanwhile
+    # under its own handlers (_worker_start), not the main process's; the main process takes
+    # its own once the pool is up, where an interruption ends the pool.
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, _ENDING)
     try:
+        pool = multiprocessing.Pool(workers, _worker_start)
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        raise
+    try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
         yield from pool.imap_unordered(call, items, chunksize=1)
     except BaseException:
         with _endings_ignored():

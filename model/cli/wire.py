@@ -23,6 +23,7 @@ from acp_suggestions.model.cli.common import (
 
 if TYPE_CHECKING:
     from acp_suggestions.model.cli.common import Subparsers
+    from acp_suggestions.model.render.atomic import OutputFolder
 
 
 def _trace_check(args: argparse.Namespace) -> int:
@@ -59,6 +60,16 @@ def _agent_command(args: argparse.Namespace, name: str) -> list[str]:
     if shutil.which(command[0]) is None:
         raise UsageError(f"{name}: cannot run {command[0]!r}: no such executable")
     return command
+
+
+def _keep_finished(out: OutputFolder, finished: list[Path]) -> None:
+    """An interrupted probe's folder: the recordings of the scenarios that finished, in place
+    of the previous run's files; before any finished, the previous run's files as they were."""
+    if not finished:
+        err.print("acp-suggestions probe: interrupted before a scenario finished")
+        return
+    out.commit(finished)
+    err.print(f"acp-suggestions probe: interrupted; the finished scenarios are in {out.given}")
 
 
 def _probe(args: argparse.Namespace) -> int:
@@ -102,10 +113,7 @@ def _probe(args: argparse.Namespace) -> int:
                 on_done=lambda outcome: finished.extend(outcome.files),
             )
         except Interrupted:
-            out.commit(finished)  # the scenarios that finished keep their recordings
-            err.print(
-                f"acp-suggestions probe: interrupted; the finished scenarios are in {out.given}"
-            )
+            _keep_finished(out, finished)
             raise
         out.commit(p for p in out.staging.iterdir() if p.is_file())
     reports = [o.report for o in outcomes]
