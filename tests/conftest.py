@@ -40,10 +40,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     cluster, the real agent, the browser; `--all` or CI=true runs every test.  Of the tests
     that read the default review, one goes first and the rest last, so that under
     pytest-xdist one worker computes the review from the start while the others run every
-    other test, rather than wait for it."""
+    other test, rather than wait for it.  Serial tests are put in their group (`_serial_group`)."""
     reading = [i for i in items if REVIEWS & set(getattr(i, "fixturenames", ()))]
     for item in reading:
         item.add_marker(pytest.mark.slow)
+    for item in items:
+        if item.get_closest_marker("serial"):
+            item.add_marker(pytest.mark.xdist_group(_serial_group(item)))
     if CI or config.getoption("--all"):
         if reading:
             later = {id(i) for i in reading}
@@ -53,6 +56,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if slow:
         config.hook.pytest_deselected(items=slow)
         items[:] = [item for item in items if not item.get_closest_marker("slow")]
+
+
+def _serial_group(item: pytest.Item) -> str:
+    """CI's serial pass runs two groups side by side (`--dist loadgroup`), each a test at a
+    time: the real adapter's tests, which mostly wait on the adapter's own timers, and the
+    others, which time signals or run pools of their own."""
+    return "adapter" if item.path.name == "test_real_agent.py" else "timed"
 
 
 @pytest.fixture(scope="session", autouse=True)
