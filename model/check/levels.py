@@ -264,13 +264,14 @@ def _decide(spec: Spec, search: Search, group: _Group, batch: Batch) -> None:
     shown = group.shown.get(value)
     new = shown < 0
     if new.any():
-        fresh, at = np.unique(value[new], return_index=True)
+        fresh, at, inverse = np.unique(value[new], return_index=True, return_inverse=True)
         bits = []
         for w in worlds_of(batch.states, np.flatnonzero(new)[at], search.system.unpack):
             held = [bool(p.holds(spec.config, w)) is group.holding for p in group.props]
             bits.append(sum(1 << j for j, h in enumerate(held) if h))
-        group.shown.add(fresh, np.array(bits, dtype=np.int64))
-        shown = group.shown.get(value)
+        decided = np.array(bits, dtype=np.int64)
+        group.shown.add(fresh, decided)
+        shown[new] = decided[inverse]
     for j, p in enumerate(group.props):
         if p.name in group.found:
             continue

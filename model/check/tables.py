@@ -150,11 +150,12 @@ class Lookup:
         found = self._map.get(key)
         missing = found < 0
         if missing.any():
-            fresh, at = np.unique(key[missing], return_index=True)
+            fresh, at, inverse = np.unique(key[missing], return_index=True, return_inverse=True)
             numbers = [p[missing][at].tolist() for p in parts]
             values = [self._compute(*args) for args in zip(*numbers, strict=True)]
-            self._map.add(fresh, np.array(values, dtype=np.int64))
-            found = self._map.get(key)
+            computed = np.array(values, dtype=np.int64)
+            self._map.add(fresh, computed)
+            found[missing] = computed[inverse]
         return found
 
 
@@ -181,16 +182,16 @@ class Rows:
         slot = self._slots.get(key)
         missing = slot < 0
         if missing.any():
-            self._add(self._slots, key, missing, parts)
-            slot = self._slots.get(key)
+            slot[missing] = self._add(self._slots, key, missing, parts)
         counts = self._count[slot]
         which, place = entries(counts)
         return which, self._start[slot][which] + place, place
 
     def _add(
         self, slots: IntMap | Dense, key: Ints, missing: NDArray[np.bool_], parts: tuple[Ints, ...]
-    ) -> None:
-        fresh, at = np.unique(key[missing], return_index=True)
+    ) -> Ints:
+        """Compute the rows of the keys missing; returns each missing key's slot."""
+        fresh, at, inverse = np.unique(key[missing], return_index=True, return_inverse=True)
         numbers = [p[missing][at].tolist() for p in parts]
         first = len(self._starts)
         for args in zip(*numbers, strict=True):
@@ -200,12 +201,15 @@ class Rows:
             for row in rows:
                 for column, value in zip(self._flat, row, strict=True):
                     column.append(value)
-        slots.add(fresh, np.arange(first, len(self._starts), dtype=np.int64))
+        added = np.arange(first, len(self._starts), dtype=np.int64)
+        slots.add(fresh, added)
         self.columns = [_grown(a, c) for a, c in zip(self.columns, self._flat, strict=True)]
         self._start, self._count = (
             _grown(self._start, self._starts),
             _grown(self._count, self._counts),
         )
+        found: Ints = added[inverse]
+        return found
 
 
 def _grown(done: Ints, values: list[int]) -> Ints:
