@@ -33,7 +33,10 @@ def test_every_member_judged_as_its_own_search(cell: duties.Cell) -> None:
     names = duties.AGENT_DUTIES[cell.version]
     every = family.explore(cell.config(frozenset()), names)
     for kept in _subsets(names):
-        assert every.violated(kept) == duties.violated(cell.config(kept), liveness=True), kept
+        own = duties.violated(cell.config(kept), liveness=True)
+        assert every.violated(kept) == own, kept
+        safety = {name: n for name, n in own.items() if name not in duties.LEADS_TO}
+        assert every.violated(kept, liveness=False) == safety, kept
 
 
 def test_a_members_graph_is_its_own_searchs_numbered_alike() -> None:
@@ -44,7 +47,7 @@ def test_a_members_graph_is_its_own_searchs_numbered_alike() -> None:
     for kept in (frozenset(names), frozenset(names[:2]), frozenset()):
         member = every.member(kept)
         own = explore(spec_of(cell.config(kept)), keep_graph=True)
-        assert own.graph is not None
+        assert own.graph is not None and member.graph is not None
         assert list(member.graph.edges()) == list(own.graph.edges())
         assert [every.worlds[i] for i in member.order] == list(own.worlds)
 

@@ -60,6 +60,7 @@ BOUNDS = {1: Bounds(), 2: Bounds(predictions=1)}
 PROPERTIES = tuple(p.name for p in INVARIANTS if p.subject == "list") + tuple(
     p.name for p in LIVENESS
 )
+LEADS_TO = frozenset(p.name for p in LIVENESS)  # decided on a member's graph, not its states
 
 Kept = frozenset[RuleId]
 D = TypeVar("D", bound=str)  # a duty: a rule id, or a plain name in the tests
@@ -162,18 +163,26 @@ def place(cell: Cell) -> Placement:
     filter over it."""
     duties = AGENT_DUTIES[cell.version]
     every = family.explore(cell.config(frozenset()), duties)
+    # Each kept set judged once: its invariants alone until a leads-to property is asked of it.
     judged: dict[Kept, dict[str, int]] = {}
+    whole: set[Kept] = set()
 
     def fails(name: str, kept: Kept) -> bool:
-        if kept not in judged:
-            judged[kept] = every.violated(kept)
+        live = name in LEADS_TO
+        if kept not in judged or (live and kept not in whole):
+            judged[kept] = every.violated(kept, liveness=live)
+            if live:
+                whole.add(kept)
         return name in judged[kept]
 
     needs = {}
     for name in PROPERTIES:
         sets = minimal_sets(duties, functools.partial(fails, name))
         needs[name] = [[str(d) for d in sorted(s, key=duties.index)] for s in sets]
-    shortest = judged[frozenset(duties)]
+    kept_all = frozenset(duties)
+    if kept_all not in whole:
+        judged[kept_all] = every.violated(kept_all)
+    shortest = judged[kept_all]
     return Placement(cell, needs, dict(sorted(shortest.items())), len(judged), every.states)
 
 

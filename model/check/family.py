@@ -41,7 +41,7 @@ class Member:
 
     order: Ints
     depth: NDArray[np.int32]
-    graph: StateGraph
+    graph: StateGraph | None  # built when asked for (leads-to needs it, invariants do not)
 
 
 @dataclass(frozen=True)
@@ -65,11 +65,13 @@ class Family:
     def states(self) -> int:
         return len(self.indptr) - 1
 
-    def member(self, kept: frozenset[RuleId]) -> Member:
+    def member(self, kept: frozenset[RuleId], with_graph: bool = True) -> Member:
         """The part of the graph an agent keeping `kept` reaches, numbered as its own search
-        numbers it, with its graph as the explorer holds it."""
+        numbers it, with (`with_graph`) its graph as the explorer holds it."""
         allowed = (self.breaks & sum(1 << self.duties.index(d) for d in kept)) == 0
         order, depth, number = self._breadth_first(allowed)
+        if not with_graph:
+            return Member(order, depth, None)
         every = leadsto.entries(self.indptr, order)
         steps = allowed[every]
         at = every[steps]
@@ -105,15 +107,18 @@ class Family:
         depth = np.repeat(np.arange(len(levels), dtype=np.int32), [len(x) for x in levels])
         return np.concatenate(levels), depth, number
 
-    def violated(self, kept: frozenset[RuleId]) -> dict[str, int]:
+    def violated(self, kept: frozenset[RuleId], liveness: bool = True) -> dict[str, int]:
         """What `violated` of `model.check.duties` says of the member keeping `kept`: every
-        property that fails, with its shortest counterexample's number of steps."""
-        m = self.member(kept)
+        property that fails (the leads-to ones only with `liveness`), with its shortest
+        counterexample's number of steps."""
+        m = self.member(kept, with_graph=liveness)
         out = {}
         for j, p in enumerate(self.spec.invariants):
             failing = self.broken[m.order, j]
             if failing.any():
                 out[p.name] = int(m.depth[failing].min())
+        if m.graph is None:
+            return out
         masks = [(p[m.order], q[m.order]) for p, q in self.masks]
         lassos = leadsto.decide(self.spec, m.graph, masks)
         return out | {n: len(x.walk) - 1 for n, x in lassos.items() if x is not None}
