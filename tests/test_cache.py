@@ -25,6 +25,8 @@ from acp_suggestions.model.mutations import mutations_of
 from acp_suggestions.model.network import Semantics
 from acp_suggestions.model.rules import RULES, RULES_BY_ID, Level, Rule, Side
 
+FIFO = Semantics.FIFO
+
 ROOT = Path(__file__).resolve().parents[1]
 KEYS = """
 import json
@@ -177,3 +179,18 @@ def test_a_task_is_estimated_by_what_it_explored_before_else_by_its_cost() -> No
     first, second = review.estimates(todo, known)
     assert first == 1234
     assert second == review.estimates(todo[1:], {})[0] > 0
+
+
+def test_jobs_that_explore_the_same_run_once_and_each_gets_its_own_outcome() -> None:
+    """A proposal judged where it changes nothing explores what the baseline explores: run
+    once, each job told the outcome it would have had run alone."""
+    todo = [
+        t
+        for t in review.tasks({}, list(PROPOSED_BY_FINDINGS), False)
+        if isinstance(t, review.Job) and (t.config.version, t.config.semantics) == (1, FIFO)
+    ]
+    counting = _Counting()
+    counting.ran = []
+    done = review.run_all(todo, counting)
+    assert len(counting.ran) == len({(t.config, review._live(t)) for t in todo}) < len(todo)
+    assert done == [review.run(t) for t in todo]

@@ -279,9 +279,14 @@ def tasks(chosen: dict[str, str], proposals: Sequence[str], with_duties: bool = 
     return [*base, *reading_jobs(base, chosen), *planned, *cells, *sessions.settings(pairs)]
 
 
+def _live(job: Job) -> bool:
+    """Whether a job decides liveness (which needs the whole graph)."""
+    return job.kind != "mutation" or job.name in _LIVENESS_RULES
+
+
 def run(job: Job) -> Outcome:
     """Explore one job and decide liveness on its graph."""
-    live = job.kind != "mutation" or job.name in _LIVENESS_RULES
+    live = _live(job)
     verdicts = verify(job.config, liveness=live)
     paths, result = verdicts.counterexamples(), verdicts.result
     violated = [p for p in PROPERTY_ORDER if p in paths]
@@ -316,14 +321,30 @@ def run_all(
             by_index[i] = stored
             if on_done:
                 on_done(stored)
-    rest = [i for i in range(len(todo)) if i not in by_index]
-    for j, result in executor.run(_work, [todo[i] for i in rest], cost=_cost):
-        by_index[rest[j]] = result
-        if cache:
-            cache.put(todo[rest[j]], result)
-        if on_done:
-            on_done(result)
+    # Jobs that explore the same thing (a proposal judged in the setting it leaves as it is,
+    # a reading's option that is another job's) run once, and each is told the outcome.
+    alike: dict[object, list[int]] = {}
+    for i in range(len(todo)):
+        if i not in by_index:
+            alike.setdefault(_exploration(todo[i]), []).append(i)
+    first = [same[0] for same in alike.values()]
+    for j, result in executor.run(_work, [todo[i] for i in first], cost=_cost):
+        for i in alike[_exploration(todo[first[j]])]:
+            task = todo[i]
+            done = result
+            if isinstance(result, Outcome) and isinstance(task, Job):
+                done = replace(result, job=task)
+            by_index[i] = done
+            if cache:
+                cache.put(task, done)
+            if on_done:
+                on_done(done)
     return [by_index[i] for i in range(len(todo))]
+
+
+def _exploration(task: Task) -> object:
+    """What a task explores: two jobs alike here give the same outcome but for its job."""
+    return (task.config, _live(task)) if isinstance(task, Job) else task
 
 
 def task_of(done: Done) -> Task:
@@ -386,12 +407,11 @@ def _cost(task: Task) -> int:
     if isinstance(task, sessions.Shared):
         return (8 if task.version == 2 else 4) * _SPREAD[task.semantics]
     c = task.config
-    live = task.kind != "mutation" or task.name in _LIVENESS_RULES
     return (
         (8 if c.version == 2 else 1)
         * _SPREAD[c.semantics]
         * len(c.predictions)
-        * (2 if live else 1)
+        * (2 if _live(task) else 1)
     )
 
 
