@@ -95,12 +95,14 @@ class Family:
         number = np.full(self.states, -1, dtype=np.int64)
         number[0] = 0
         levels = [np.array([0])]
+        first = np.full(self.states, np.iinfo(np.int64).max)  # where a state is first met
         while levels[-1].size:
             at = leadsto.entries(self.indptr, levels[-1])
             reached = self.targets[at[allowed[at]]]
             fresh = reached[number[reached] < 0]
-            values, first = np.unique(fresh, return_index=True)
-            level = values[np.argsort(first)]
+            place = np.arange(len(fresh))
+            np.minimum.at(first, fresh, place)
+            level = fresh[first[fresh] == place]  # each state once, in the order first met
             count = sum(len(x) for x in levels)
             number[level] = np.arange(count, count + level.size)
             levels.append(level)

@@ -81,9 +81,12 @@ def _closure(indptr: Ints, indices: NDArray[Any], seeds: Mask, allowed: Mask) ->
     """The states reached from `seeds` through `allowed` states (the seeds included)."""
     seen = seeds.copy()
     frontier = np.flatnonzero(seeds)
+    fresh = np.zeros_like(seeds)
     while frontier.size:
         nxt = _rows(indptr, indices, frontier)
-        frontier = np.unique(nxt[allowed[nxt] & ~seen[nxt]])
+        fresh[nxt[allowed[nxt] & ~seen[nxt]]] = True
+        frontier = np.flatnonzero(fresh)  # each once, in order, with no sort
+        fresh[frontier] = False
         seen[frontier] = True
     return seen
 
@@ -96,8 +99,8 @@ def _levels(indptr: Ints, indices: NDArray[Any], source: int) -> NDArray[np.int3
     while frontier.size:
         depth += 1
         nxt = _rows(indptr, indices, frontier)
-        frontier = np.unique(nxt[dist[nxt] < 0])
-        dist[frontier] = depth
+        dist[nxt[dist[nxt] < 0]] = depth
+        frontier = np.flatnonzero(dist == depth)  # each once, in order, with no sort
     return dist
 
 
