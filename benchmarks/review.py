@@ -4,14 +4,17 @@ Times the duty placement of a sample of cells two ways, alternated in one proces
 exploration per cell with each kept set a filter of it (`model.check.family`, what the review
 does), and a search of its own for each kept set the placement asks about (the way before);
 then `acp-suggestions review` as a user runs it on 2 workers, cold (`--no-cache`) and warm
-(a second run on the cache a first one filled), each the median of several runs.
-Run: .venv/bin/python benchmarks/review.py [--runs N] [--cells N]
+(a second run on the cache a first one filled), each the median of several runs; with
+`--baseline TREE` the cold review of the package in TREE (a checkout of another commit) too,
+run alternately with this one, as the machine's pace drifts between runs.
+Run: .venv/bin/python benchmarks/review.py [--runs N] [--cells N] [--baseline TREE]
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import os
 import statistics
 import subprocess
 import sys
@@ -24,7 +27,8 @@ import page
 from acp_suggestions.model.check import duties
 from acp_suggestions.model.rules import RuleId
 
-CLI = [sys.executable, "-m", "acp_suggestions.model.cli", "review", "--jobs", "2", "--quiet"]
+# -P: the package from the install or PYTHONPATH (a baseline's tree), not the working folder.
+CLI = [sys.executable, "-P", "-m", "acp_suggestions.model.cli", "review", "--jobs", "2", "--quiet"]
 
 
 def by_search(cell: duties.Cell) -> dict[str, list[frozenset[RuleId]]]:
@@ -55,33 +59,49 @@ def placement(cells: list[duties.Cell], runs: int) -> tuple[float, float]:
     return statistics.median(filtered), statistics.median(searched)
 
 
-def review(runs: int, folder: Path) -> tuple[float, float]:
-    """Median wall seconds of the review command cold and warm."""
+def review(runs: int, folder: Path, tree: str | None) -> tuple[float, float, float | None]:
+    """Median wall seconds of the review command cold and warm, and cold by the package in
+    `tree` (alternated with this one's cold runs), if given."""
 
-    def timed(*options: str) -> float:
+    def timed(*options: str, tree: str | None = None) -> float:
         out = folder / "out"
+        env = os.environ | ({"PYTHONPATH": tree} if tree else {})
         started = time.perf_counter()
         command = [*CLI, "--out", str(out), "--force", *options]
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+        )
         return time.perf_counter() - started
 
     cache = str(folder / "cache")
-    cold = [timed("--no-cache") for _ in range(runs)]
+    cold, before = [], []
+    for _ in range(runs):
+        cold.append(timed("--no-cache"))
+        if tree:
+            before.append(timed("--no-cache", tree=tree))
     timed("--cache", cache)  # fills the cache
     warm = [timed("--cache", cache) for _ in range(runs)]
-    return statistics.median(cold), statistics.median(warm)
+    baseline = statistics.median(before) if before else None
+    return statistics.median(cold), statistics.median(warm), baseline
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="runs per measurement (default 3)")
     parser.add_argument("--cells", type=int, default=12, help="duty cells sampled (default 12)")
+    parser.add_argument(
+        "--baseline", metavar="TREE", help="also the cold review of the package in TREE"
+    )
     args = parser.parse_args()
     every = duties.cells()
     sample = every[:: max(1, len(every) // args.cells)][: args.cells]
     filtered, searched = placement(sample, args.runs)
     with tempfile.TemporaryDirectory() as folder:
-        cold, warm = review(args.runs, Path(folder))
+        cold, warm, before = review(args.runs, Path(folder), args.baseline)
+    versus = "" if before is None else (
+        f" The package of {_commit(args.baseline)}, alternated with it: cold {before:.1f} s "
+        f"({before / cold:.2f}x this one's)."
+    )  # fmt: skip
     page.publish(
         "review",
         [
@@ -95,9 +115,17 @@ def main() -> None:
             "",
             f"`acp-suggestions review --jobs 2`, median of {args.runs} runs: cold "
             f"(`--no-cache`) {cold:.1f} s wall, warm (nothing changed since a run filled the "
-            f"cache) {warm:.1f} s.",
+            f"cache) {warm:.1f} s.{versus}",
         ],
     )
+
+
+def _commit(tree: str) -> str:
+    """The commit a checkout is at, short, or its path where git cannot say."""
+    said = subprocess.run(
+        ["git", "-C", tree, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    )
+    return said.stdout.strip() or tree
 
 
 if __name__ == "__main__":
