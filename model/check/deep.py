@@ -48,8 +48,8 @@ LADDER: tuple[tuple[str, ...], ...] = (
 )
 MAX_STATES = 40_000_000  # a lone search (v2 fifo, the largest that ends, has 30.6 million)
 MAX_PAIRS = 25_000_000  # a two-session search's (v2 over the SDK passes it: 26 min on one core)
-# Peak resident bytes a state costs: a lone search with the graph kept and leads-to's arrays
-# (at most 300 measured), a two-session search's set of pairs as numbers (at most 150).
+# Peak resident bytes a state costs at a search's cap: a lone search with the graph kept
+# (store.BYTES_PER_STATE), a two-session search's set of pairs as numbers (at most 150).
 BYTES_PER_STATE, BYTES_PER_PAIR = store.BYTES_PER_STATE, 150
 
 

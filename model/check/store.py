@@ -33,8 +33,10 @@ those worlds, and how many states were found once it was expanded."""
 _U8 = np.uint64
 
 
-# Peak resident bytes a state found costs in memory, graph and leads-to included (the most
-# measured, `benchmarks/memory.py`): what a memory budget is divided by.
+# Peak resident bytes a state found costs in memory, graph kept: what a memory budget is
+# divided by.  A search cut at a cap (the deep review's largest) measured about 150-160 and
+# one that ends and decides leads-to up to 345 (`benchmarks/memory.py`, `benchmarks/deep.py`),
+# but those end far below the caps, so a cap times this bounds every search measured.
 BYTES_PER_STATE = 300
 
 
