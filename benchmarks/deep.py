@@ -20,6 +20,8 @@ from typing import Any
 
 import page
 
+from acp_suggestions.model.render.atomic import write_atomic
+
 CLI = [sys.executable, "-m", "acp_suggestions.model.cli", "review", "--depth", "deep", "--quiet"]
 
 
@@ -28,8 +30,10 @@ def run(out: Path) -> None:
     (each search's peak memory is in the run's timings.json)."""
     started = time.perf_counter()
     ran = subprocess.run([*CLI, "--out", str(out)], check=False)
+    if ran.returncode not in (0, 1):  # 1: a property broke deeper, still a finished run
+        raise SystemExit(f"benchmarks/deep.py: the deep review exited {ran.returncode}")
     measured = {"seconds": round(time.perf_counter() - started, 1), "exit": ran.returncode}
-    (out / "run.json").write_text(json.dumps(measured, indent=2) + "\n", encoding="utf-8")
+    write_atomic(out / "run.json", json.dumps(measured, indent=2) + "\n")
 
 
 def _load(out: Path, name: str) -> Any:

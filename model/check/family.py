@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from acp_suggestions.model.check import leadsto
 from acp_suggestions.model.check.batch import BatchSystem
-from acp_suggestions.model.check.graph import StateGraph
+from acp_suggestions.model.check.graph import StateGraph, pair_steps
 from acp_suggestions.model.check.levels import Search
 from acp_suggestions.model.check.result import Worlds
 from acp_suggestions.model.check.spec import WHOLE, Spec
@@ -77,12 +77,7 @@ class Family:
         at = every[steps]
         source = np.repeat(np.arange(len(order)), np.diff(self.indptr)[order])[steps]
         target = number[self.targets[at]]
-        # One edge per pair of states, in the place of its first step, with its last action.
-        pair = source * len(order) + target
-        _, first = np.unique(pair, return_index=True)
-        _, last = np.unique(pair[::-1], return_index=True)
-        keep = np.argsort(first)
-        first, last = first[keep], (len(pair) - 1 - last)[keep]
+        first, last = pair_steps(source * len(order) + target)
         offsets = np.zeros(len(order) + 1, dtype=np.int64)
         np.cumsum(np.bincount(source[first], minlength=len(order)), out=offsets[1:])
         graph = StateGraph.of_arrays(offsets, target[first], self.labels[at[last]], self.actions)

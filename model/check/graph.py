@@ -183,6 +183,18 @@ class StateGraph(Generic[A]):
         return graph
 
 
+def pair_steps(pair: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """For steps given as one number per (source, target) pair, in order: the first and the
+    last step of each pair, pairs in the order first met.  A graph keeps one edge per pair, in
+    the place of its first step and with its last step's label (as `add_state` does)."""
+    _, first = np.unique(pair, return_index=True)
+    _, last = np.unique(pair[::-1], return_index=True)
+    order = np.argsort(first)
+    head: NDArray[np.int64] = first[order]
+    tail: NDArray[np.int64] = (len(pair) - 1 - last)[order]
+    return head, tail
+
+
 def _grow(
     level: list[int],
     neighbours: Callable[[int], Iterable[int]],

@@ -81,12 +81,9 @@ def _closure(indptr: Ints, indices: NDArray[Any], seeds: Mask, allowed: Mask) ->
     """The states reached from `seeds` through `allowed` states (the seeds included)."""
     seen = seeds.copy()
     frontier = np.flatnonzero(seeds)
-    fresh = np.zeros_like(seeds)
     while frontier.size:
         nxt = _rows(indptr, indices, frontier)
-        fresh[nxt[allowed[nxt] & ~seen[nxt]]] = True
-        frontier = np.flatnonzero(fresh)  # each once, in order, with no sort
-        fresh[frontier] = False
+        frontier = _distinct(nxt[allowed[nxt] & ~seen[nxt]], len(seen))
         seen[frontier] = True
     return seen
 
@@ -99,9 +96,19 @@ def _levels(indptr: Ints, indices: NDArray[Any], source: int) -> NDArray[np.int3
     while frontier.size:
         depth += 1
         nxt = _rows(indptr, indices, frontier)
-        dist[nxt[dist[nxt] < 0]] = depth
-        frontier = np.flatnonzero(dist == depth)  # each once, in order, with no sort
+        frontier = _distinct(nxt[dist[nxt] < 0], len(dist))
+        dist[frontier] = depth
     return dist
+
+
+def _distinct(values: Ints, size: int) -> Ints:
+    """`values` (numbers below `size`) each once, in order: sorted when they are few, read off
+    a marker array when they are many (a pass over `size`, no sort)."""
+    if len(values) * 32 < size:
+        return np.unique(values)
+    mark = np.zeros(size, dtype=bool)
+    mark[values] = True
+    return np.flatnonzero(mark)
 
 
 class _Arrays:

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from acp_suggestions.model.check.batch import BatchSystem, Edges
-from acp_suggestions.model.check.graph import StateGraph
+from acp_suggestions.model.check.graph import StateGraph, pair_steps
 from acp_suggestions.model.check.packed import EMPTY
 from acp_suggestions.model.check.result import TOLD, InMemory, Path, Result, Worlds, worlds_of
 from acp_suggestions.model.check.spec import PARTS, WHOLE, Spec, StateProperty
@@ -294,11 +294,7 @@ class _Graph:
     def add(self, batch: Batch) -> None:
         source, label = batch.steps.source[batch.kept], batch.steps.label[batch.kept]
         number = batch.targets
-        pair = source * (1 << 32) + number
-        _, head = np.unique(pair, return_index=True)
-        _, tail = np.unique(pair[::-1], return_index=True)
-        order = np.argsort(head)
-        head, tail = head[order], (len(pair) - 1 - tail)[order]
+        head, tail = pair_steps(source * (1 << 32) + number)
         self._number_actions(label[tail])
         ends = self.offsets[-1] + np.cumsum(np.bincount(source[head], minlength=batch.size))
         self.offsets.frombytes(ends.astype(np.int64).tobytes())
