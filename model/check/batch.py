@@ -6,12 +6,13 @@ calls it once per batch of states instead of once per state."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 import numpy as np
 
 from acp_suggestions.model.check.packed import EMPTY, PackedSystem, _Table
-from acp_suggestions.model.check.tables import Ints, Lookup, Rows
+from acp_suggestions.model.check.tables import IntMap, Ints, Lookup, Rows
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.system import Action, Choice
 
@@ -39,6 +40,8 @@ class BatchSystem(PackedSystem):
     def __init__(self, config: Config, every_minimal: bool = False) -> None:
         super().__init__(config, every_minimal)
         self.labels: list[Action] = []
+        # What each value of a group of properties' parts shows (`levels`), by group.
+        self.shown: dict[Hashable, IntMap] = {}
         self._label_ids: dict[Action, int] = {}
         self._choices: _Table[Choice] = _Table()
         self._choices.number(())  # 0: no rule broken

@@ -19,6 +19,7 @@ from typing import TypeVar
 
 from acp_suggestions.model import readings
 from acp_suggestions.model.check import family
+from acp_suggestions.model.check.explorer import gc_paused
 from acp_suggestions.model.check.verify import verify
 from acp_suggestions.model.config import (
     RFD_CLIENT,
@@ -157,6 +158,7 @@ def minimal_sets(
     return found
 
 
+@gc_paused
 def place(cell: Cell) -> Placement:
     """Judge one cell: the minimal sets of duties for every property.  The free agent's graph
     is explored once (`model.check.family`) and each kept set the search asks about is a

@@ -53,10 +53,11 @@ def _checks(
     return [(spec.part_key(parts), {}, group, holding, found) for parts, group in groups.items()]
 
 
-def _cyclic_gc_paused(search: Callable[P, R]) -> Callable[P, R]:
-    """Run `search` with the cyclic garbage collector paused: a search makes many small
-    tuples and no reference cycles, so the collector's repeated passes over an ever larger
-    heap only cost time (reference counting still frees everything)."""
+def gc_paused(search: Callable[P, R]) -> Callable[P, R]:
+    """Run `search` with the cyclic garbage collector paused: a search, and a check over the
+    worlds it found, make many small tuples and no reference cycles, so the collector's
+    repeated passes over an ever larger heap only cost time (several times that of unpacking
+    the worlds found); reference counting still frees everything."""
 
     @functools.wraps(search)
     def paused(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -71,7 +72,7 @@ def _cyclic_gc_paused(search: Callable[P, R]) -> Callable[P, R]:
     return paused
 
 
-@_cyclic_gc_paused
+@gc_paused
 def explore(  # noqa: C901 (the search's loop, flat: a call per state costs, as in successors)
     spec: Spec[C, W, S, A],
     *,

@@ -140,7 +140,7 @@ def explore(free: Config, duties: Sequence[RuleId], max_states: int = 2_000_000)
     bit = {d: 1 << i for i, d in enumerate(duties)}
     by_action = np.array([sum(bit[r] for r in a.breaks) for a in actions], dtype=np.uint32)
     label = np.concatenate(labels).astype(np.int32)
-    worlds = Worlds(search.found_states(), system.unpack)
+    worlds = Worlds(search.found_states(), system.unpack, system.unpack_columns)
     groups: dict[tuple[str, ...], list[int]] = {}
     for j, p in enumerate(spec.invariants):
         groups.setdefault(p.reads or WHOLE, []).append(j)

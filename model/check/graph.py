@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 from typing_extensions import TypeVar
 
+from acp_suggestions.model.check import kernels
 from acp_suggestions.model.system import Action
 
 A = TypeVar("A", bound=Hashable, default=Action)  # a step's label
@@ -130,7 +131,7 @@ class StateGraph(Generic[A]):
     def _build_predecessors(self) -> None:
         targets = np.frombuffer(self.targets, dtype=np.int32)
         sources = np.repeat(np.arange(len(self), dtype=np.int32), np.diff(self.offsets))
-        order = np.argsort(targets, kind="stable")  # by target, each in the order added
+        order = kernels.loops().by_target(targets, len(self))  # each target's in the order added
         counts = np.zeros(len(self) + 1, dtype=np.int64)
         np.cumsum(np.bincount(targets, minlength=len(self)), out=counts[1:])
         self._pred_offsets = array("q", counts.tobytes())
@@ -187,12 +188,8 @@ def pair_steps(pair: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.i
     """For steps given as one number per (source, target) pair, in order: the first and the
     last step of each pair, pairs in the order first met.  A graph keeps one edge per pair, in
     the place of its first step and with its last step's label (as `add_state` does)."""
-    _, first = np.unique(pair, return_index=True)
-    _, last = np.unique(pair[::-1], return_index=True)
-    order = np.argsort(first)
-    head: NDArray[np.int64] = first[order]
-    tail: NDArray[np.int64] = (len(pair) - 1 - last)[order]
-    return head, tail
+    first, inverse = kernels.loops().distinct(pair)
+    return first, kernels.loops().last_places(inverse, len(first))
 
 
 def _grow(

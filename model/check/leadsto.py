@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
+from acp_suggestions.model.check import kernels
 from acp_suggestions.model.check.graph import StateGraph
 from acp_suggestions.model.check.levels import codes
 from acp_suggestions.model.check.result import InMemory, Result, Worlds
@@ -311,9 +312,7 @@ def per_state(
     a column per predicate, decided once per distinct value of what of the world they read
     (`reads`, found by the Spec's `part_key` in the explorer's packed worlds)."""
     if isinstance(worlds.packed, InMemory):  # the batch search's: one pass of numpy
-        _, first, inverse = np.unique(
-            codes(reads, worlds.packed.columns), return_index=True, return_inverse=True
-        )
+        first, inverse = kernels.loops().distinct(codes(reads, worlds.packed.columns))
         rows = [_row(spec.config, w, predicates) for w in worlds.at(first)]
         return np.array(rows, dtype=bool).reshape(len(rows), len(predicates))[inverse]
     key = spec.part_key(reads)

@@ -9,12 +9,13 @@ counts; the tests compare the two."""
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
 
+from acp_suggestions.model.check import kernels
 from acp_suggestions.model.check.batch import BatchSystem, Edges
 from acp_suggestions.model.check.graph import StateGraph, pair_steps
 from acp_suggestions.model.check.packed import EMPTY
@@ -46,7 +47,7 @@ class _Group:
     props: list[StateProperty]
     holding: bool  # record where a property holds (goals) or fails (invariants)
     found: dict[str, tuple[World, Path]]
-    shown: IntMap = field(default_factory=IntMap)
+    shown: IntMap  # the system's, kept across its explorations as its local steps are
 
 
 @dataclass(frozen=True)
@@ -141,21 +142,14 @@ class Search:
             batch = [rows[:, k].astype(np.int64) for k in range(4)]
             step = self.system.expand(*batch)
             keys = self._keys(step.agent, step.client, step.to_agent, step.to_client)
-            number = self._seen.get(keys)
-            fresh = np.flatnonzero(number < 0)
-            _, at, same = np.unique(keys[fresh], return_index=True, return_inverse=True)
-            order = np.argsort(at)
-            new = fresh[at[order]]  # each new state's first step, in order
-            rank = np.empty_like(order)
-            rank[order] = np.arange(len(order))
-            number[fresh] = self.found + rank[same]  # numbered in the order first found
+            # New states numbered in the order first found; `new`: each one's first step.
+            number, new = self._seen.number(keys, self.found)
             size = len(rows)
             after = self.found + np.cumsum(np.bincount(step.source[new], minlength=size))
             over = np.flatnonzero(after > max_states)
             if over.size:  # the search stops after expanding the state that found too many
-                size = int(over[0]) + 1
+                size = int(over[0]) + 1  # (the states past it stay in `_seen`, unused)
                 new = new[step.source[new] < size]
-            self._seen.add(keys[new], np.arange(self.found, self.found + len(new)))
             kept = step.source < size
             targets = number[kept]  # a step of a state expanded finds no state past the cut
             columns = (step.agent, step.client, step.to_agent, step.to_client)
@@ -213,7 +207,7 @@ def explore(
     assert isinstance(system, BatchSystem)
     search = Search(system)
     result = Result(spec.config, Worlds((), system.unpack), invariants=spec.invariants)
-    groups = _groups(spec, result)
+    groups = _groups(spec, result, system.shown)
     graph = _Graph(system.labels) if keep_graph else None
     told = 0  # states told of
     for batch in search.batches(max_states):
@@ -221,7 +215,7 @@ def explore(
             _decide(spec, search, group, batch)
         terminal = np.flatnonzero(batch.degrees() == 0)
         result.terminal += len(terminal)
-        ends = worlds_of(batch.states, terminal, system.unpack)
+        ends = worlds_of(batch.states, terminal, system.unpack_columns)
         result.deadlocks += sum(map(spec.deadlocked, ends))
         result.transitions += len(batch.targets)
         if graph is not None:
@@ -236,22 +230,27 @@ def explore(
     result.states = search.found
     if graph is not None:
         result.graph = graph.close(search.found)
-        result.worlds = Worlds(search.found_states(), system.unpack)
+        result.worlds = Worlds(search.found_states(), system.unpack, system.unpack_columns)
     return result
 
 
-def _groups(spec: Spec, result: Result) -> list[_Group]:
-    """The properties grouped by what of the world they read, goals after invariants."""
-    groups: dict[tuple[tuple[str, ...], bool], _Group] = {}
-    for props, holding, found in (
-        (spec.invariants, False, result.counterexamples),
-        (spec.reachable, True, result.reached),
-    ):
-        for p in props:
-            parts = p.reads or WHOLE
-            group = groups.setdefault((parts, holding), _Group(parts, [], holding, found))
-            group.props.append(p)
-    return list(groups.values())
+def _groups(spec: Spec, result: Result, shown: dict[Hashable, IntMap]) -> list[_Group]:
+    """The properties grouped by what of the world they read, goals after invariants, each
+    group with what its values were found to show in the system's earlier explorations."""
+    props: dict[tuple[tuple[str, ...], bool], list[StateProperty]] = {}
+    for some, holding in ((spec.invariants, False), (spec.reachable, True)):
+        for p in some:
+            props.setdefault((p.reads or WHOLE, holding), []).append(p)
+    return [
+        _Group(
+            parts,
+            group,
+            holding,
+            result.reached if holding else result.counterexamples,
+            shown.setdefault((spec.config, parts, holding, tuple(group)), IntMap()),
+        )
+        for (parts, holding), group in props.items()
+    ]
 
 
 def _decide(spec: Spec, search: Search, group: _Group, batch: Batch) -> None:
@@ -264,9 +263,10 @@ def _decide(spec: Spec, search: Search, group: _Group, batch: Batch) -> None:
     shown = group.shown.get(value)
     new = shown < 0
     if new.any():
-        fresh, at, inverse = np.unique(value[new], return_index=True, return_inverse=True)
+        at, inverse = kernels.loops().distinct(value[new])
+        fresh = value[new][at]
         bits = []
-        for w in worlds_of(batch.states, np.flatnonzero(new)[at], search.system.unpack):
+        for w in worlds_of(batch.states, np.flatnonzero(new)[at], search.system.unpack_columns):
             held = [bool(p.holds(spec.config, w)) is group.holding for p in group.props]
             bits.append(sum(1 << j for j, h in enumerate(held) if h))
         decided = np.array(bits, dtype=np.int64)

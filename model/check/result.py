@@ -20,10 +20,19 @@ TOLD = 50_000  # states expanded between two calls of a search's `progress`
 Ints = NDArray[np.int64]
 
 
-def worlds_of(columns: Sequence[Ints], rows: Ints, unpack: Callable[[Packed], W]) -> list[W]:
+Unpack = Callable[[list[int], list[int], list[int], list[int]], list[W]]
+"""Worlds from a column of each of their four numbers (`PackedSystem.unpack_columns`)."""
+
+
+def one_by_one(unpack: Callable[[Packed], W]) -> Unpack[W]:
+    """Worlds from columns of numbers, a world at a time by `unpack`."""
+    return lambda a, c, ta, tc: [unpack(s) for s in zip(a, c, ta, tc, strict=True)]
+
+
+def worlds_of(columns: Sequence[Ints], rows: Ints, unpack: Unpack[W]) -> list[W]:
     """The worlds of some rows of four columns of packed worlds, read a column at a time."""
     a, c, ta, tc = (column[rows].tolist() for column in columns)
-    return [unpack(s) for s in zip(a, c, ta, tc, strict=True)]
+    return unpack(a, c, ta, tc)
 
 
 class PackedRows(Sequence[Packed]):
@@ -42,7 +51,7 @@ class PackedRows(Sequence[Packed]):
         rows = self.rows_to(len(self))[: len(self)]
         return [rows[:, k] for k in range(4)]
 
-    def worlds(self, rows: Ints, unpack: Callable[[Packed], W]) -> list[W]:
+    def worlds(self, rows: Ints, unpack: Unpack[W]) -> list[W]:
         """The worlds of some state numbers."""
         return worlds_of(self.columns, rows, unpack)
 
@@ -113,8 +122,11 @@ class Worlds(Sequence[W], Generic[W, S]):
     """The explored worlds by state number, unpacked when asked for: a packed world is four
     numbers the explorer holds anyway, a World a tree of objects."""
 
-    def __init__(self, states: Sequence[S], unpack: Callable[[S], W]) -> None:
+    def __init__(
+        self, states: Sequence[S], unpack: Callable[[S], W], columns: Unpack[W] | None = None
+    ) -> None:
         self._states, self._unpack = states, unpack
+        self._columns = columns or one_by_one(unpack)  # type: ignore[arg-type]  # S is Packed where columns are read
 
     def __len__(self) -> int:
         return len(self._states)
@@ -127,7 +139,7 @@ class Worlds(Sequence[W], Generic[W, S]):
     def at(self, numbers: Ints) -> list[W]:
         """The worlds of some state numbers."""
         if isinstance(self._states, PackedRows):
-            return self._states.worlds(numbers, self._unpack)  # type: ignore[arg-type]  # PackedRows hold packed worlds
+            return self._states.worlds(numbers, self._columns)
         return [self._unpack(self._states[i]) for i in numbers.tolist()]
 
     @overload

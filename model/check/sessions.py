@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
 from acp_suggestions.model import readings
+from acp_suggestions.model.check.explorer import gc_paused
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.network import REVIEWED, Semantics
 from acp_suggestions.model.rules import Revision
@@ -261,6 +262,7 @@ def settings(chosen: tuple[tuple[str, str], ...] = ()) -> list[Shared]:
     return [Shared(v, sem, chosen) for v in (1, 2) for sem in REVIEWED]
 
 
+@gc_paused
 def check(setting: Shared) -> Sharing:
     """Run the comparison of one setting."""
     return Sharing(setting, compare(setting.config))

@@ -6,10 +6,11 @@ call each, by the packed system's own memoised step (`model.check.packed`)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from acp_suggestions.model.check import kernels
 
 Ints = NDArray[np.int64]
 WIDTH = 21  # bits of each number in a composite key: three fit in an int64
@@ -40,7 +41,7 @@ def entries(counts: Ints) -> tuple[Ints, Ints]:
 class IntMap:
     """A map from int64 keys to values from 0 to 2**31 - 1: an open-addressing hash table in
     arrays (linear probing, at most half full; -1 marks an empty slot), a batch of keys found
-    or added in a few passes of numpy."""
+    or added by one compiled loop (`kernels`)."""
 
     def __init__(self) -> None:
         self._size = 0
@@ -54,53 +55,34 @@ class IntMap:
     def __len__(self) -> int:
         return self._size
 
-    def _slots(self, keys: Ints) -> Ints:
-        """Each key's first slot (Fibonacci hashing: the top bits of key times 2**64/phi)."""
-        mixed = keys.view(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-        slots: Ints = (mixed >> self._shift).astype(np.int64)
-        return slots
-
     def get(self, keys: Ints) -> Ints:
         """The value of each key, -1 where there is none."""
-        found = np.full(len(keys), -1, dtype=np.int64)
-        slot = self._slots(keys)
-        pending = np.arange(len(keys))
-        while pending.size:
-            at = slot[pending]
-            used = self._values[at] >= 0
-            match = used & (self._keys[at] == keys[pending])
-            found[pending[match]] = self._values[at[match]]
-            on = used & ~match
-            pending = pending[on]
-            slot[pending] = (at[on] + 1) & (len(self._keys) - 1)
-        return found
+        return kernels.loops().get(self._keys, self._values, self._shift, keys)
 
     def add(self, keys: Ints, values: Ints) -> None:
         """Add keys not yet present (each once), with their values."""
-        if 2 * (self._size + len(keys)) > len(self._keys):
+        self._room(len(keys))
+        kernels.loops().put(self._keys, self._values, self._shift, keys, values.astype(np.int64))
+        self._size += len(keys)
+
+    def number(self, keys: Ints, first: int) -> tuple[Ints, Ints]:
+        """Each key's value, those not present added with the next numbers from `first` in
+        the order first met; and where each added key is first met in `keys`, in order."""
+        self._room(len(keys))
+        found, new = kernels.loops().number(self._keys, self._values, self._shift, keys, first)
+        self._size += len(new)
+        return found, new
+
+    def _room(self, more: int) -> None:
+        """Grow the table so that `more` keys added leave it at most half full."""
+        if 2 * (self._size + more) > len(self._keys):
             held = self._values >= 0
-            old_keys, old_values = self._keys[held], self._values[held]
+            old_keys, old_values = self._keys[held], self._values[held].astype(np.int64)
             capacity = len(self._keys)
-            while 2 * (self._size + len(keys)) > capacity:
+            while 2 * (self._size + more) > capacity:
                 capacity *= 2
             self._allocate(capacity)
-            self._size = 0
-            self._put(old_keys, old_values)
-        self._put(keys, values)
-
-    def _put(self, keys: Ints, values: NDArray[np.integer[Any]]) -> None:
-        slot = self._slots(keys)
-        pending = np.arange(len(keys))
-        while pending.size:
-            at = slot[pending]
-            free = self._values[at] < 0
-            trying, where = pending[free], at[free]
-            self._keys[where] = keys[trying]  # of keys that share a free slot, one is left
-            won = self._keys[where] == keys[trying]
-            self._values[where[won]] = values[trying[won]]
-            pending = np.concatenate([pending[~free], trying[~won]])
-            slot[pending] = (slot[pending] + 1) & (len(self._keys) - 1)
-        self._size += len(keys)
+            kernels.loops().put(self._keys, self._values, self._shift, old_keys, old_values)
 
 
 class Dense:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from acp_suggestions.model.check import leadsto
-from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.explorer import explore, gc_paused
 from acp_suggestions.model.check.result import Result
 from acp_suggestions.model.check.rows import GOAL, Counterexample, Row, Status, standing
 from acp_suggestions.model.check.spec import of as spec_of
@@ -95,6 +95,7 @@ class CheckReport:
         return out | {n: len(x.walk) - 1 for n, x in self.lassos.items() if x is not None}
 
 
+@gc_paused
 def verify(
     cfg: Config,
     *,

@@ -1,0 +1,219 @@
+"""The loops of the batch search that numpy makes several passes of, compiled (numba): a hash
+table's probing (a numpy pass per probe), the first place of each distinct key and a stable
+order by target (a sort each), one pass of machine code instead.  The numpy passes they
+replace stay as the reference (`REFERENCE`), used where numba is missing and compared with
+the compiled loops by the tests."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+Ints = NDArray[np.int64]
+Values = NDArray[np.int32]
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # 2**64 / phi: Fibonacci hashing
+
+
+def _slots(keys: Ints, shift: np.uint64) -> Ints:
+    """Each key's first slot: the top bits of the key times 2**64/phi."""
+    mixed = keys.view(np.uint64) * GOLDEN
+    first: Ints = (mixed >> shift).astype(np.int64)
+    return first
+
+
+def reference_get(table: Ints, values: Values, shift: np.uint64, keys: Ints) -> Ints:
+    """The value of each key in the table (linear probing; -1 marks an empty slot and a key
+    not found), a numpy pass per probe."""
+    found = np.full(len(keys), -1, dtype=np.int64)
+    slot = _slots(keys, shift)
+    pending = np.arange(len(keys))
+    while pending.size:
+        at = slot[pending]
+        used = values[at] >= 0
+        match = used & (table[at] == keys[pending])
+        found[pending[match]] = values[at[match]]
+        on = used & ~match
+        pending = pending[on]
+        slot[pending] = (at[on] + 1) & (len(table) - 1)
+    return found
+
+
+def reference_put(table: Ints, values: Values, shift: np.uint64, keys: Ints, new: Ints) -> None:
+    """Put keys not yet in the table (each once) with their values, a numpy pass per probe."""
+    slot = _slots(keys, shift)
+    pending = np.arange(len(keys))
+    while pending.size:
+        at = slot[pending]
+        free = values[at] < 0
+        trying, where = pending[free], at[free]
+        table[where] = keys[trying]  # of keys that share a free slot, one is left
+        won = table[where] == keys[trying]
+        values[where[won]] = new[trying[won]]
+        pending = np.concatenate([pending[~free], trying[~won]])
+        slot[pending] = (slot[pending] + 1) & (len(table) - 1)
+
+
+def reference_number(
+    table: Ints, values: Values, shift: np.uint64, keys: Ints, first: int
+) -> tuple[Ints, Ints]:
+    """Each key's value, a key not in the table put there with the next number from `first`
+    in the order first met; and the place of each such key's first occurrence, in order."""
+    number = reference_get(table, values, shift, keys)
+    fresh = np.flatnonzero(number < 0)
+    at, rank = reference_distinct(keys[fresh])
+    new: Ints = fresh[at]
+    number[fresh] = first + rank
+    reference_put(table, values, shift, keys[new], number[new])
+    return number, new
+
+
+def _compiled_number(
+    table: Ints, values: Values, shift: np.uint64, keys: Ints, first: int
+) -> tuple[Ints, Ints]:
+    number = np.empty(len(keys), dtype=np.int64)
+    new = np.empty(len(keys), dtype=np.int64)
+    mask, added = len(table) - 1, 0
+    for i in range(len(keys)):
+        key = keys[i]
+        slot = np.int64((np.uint64(key) * GOLDEN) >> shift)
+        while values[slot] >= 0 and table[slot] != key:
+            slot = (slot + 1) & mask
+        if values[slot] < 0:
+            table[slot] = key
+            values[slot] = first + added
+            new[added] = i
+            added += 1
+        number[i] = values[slot]
+    return number, new[:added]
+
+
+def _compiled_get(table: Ints, values: Values, shift: np.uint64, keys: Ints) -> Ints:
+    found = np.empty(len(keys), dtype=np.int64)
+    mask = len(table) - 1
+    for i in range(len(keys)):
+        key = keys[i]
+        slot = np.int64((np.uint64(key) * GOLDEN) >> shift)
+        while values[slot] >= 0 and table[slot] != key:
+            slot = (slot + 1) & mask
+        found[i] = values[slot]
+    return found
+
+
+def _compiled_put(table: Ints, values: Values, shift: np.uint64, keys: Ints, new: Ints) -> None:
+    mask = len(table) - 1
+    for i in range(len(keys)):
+        slot = np.int64((np.uint64(keys[i]) * GOLDEN) >> shift)
+        while values[slot] >= 0:
+            slot = (slot + 1) & mask
+        table[slot] = keys[i]
+        values[slot] = new[i]
+
+
+def reference_distinct(keys: Ints) -> tuple[Ints, Ints]:
+    """The distinct keys in the order first met: each one's first place in `keys`, and each
+    key's rank among them."""
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    order = np.argsort(first)
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return first[order], rank[inverse.reshape(-1)]
+
+
+def reference_last_places(inverse: Ints, count: int) -> Ints:
+    """For keys ranked by `distinct` (`inverse`, `count` of them): each one's last place."""
+    last = np.zeros(count, dtype=np.int64)
+    np.maximum.at(last, inverse, np.arange(len(inverse)))
+    return last
+
+
+def reference_by_target(targets: NDArray[np.int32], n: int) -> Ints:
+    """The order of edges by target (states 0..n-1), each target's in the order given."""
+    order: Ints = np.argsort(targets, kind="stable").astype(np.int64)
+    return order
+
+
+def _compiled_distinct(keys: Ints) -> tuple[Ints, Ints]:
+    size, bits = 16, 4  # a table at most half full
+    while size < 2 * len(keys):
+        size, bits = 2 * size, bits + 1
+    table, rank = np.empty(size, dtype=np.int64), np.full(size, -1, dtype=np.int64)
+    shift = np.uint64(64 - bits)
+    first, inverse = np.empty(len(keys), dtype=np.int64), np.empty(len(keys), dtype=np.int64)
+    count = 0
+    for i in range(len(keys)):
+        key = keys[i]
+        slot = np.int64((np.uint64(key) * GOLDEN) >> shift)
+        while rank[slot] >= 0 and table[slot] != key:
+            slot = (slot + 1) & (size - 1)
+        if rank[slot] < 0:
+            table[slot], rank[slot] = key, count
+            first[count] = i
+            count += 1
+        inverse[i] = rank[slot]
+    return first[:count], inverse
+
+
+def _compiled_last_places(inverse: Ints, count: int) -> Ints:
+    last = np.empty(count, dtype=np.int64)
+    for i in range(len(inverse)):
+        last[inverse[i]] = i
+    return last
+
+
+def _compiled_by_target(targets: NDArray[np.int32], n: int) -> Ints:
+    start = np.zeros(n + 1, dtype=np.int64)
+    for t in targets:
+        start[t + 1] += 1
+    for v in range(n):
+        start[v + 1] += start[v]
+    order = np.empty(len(targets), dtype=np.int64)
+    for k in range(len(targets)):
+        order[start[targets[k]]] = k
+        start[targets[k]] += 1
+    return order
+
+
+class Loops(NamedTuple):
+    """The hash-table and ordering loops, every one with the reference's signature."""
+
+    get: Callable[[Ints, Values, np.uint64, Ints], Ints]
+    put: Callable[[Ints, Values, np.uint64, Ints, Ints], None]
+    number: Callable[[Ints, Values, np.uint64, Ints, int], tuple[Ints, Ints]]
+    distinct: Callable[[Ints], tuple[Ints, Ints]]
+    last_places: Callable[[Ints, int], Ints]
+    by_target: Callable[[NDArray[np.int32], int], Ints]
+
+
+REFERENCE = Loops(
+    reference_get,
+    reference_put,
+    reference_number,
+    reference_distinct,
+    reference_last_places,
+    reference_by_target,
+)
+_COMPILED = Loops(
+    _compiled_get,
+    _compiled_put,
+    _compiled_number,
+    _compiled_distinct,
+    _compiled_last_places,
+    _compiled_by_target,
+)
+
+
+@functools.cache
+def loops() -> Loops:
+    """The compiled loops (numba's, cached on disk once a process has compiled them), or the
+    reference where numba is missing; numba is imported on first use, so that a command that
+    explores nothing starts without it."""
+    try:
+        import numba
+    except ImportError:
+        return REFERENCE
+    jit = numba.njit(cache=True, nogil=True)
+    return Loops._make(jit(f) for f in _COMPILED)

@@ -1,0 +1,115 @@
+"""The compiled loops of the batch search (numba) give what the numpy passes they replaced
+give, loop by loop on drawn inputs and whole searches over the reference passes; and the
+search uses the compiled ones."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from acp_suggestions.model.check import duties, family, kernels
+from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.spec import of as spec_of
+from acp_suggestions.model.check.tables import Ints
+from acp_suggestions.model.invariants import INVARIANTS
+from tests.test_levels import CONFIGS, assert_same
+
+COMPILED = kernels.loops()
+KEYS = st.lists(st.integers(-(2**63), 2**63 - 1) | st.integers(0, 40), max_size=400)
+
+
+def ints(values: list[int]) -> Ints:
+    return np.array(values, dtype=np.int64)
+
+
+def test_the_search_uses_the_compiled_loops() -> None:
+    assert COMPILED is not kernels.REFERENCE  # numba is a dependency
+    assert all(type(loop).__name__ == "CPUDispatcher" for loop in COMPILED)
+
+
+@settings(max_examples=80, deadline=None)
+@given(batches=st.lists(KEYS, max_size=6), asked=KEYS)
+def test_a_table_filled_and_read_by_either_loops_holds_the_same(
+    batches: list[list[int]], asked: list[int]
+) -> None:
+    """Keys numbered a batch at a time (`number`), put and got: the same numbers, the same
+    first places, the same values read back."""
+    tables = []
+    for loops in (kernels.REFERENCE, COMPILED):
+        table, values = np.zeros(1 << 13, dtype=np.int64), np.full(1 << 13, -1, dtype=np.int32)
+        shift, numbered, first = np.uint64(64 - 13), [], 0
+        for batch in batches:
+            number, new = loops.number(table, values, shift, ints(batch), first)
+            numbered.append((number.tolist(), new.tolist()))
+            first += len(new)
+        extra = ints([k for k in asked if k > 2**40])  # apart from those numbered
+        extra = extra[loops.get(table, values, shift, extra) < 0]
+        extra = np.unique(extra)
+        loops.put(table, values, shift, extra, np.arange(len(extra), dtype=np.int64) + 5)
+        got = loops.get(table, values, shift, ints(asked + [k for b in batches for k in b]))
+        tables.append((numbered, got.tolist()))
+    assert tables[0] == tables[1]
+
+
+@settings(max_examples=80, deadline=None)
+@given(keys=KEYS)
+def test_distinct_keys_and_their_places_agree(keys: list[int]) -> None:
+    found = []
+    for loops in (kernels.REFERENCE, COMPILED):
+        first, inverse = loops.distinct(ints(keys))
+        last = loops.last_places(inverse, len(first))
+        found.append((first.tolist(), inverse.tolist(), last.tolist()))
+    assert found[0] == found[1]
+    first, inverse, last = found[1]
+    assert [keys[i] for i in first] == list(dict.fromkeys(keys))  # in the order first met
+    assert [keys[first[r]] for r in inverse] == keys
+    assert last == [max(i for i, r in enumerate(inverse) if r == k) for k in range(len(first))]
+
+
+@settings(max_examples=80, deadline=None)
+@given(targets=st.lists(st.integers(0, 30), max_size=300))
+def test_edges_by_target_agree(targets: list[int]) -> None:
+    edges = np.array(targets, dtype=np.int32)
+    reference = kernels.REFERENCE.by_target(edges, 31).tolist()
+    assert COMPILED.by_target(edges, 31).tolist() == reference
+    assert [targets[k] for k in reference] == sorted(targets)
+
+
+@pytest.mark.parametrize("name", ["v2-SC-4-unordered", "v1-free-agent"])
+def test_a_search_over_the_reference_loops_finds_the_same(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cfg = CONFIGS[name]
+    found = explore(spec_of(cfg), keep_graph=True)
+    monkeypatch.setattr(kernels, "loops", lambda: kernels.REFERENCE)
+    assert_same(found, explore(spec_of(cfg), keep_graph=True))
+
+
+def test_a_duty_cell_over_the_reference_loops_is_judged_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cell = duties.Cell(1, CONFIGS["v1-free-agent"].semantics, "fence-load")
+    names = duties.AGENT_DUTIES[1]
+    free = family.explore(cell.config(frozenset()), names)
+    monkeypatch.setattr(kernels, "loops", lambda: kernels.REFERENCE)
+    again = family.explore(cell.config(frozenset()), names)
+    for kept in (frozenset(), frozenset(names[:1]), frozenset(names)):
+        assert again.violated(kept) == free.violated(kept)
+
+
+def test_a_system_explored_again_remembers_what_its_states_show() -> None:
+    """The second search of one system decides its properties from what the first found,
+    to the same result; a Spec of other invariants over it decides its own."""
+    spec = spec_of(CONFIGS["v1-LT-5-fifo"])
+    first = explore(spec, keep_graph=True)
+    assert first.counterexamples and spec.steps.shown  # type: ignore[attr-defined]  # a BatchSystem
+    assert_same(explore(spec, keep_graph=True), first)
+    others = [p for p in INVARIANTS if p.name not in first.counterexamples]
+    fewer = explore(replace(spec, invariants=others))
+    assert not fewer.counterexamples
+    alone = explore(replace(spec_of(CONFIGS["v1-LT-5-fifo"]), invariants=others))
+    assert fewer.reached == alone.reached
