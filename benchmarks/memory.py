@@ -1,7 +1,8 @@
 """Benchmark of the explorer's memory: bytes per state with the graph kept (as leads-to needs
 it) and without, on the largest default configuration (v2 over the SDK) and on a deep one;
 each search in a fresh process, its peak resident memory from the kernel (wait4) less that of
-a process that only imports the model, divided by the states found; the median of several
+an idle process (one that imports the model and loads its compiled loops, `model/check/kernels.py`,
+which cost the same whatever the search's size), divided by the states found; the median of several
 runs, with states per second beside it.
 With --leads-to, also the deep review's largest search that ends (v2 fifo at 4 prompts and
 predictions, 2 loads, 2 cancels: 30.6 million states), its graph kept and leads-to decided on it,
@@ -53,7 +54,8 @@ elif version:
     if decide:
         leadsto.check(spec, r)
     print(json.dumps([r.states, time.perf_counter() - started]))
-else:
+else:  # idle: the model imported and its compiled loops loaded, by a search of one state
+    explore(spec_of(baseline(Revision.CURRENT, 1)), keep_graph=True, max_states=1)
     print(json.dumps([0, 0.0]))
 """
 Setting = tuple[int, str, dict[str, int]]

@@ -31,6 +31,18 @@ def test_the_search_uses_the_compiled_loops() -> None:
     assert all(type(loop).__name__ == "CPUDispatcher" for loop in COMPILED)
 
 
+def test_with_no_folder_to_keep_them_in_the_loops_are_compiled_all_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from numba.core.caching import CacheImpl
+
+    monkeypatch.setattr(CacheImpl, "_locator_classes", [])
+    uncached = kernels.loops.__wrapped__()
+    assert uncached is not kernels.REFERENCE
+    first, inverse = uncached.distinct(ints([5, 3, 5]))
+    assert first.tolist() == [0, 1] and inverse.tolist() == [0, 1, 0]
+
+
 @settings(max_examples=80, deadline=None)
 @given(batches=st.lists(KEYS, max_size=6), asked=KEYS)
 def test_a_table_filled_and_read_by_either_loops_holds_the_same(

@@ -50,7 +50,12 @@ def local_cluster(workers: int) -> Any:
 
     with dask.config.set({**WORKER_CONFIG, **SCHEDULER_CONFIG}):
         return LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            # its HTTP server (health, metrics) on a free port: two clusters at once, no warning
+            scheduler_kwargs={"dashboard_address": ":0"},
         )
 
 

@@ -215,5 +215,7 @@ def loops() -> Loops:
         import numba
     except ImportError:
         return REFERENCE
-    jit = numba.njit(cache=True, nogil=True)
-    return Loops._make(jit(f) for f in _COMPILED)
+    try:
+        return Loops._make(numba.njit(cache=True)(f) for f in _COMPILED)
+    except RuntimeError:  # no folder numba may keep them in: each process compiles them
+        return Loops._make(numba.njit(f) for f in _COMPILED)
