@@ -28,7 +28,7 @@ from scipy.sparse.csgraph import connected_components
 from acp_suggestions.model.check import kernels
 from acp_suggestions.model.check.graph import StateGraph
 from acp_suggestions.model.check.levels import codes
-from acp_suggestions.model.check.result import InMemory, Result, Worlds
+from acp_suggestions.model.check.result import InMemory, Result, Worlds, truths
 from acp_suggestions.model.check.spec import A, C, S, Spec, W
 
 Node = Hashable
@@ -313,8 +313,11 @@ def per_state(
     (`reads`, found by the Spec's `part_key` in the explorer's packed worlds)."""
     if isinstance(worlds.packed, InMemory):  # the batch search's: one pass of numpy
         first, inverse = kernels.loops().distinct(codes(reads, worlds.packed.columns))
-        rows = [_row(spec.config, w, predicates) for w in worlds.at(first)]
-        return np.array(rows, dtype=bool).reshape(len(rows), len(predicates))[inverse]
+        distinct = worlds.at(first)
+        table = np.empty((len(distinct), len(predicates)), dtype=bool)
+        for j, f in enumerate(predicates):
+            table[:, j] = truths(f, spec.config, distinct)
+        return table[inverse]
     key = spec.part_key(reads)
     seen: dict[object, int] = {}
     values: list[list[bool]] = []

@@ -19,7 +19,15 @@ from acp_suggestions.model.check import kernels
 from acp_suggestions.model.check.batch import BatchSystem, Edges
 from acp_suggestions.model.check.graph import StateGraph, pair_steps
 from acp_suggestions.model.check.packed import EMPTY
-from acp_suggestions.model.check.result import TOLD, InMemory, Path, Result, Worlds, worlds_of
+from acp_suggestions.model.check.result import (
+    TOLD,
+    InMemory,
+    Path,
+    Result,
+    Worlds,
+    truths,
+    worlds_of,
+)
 from acp_suggestions.model.check.spec import PARTS, WHOLE, Spec, StateProperty
 from acp_suggestions.model.check.tables import IntMap, Ints, TooLarge, compose
 from acp_suggestions.model.state import World
@@ -265,11 +273,10 @@ def _decide(spec: Spec, search: Search, group: _Group, batch: Batch) -> None:
     if new.any():
         at, inverse = kernels.loops().distinct(value[new])
         fresh = value[new][at]
-        bits = []
-        for w in worlds_of(batch.states, np.flatnonzero(new)[at], search.system.unpack_columns):
-            held = [bool(p.holds(spec.config, w)) is group.holding for p in group.props]
-            bits.append(sum(1 << j for j, h in enumerate(held) if h))
-        decided = np.array(bits, dtype=np.int64)
+        worlds = worlds_of(batch.states, np.flatnonzero(new)[at], search.system.unpack_columns)
+        decided = np.zeros(len(worlds), dtype=np.int64)
+        for j, p in enumerate(group.props):
+            decided |= (truths(p.holds, spec.config, worlds) == group.holding).astype(np.int64) << j
         group.shown.add(fresh, decided)
         shown[new] = decided[inverse]
     for j, p in enumerate(group.props):
