@@ -140,7 +140,7 @@ def _compiled_distinct(keys: Ints) -> tuple[Ints, Ints]:
     size, bits = 16, 4  # a table at most half full
     while size < 2 * len(keys):
         size, bits = 2 * size, bits + 1
-    table, rank = np.empty(size, dtype=np.int64), np.full(size, -1, dtype=np.int64)
+    table, rank = np.empty(size, dtype=np.int64), np.full(size, -1, dtype=np.int32)
     shift = np.uint64(64 - bits)
     first, inverse = np.empty(len(keys), dtype=np.int64), np.empty(len(keys), dtype=np.int64)
     count = 0
@@ -154,7 +154,7 @@ def _compiled_distinct(keys: Ints) -> tuple[Ints, Ints]:
             first[count] = i
             count += 1
         inverse[i] = rank[slot]
-    return first[:count], inverse
+    return first[:count].copy(), inverse  # not a view holding every key's place
 
 
 def _compiled_last_places(inverse: Ints, count: int) -> Ints:
