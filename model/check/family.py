@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import NDArray
 
-from acp_suggestions.model.check import leadsto
+from acp_suggestions.model.check import kernels, leadsto
 from acp_suggestions.model.check.batch import BatchSystem
 from acp_suggestions.model.check.graph import StateGraph, pair_steps
 from acp_suggestions.model.check.levels import Search
@@ -90,14 +90,11 @@ class Family:
         number = np.full(self.states, -1, dtype=np.int64)
         number[0] = 0
         levels = [np.array([0])]
-        first = np.full(self.states, np.iinfo(np.int64).max)  # where a state is first met
         while levels[-1].size:
             at = leadsto.entries(self.indptr, levels[-1])
             reached = self.targets[at[allowed[at]]]
-            fresh = reached[number[reached] < 0]
-            place = np.arange(len(fresh))
-            np.minimum.at(first, fresh, place)
-            level = fresh[first[fresh] == place]  # each state once, in the order first met
+            fresh = reached[number[reached] < 0].astype(np.int64)
+            level = fresh[kernels.loops().distinct(fresh)[0]]  # each once, in the order first met
             count = sum(len(x) for x in levels)
             number[level] = np.arange(count, count + level.size)
             levels.append(level)

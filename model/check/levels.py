@@ -271,8 +271,9 @@ def _decide(spec: Spec, search: Search, group: _Group, batch: Batch) -> None:
     shown = group.shown.get(value)
     new = shown < 0
     if new.any():
-        at, inverse = kernels.loops().distinct(value[new])
-        fresh = value[new][at]
+        unknown = value[new]
+        at, inverse = kernels.loops().distinct(unknown)
+        fresh = unknown[at]
         worlds = worlds_of(batch.states, np.flatnonzero(new)[at], search.system.unpack_columns)
         decided = np.zeros(len(worlds), dtype=np.int64)
         for j, p in enumerate(group.props):
