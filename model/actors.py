@@ -359,7 +359,10 @@ def on_update(cfg: Config, c: Client, u: Update) -> Client:
         return c
     if c.held is not None and kept and not cfg.client.keeps(RuleId.UPD_6):  # UPD-6: no append
         kept = c.held.suggestions + kept
-    c = c._replace(waiting=False)
+    # A setting bounded by `auto-send-after-response` marks a list that arrived before the
+    # response to the client's latest prompt.
+    early = cfg.client.auto_send_after_response and c.outstanding > 0
+    c = c._replace(waiting=False, held_early=early)
     if kept:
         trigger, held = ListTrigger.NON_EMPTY_UPDATE, u._replace(suggestions=kept)
         c = c._replace(list_state=lifecycle.step(c.list_state, trigger), held=held)
@@ -419,6 +422,7 @@ def send_prompt(cfg: Config, c: Client, by_user: bool, unseen: tuple[str, ...] =
         list_state=lifecycle.step(c.list_state, ListTrigger.PROMPT_ACCEPTED),
         waiting=not cfg.client.keeps(RuleId.TM_3),
         unprompted=c.unprompted or not by_user,
+        held_early=c.held_early or (cfg.client.auto_send_after_response and c.held is not None),
     )
     # LT-7, D-4: drop it on send; with the FAQ's field the client sees it follows an older
     # message than this prompt.

@@ -18,9 +18,9 @@ class Amendment:
     name: str
     text: str
     apply: Callable[[Config], Config]
-    # The review's environment it is judged in ("": every transport, and a reopen on the
-    # live connection), for an amendment about what only that environment shows.
-    judged_in: str = ""
+    # The review's environments it is judged in (none: every transport, and a reopen on the
+    # live connection), for an amendment about what only those environments show.
+    judged_in: tuple[str, ...] = ()
 
 
 def _ordered_updates(cfg: Config) -> Config:
@@ -86,27 +86,45 @@ AMENDMENTS: tuple[Amendment, ...] = (
         "suggestion with a block its presentation cannot show is one it cannot use, and it "
         "skips it.",
         _client(skips_unshowable=True),
-        judged_in="grey-text-with-links",
+        judged_in=("grey-text-with-links",),
     ),
     Amendment(
         "auto-send-once",
         "A setting that sends suggestions automatically sends none after a prompt it sent "
         "itself, until the user acts.",
         _client(auto_send_once=True),
-        judged_in="auto-send-by-user",
+        judged_in=("auto-send-by-user",),
+    ),
+    Amendment(
+        "sends-what-it-showed",
+        "A Client shows every block of a suggestion, a resource_link by its target, before a "
+        "user action sends it, and carries the action out on the suggestion it showed; it "
+        "skips a suggestion with a block it cannot show.",
+        lambda cfg: _client(skips_unshowable=True)(cfg.with_(identity="content")),
+        judged_in=("grey-text-with-links", "links-named-otherwise", "screen-lags"),
+    ),
+    Amendment(
+        "auto-send-bounds",
+        "A setting that sends suggestions automatically sends none after a prompt it sent "
+        "itself until the user acts, none from a list that arrived before the response to the "
+        "client's latest prompt, and a suggestion's text as it is, with no composer feature.",
+        _client(auto_send_once=True, auto_send_after_response=True, auto_send_plain=True),
+        judged_in=("auto-send-by-user", "commands-sent-by-a-setting"),
     ),
     Amendment(
         "parses-each-suggestion",
         "Each suggestion is parsed on its own: a block a Client cannot parse drops that "
         "suggestion, not the update.",
         _client(rejects_whole_update=False),
-        judged_in="typed-sdk-client",
+        judged_in=("typed-sdk-client",),
     ),
 )
 AMENDMENTS_BY_NAME = {a.name: a for a in AMENDMENTS}
 # The amendments the review's findings propose: judged in every review.
 PROPOSED_BY_FINDINGS = (
     "ordered-updates",
+    "sends-what-it-showed",
+    "auto-send-bounds",
     "client-fences-load",
     "agent-withdraws-on-load",
     "list-follows-message",
@@ -155,6 +173,18 @@ ADOPTIONS: tuple[Adoption, ...] = (
         "client-shows-every-block",
         "Whatever the presentation, a Client MUST show every block of a suggestion before a "
         "user action sends it, and skips a suggestion with a block it cannot show.",
+    ),
+    Adoption(
+        "sends-what-it-showed",
+        "A Client MUST show every block of a suggestion, a resource_link by its uri, before a "
+        "user action sends it, MUST send the suggestion shown, not a later update's, and skips "
+        "one with a block it cannot show.",
+    ),
+    Adoption(
+        "auto-send-bounds",
+        "Such a setting MUST NOT send again before the user acts, nor a list that arrived "
+        "before the response to the Client's latest session/prompt, and sends text as is, "
+        "without composer features.",
     ),
     Adoption(
         "auto-send-once",

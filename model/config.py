@@ -62,6 +62,24 @@ PRESENTATIONS: tuple[Presentation, ...] = ("composer", "grey-text", "chips")
 # the user's action, CP-3), or the client's default (it does not).
 AutoSend = Literal["off", "user", "default"]
 AUTO_SENDS: tuple[AutoSend, ...] = ("off", "user", "default")
+# The threat model's axes, where what the user sees, chooses and gets can come apart:
+#   time:     what is on screen follows the client's list at once, or rendering is a step of
+#             its own, so a user action is aimed at what was on screen;
+#   identity: the client carries out an action on the suggestion at the chosen place of the
+#             list it holds then, or on the suggestion it showed (nothing if that is gone);
+#   effect:   a composer feature (slash command, mention) acts on a suggestion's text when it
+#             is sent, as if typed, or as soon as the text enters the composer;
+#   fidelity: a resource_link on screen shows its target (uri), or its name alone.
+Rendering = Literal["immediate", "deferred"]
+Identity = Literal["position", "content"]
+Features = Literal["on-send", "on-accept"]
+LinkLabel = Literal["target", "name"]
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "rendering": ("immediate", "deferred"),
+    "identity": ("position", "content"),
+    "features": ("on-send", "on-accept"),
+    "link_label": ("target", "name"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +114,12 @@ class ClientPolicy:
     # Amendment `auto-send-once`: the setting sends no suggestion after a prompt it sent
     # itself, until the user acts.
     auto_send_once: bool = False
+    # Amendment `auto-send-bounds`: the setting sends nothing from a list that arrived before
+    # the response to the client's latest prompt.
+    auto_send_after_response: bool = False
+    # Amendment `auto-send-bounds`: the setting sends a suggestion's text as it is, with no
+    # composer feature acting on it.
+    auto_send_plain: bool = False
 
     def keeps(self, rule_id: RuleId) -> bool:
         """Whether the policy obeys `rule_id`."""
@@ -130,6 +154,8 @@ CLIENT_FLAGS: dict[str, tuple[str, bool | str]] = {
     "rejects-whole-update": ("rejects_whole_update", True),
     "shows-every-block": ("skips_unshowable", True),
     "auto-send-once": ("auto_send_once", True),
+    "auto-send-after-response": ("auto_send_after_response", True),
+    "auto-send-plain": ("auto_send_plain", True),
 }
 
 
@@ -195,6 +221,10 @@ class Config:
     # How the user reopens a session: on a new connection (what clients do; what was in flight
     # on the old one is lost) or on the live connection, where a list can cross the load.
     load_on_live_connection: bool = False
+    rendering: Rendering = "immediate"
+    identity: Identity = "position"
+    features: Features = "on-send"
+    link_label: LinkLabel = "target"
 
     def __post_init__(self) -> None:
         if self.version not in (1, 2):
@@ -203,6 +233,9 @@ class Config:
             raise ValueError(f"presentation must be one of {', '.join(PRESENTATIONS)}")
         if self.auto_send not in AUTO_SENDS:
             raise ValueError(f"auto_send must be one of {', '.join(AUTO_SENDS)}")
+        for name, choices in _CHOICES.items():
+            if getattr(self, name) not in choices:
+                raise ValueError(f"{name} must be one of {', '.join(choices)}")
         if self.version == 1 and self.client.fence_prompt == "user_message":
             raise ValueError(
                 "fence-user-message is a v2 strategy: v1 sends no user_message when it accepts "

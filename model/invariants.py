@@ -151,12 +151,36 @@ def offers_only_what_it_shows(cfg: Config, w: World) -> bool:
     presentation cannot show."""
     if not actors.client_understands(cfg):
         return True
-    return not any(presentation.hides(cfg, s) for u in _updates(w) for s in u.suggestions)
+    return not any(presentation.hides_a_block(cfg, s) for u in _updates(w) for s in u.suggestions)
+
+
+def user_gets_what_they_saw(cfg: Config, w: World) -> bool:
+    """No user action on a suggestion took another suggestion than the one on screen when the
+    user acted."""
+    return not w.client.got_other
 
 
 def automatic_sends_bounded(cfg: Config, w: World) -> bool:
     """The client sends at most one suggestion by itself before the user acts again."""
     return w.client.auto_run <= 1
+
+
+def automatic_send_current(cfg: Config, w: World) -> bool:
+    """No prompt the client sent by itself carried a suggestion predicted before a prompt the
+    client had sent (a setting stands for the user's choice of what is current)."""
+    return not w.client.auto_stale
+
+
+def automatic_send_shown(cfg: Config, w: World) -> bool:
+    """No prompt the client sent by itself carried a block, or a link's target, that its
+    presentation never shows."""
+    return not w.client.auto_unseen
+
+
+def features_only_by_user_send(cfg: Config, w: World) -> bool:
+    """No composer feature (a slash command, a mention) acted on a suggestion's text before a
+    user action sent it, while the user could still edit or clear it, or with no user action."""
+    return not w.client.feature_unchosen
 
 
 def never_in_transcript(cfg: Config, w: World) -> bool:
@@ -319,6 +343,40 @@ INVARIANTS: tuple[Property, ...] = (
             "The client sent a second suggestion by itself with no action of the user's since "
             "it sent the first."
         ),
+        subject="user",
+    ),
+    Property(
+        "user_gets_what_they_saw",
+        (),
+        user_gets_what_they_saw,
+        reads=("client",),
+        broken="A user action on the suggestion on screen took another suggestion.",
+        subject="user",
+    ),
+    Property(
+        "automatic_send_current",
+        (),
+        automatic_send_current,
+        reads=("client",),
+        broken=(
+            "The client sent by itself a suggestion predicted before a prompt it had already sent."
+        ),
+        subject="user",
+    ),
+    Property(
+        "automatic_send_shown",
+        (),
+        automatic_send_shown,
+        reads=("client",),
+        broken="The client sent by itself a suggestion with a part its presentation never shows.",
+        subject="user",
+    ),
+    Property(
+        "features_only_by_user_send",
+        (),
+        features_only_by_user_send,
+        reads=("client",),
+        broken=("A composer feature acted on a suggestion's text that no user action had sent."),
         subject="user",
     ),
     Property(

@@ -1,13 +1,15 @@
 """Client presentation: what of a suggestion the client's presentation puts on screen
 before a user action sends it (the RFD leaves the presentation to the client; the model's are
-`config.Presentation`)."""
+`config.Presentation`), and what a link on screen shows of itself (`config.LinkLabel`)."""
 
 from __future__ import annotations
 
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.messages import TEXT
 from acp_suggestions.model.rules import RuleId
-from acp_suggestions.model.state import Suggestion, content_types
+from acp_suggestions.model.state import MISNAMED_LINK, Suggestion, content_type, content_types
+
+TARGET_UNSEEN = "resource_link target"  # what of a link named otherwise a name label hides
 
 
 def shown(cfg: Config) -> frozenset[str] | None:
@@ -22,12 +24,27 @@ def shown(cfg: Config) -> frozenset[str] | None:
 
 
 def unseen_types(cfg: Config, s: Suggestion) -> tuple[str, ...]:
-    """The content types of a suggestion's blocks that the client's presentation does not
-    show, sorted."""
+    """What of a suggestion's blocks is never on screen, sorted: the content types the
+    presentation does not show, and the target of a link shown by a name that is not it."""
     on_screen = shown(cfg)
-    return () if on_screen is None else tuple(sorted(content_types(s) - on_screen))
+    unseen: set[str] = set()
+    if on_screen is not None:
+        unseen |= content_types(s) - on_screen
+    if (
+        cfg.link_label == "name"
+        and MISNAMED_LINK in s
+        and content_type(MISNAMED_LINK) not in unseen
+    ):
+        unseen.add(TARGET_UNSEEN)
+    return tuple(sorted(unseen))
 
 
 def hides(cfg: Config, s: Suggestion) -> bool:
-    """Whether a suggestion has a block the client's presentation does not show."""
+    """Whether something of a suggestion is never on screen: a block, or a link's target."""
     return bool(unseen_types(cfg, s))
+
+
+def hides_a_block(cfg: Config, s: Suggestion) -> bool:
+    """Whether the presentation cannot show a block of the suggestion at all."""
+    on_screen = shown(cfg)
+    return on_screen is not None and not content_types(s) <= on_screen

@@ -67,7 +67,7 @@ READINGS: tuple[Reading, ...] = (
     ),
     Reading(
         "v1-acceptance",
-        "When does a v1 agent accept a prompt? The RFD defines acceptance for v2 only.",
+        "When does a v1 agent accept a prompt (the RFD defines it for v2 only)?",
         "Lifetime",
         (
             ("on-read", "when it reads session/prompt"),
@@ -147,6 +147,52 @@ READINGS: tuple[Reading, ...] = (
         ),
         _config("auto_send"),
         ("baseline.2026-11-14.v*.fifo",),
+    ),
+    Reading(
+        "rendering",
+        "Is what the user sees the client's list as it is, or can the screen lag it, so that "
+        "a user action is aimed at what was on screen?",
+        "Client presentation",
+        (
+            ("immediate", "the screen shows the client's list at once"),
+            ("deferred", "rendering is a step of its own; a received update can wait for it"),
+        ),
+        _config("rendering"),
+        ("environment.chips-that-change.*",),
+    ),
+    Reading(
+        "identity",
+        "Suggestions have no IDs: on which suggestion does the client carry out a user's action?",
+        "The update",
+        (
+            ("position", "the one at the chosen place of the list it holds when it acts"),
+            ("content", "the one it showed, if its list still has it; else nothing"),
+        ),
+        _config("identity"),
+        ("environment.screen-lags.*",),
+    ),
+    Reading(
+        "composer-features",
+        "When does a composer feature act on a suggestion's text?",
+        "How does this interact with slash commands and other composer features?",
+        (
+            ("on-send", "when the text is sent, as typed text is"),
+            ("on-accept", "as soon as the text enters the composer"),
+        ),
+        _config("features"),
+        ("environment.commands-in-suggestions.*",),
+    ),
+    Reading(
+        "link-label",
+        "What does a resource_link on screen show of itself: its target (uri), or its name, "
+        "which the agent writes?",
+        "Suggestion content",
+        (
+            ("target", "its target, the file the prompt will link"),
+            ("name", "its name alone, which need not be its target"),
+        ),
+        _config("link_label"),
+        ("environment.misnamed-links.*",),
     ),
 )
 READINGS_BY_NAME = {r.name: r for r in READINGS}

@@ -16,8 +16,14 @@ from acp_suggestions.model.messages import IMAGE, RESOURCE_LINK, TEXT
 from acp_suggestions.model.session import V1, V2, SessionState
 
 # Content kinds of a suggestion's blocks in the model: the message layer's names, plus two
-# that stand for faults: whitespace-only text, and a block the client cannot parse.
+# that stand for faults (whitespace-only text, a block the client cannot parse) and two that an
+# agent may write within the rules to part what the user sees from what is sent: text that a
+# composer feature acts on (a slash command, an @-mention), and a resource_link whose name is
+# not its target.
 BLANK, UNPARSEABLE = "blank", "unparseable"
+COMMAND, MISNAMED_LINK = "command", "misnamed_link"
+ADVERSARY_KINDS = (COMMAND, MISNAMED_LINK)
+_TYPE_OF = {BLANK: TEXT, COMMAND: TEXT, MISNAMED_LINK: RESOURCE_LINK}
 
 T = TypeVar("T")
 
@@ -29,7 +35,12 @@ SuggestionList = tuple[Suggestion, ...]
 @functools.cache
 def content_types(s: Suggestion) -> frozenset[str]:
     """The ACP content types of a suggestion's blocks that the client can parse."""
-    return frozenset(TEXT if kind == BLANK else kind for kind in s) - {UNPARSEABLE}
+    return frozenset(_TYPE_OF.get(kind, kind) for kind in s) - {UNPARSEABLE}
+
+
+def content_type(kind: str) -> str:
+    """The ACP content type of a block of this kind."""
+    return _TYPE_OF.get(kind, kind)
 
 
 class Prompt(NamedTuple):
@@ -173,6 +184,20 @@ class Client(NamedTuple):
     sent_unseen: bool = False
     selected_unseen: bool = False
     auto_run: int = 0
+    # Where rendering is a step of its own (reading `rendering=deferred`): the suggestion on
+    # screen, () for none, which a user action is aimed at.
+    screen: Suggestion = ()
+    # With the strategy `auto-send-after-response`: the list it holds arrived before the
+    # response to its latest prompt, so its setting does not send from it.
+    held_early: bool = False
+    # Ghosts of the threat model's promises: a user action took another suggestion than the
+    # one on screen; the client sent by itself a suggestion predicted before a prompt it had
+    # sent, or one with a block its presentation never shows; a composer feature acted on a
+    # suggestion's text before a user action sent it.
+    got_other: bool = False
+    auto_stale: bool = False
+    auto_unseen: bool = False
+    feature_unchosen: bool = False
 
     def predates_latest_prompt(self, u: Update) -> bool:
         """Whether `u` was predicted before the latest prompt this client sent that entered
@@ -208,6 +233,10 @@ PREDICT_DISTINCT: tuple[SuggestionList, ...] = (((TEXT,),), ((RESOURCE_LINK,),))
 PREDICT_TEXT_OR_IMAGE: tuple[SuggestionList, ...] = (((TEXT,),), ((IMAGE,),))
 # One suggestion of text and a linked file, as a user's prompt that mentions a file reads.
 PREDICT_TEXT_AND_LINK: tuple[SuggestionList, ...] = (((TEXT, RESOURCE_LINK),),)
+# What an agent may write within the rules to part what the user sees from what is sent: text
+# a composer feature acts on; text and a link named as another file than its target.
+PREDICT_COMMAND: tuple[SuggestionList, ...] = (((COMMAND,),),)
+PREDICT_MISNAMED_LINK: tuple[SuggestionList, ...] = (((TEXT, MISNAMED_LINK),),)
 PREDICT_TRIMMABLE: tuple[SuggestionList, ...] = (((TEXT, UNPARSEABLE),),)
 PREDICT_ONE_UNUSABLE: tuple[SuggestionList, ...] = (
     ((RESOURCE_LINK,),),

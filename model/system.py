@@ -59,6 +59,7 @@ class Act(StrEnum):
     LOAD = "load"
     RESUME_WITHOUT_REPLAY = "resume_without_replay"
     AUTO_SEND = "auto_send"
+    RENDER = "render"
     # the agent
     PREDICT = "predict"
     PUBLISH = "publish"
@@ -112,18 +113,19 @@ def _composing(cfg: Config, c: Client) -> bool:
 
 
 def _offered(cfg: Config, c: Client) -> bool:
-    return actors.offering(c)  # a list is shown only in the empty composer
+    """The user sees a suggestion: a list is shown only in the empty composer."""
+    return user.on_screen(cfg, c) is not None
 
 
 def _tab_accepts(cfg: Config, c: Client) -> bool:
-    return cfg.presentation != "chips" and actors.offering(c)
+    return cfg.presentation != "chips" and _offered(cfg, c)
 
 
 def _selectable(cfg: Config, c: Client) -> bool:
     """A chip sends on selection, so selecting one is a send: the same guards hold."""
     return (
         cfg.presentation == "chips"
-        and actors.offering(c)
+        and _offered(cfg, c)
         and c.sent < cfg.bounds.prompts
         and actors.protocol_allows_send(cfg, c)
     )
@@ -166,6 +168,7 @@ USER_AND_CLIENT: tuple[ClientAction, ...] = (
         lambda cfg, c: c.sent < cfg.bounds.prompts and user.may_auto_send(cfg, c),
         user.client_auto_sends,
     ),
+    ClientAction(Action(CLIENT, Act.RENDER), user.may_render, user.client_renders),
 )
 REOPENS = frozenset((Act.LOAD, Act.RESUME_WITHOUT_REPLAY))
 """The user's actions that reopen the session (v1 `session/load`, v2 `session/resume`)."""
@@ -240,13 +243,17 @@ AgentMove = tuple[Action, Agent, tuple[ToClient, ...]]
 
 def client_moves(cfg: Config, c: Client) -> list[ClientMove]:
     """What the user and the client may do in `c`: each enabled action with its effect (after
-    any action of the user's, no prompt was sent by the client alone since)."""
+    any action of the user's, no prompt was sent by the client alone since; where rendering is
+    a step of its own, the client draws what it holds after its own steps, and only a message
+    it receives leaves the screen behind)."""
     out = []
     for x in USER_AND_CLIENT:
         if x.enabled(cfg, c):
             after, sent = x.effect(cfg, c)
             if x.action.actor == USER:
                 after = user.user_acted(after)
+            if cfg.rendering == "deferred":
+                after = after._replace(screen=user.rendered(after))
             out.append((x.action, after, sent))
     return out
 

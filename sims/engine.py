@@ -398,7 +398,7 @@ class Engine:
         record = None
         if self.trace is not None:
             self.prompt_ids.add(self.next_id, echoes_user_message(self.cfg))
-            record = wire.prompt(self.next_id, wire.sent_blocks(action.name, before))
+            record = wire.prompt(self.next_id, wire.sent_blocks(self.cfg, action.name, before))
             self.next_id += 1
         if self.observer == "client":
             self._log(t, record)

@@ -25,7 +25,14 @@ from acp_suggestions.model.rules import Revision, RuleId
 
 AS_WRITTEN = "as-written"  # the empty set of edits
 # The goals the letter's edits for the user close (a goal is no rule of the RFD's as written).
-USER_GOALS = ("user_saw_what_they_sent", "automatic_sends_bounded")
+USER_GOALS = (
+    "user_saw_what_they_sent",
+    "user_gets_what_they_saw",
+    "automatic_sends_bounded",
+    "automatic_send_current",
+    "automatic_send_shown",
+    "features_only_by_user_send",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,8 +206,8 @@ def _preference(edits: list[str]) -> tuple[int, list[str]]:
 # setting it names (its environment; the ordering, the SDKs' transports).
 LETTER = (
     "empty-on-completion",
-    "client-shows-every-block",
-    "auto-send-once",
+    "sends-what-it-showed",
+    "auto-send-bounds",
     "ordered-updates",
     "parses-each-suggestion",
 )

@@ -22,6 +22,9 @@ from acp_suggestions.model.mutations import MUTATIONS
 from acp_suggestions.model.network import REVIEWED, Semantics
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.state import (
+    PREDICT_COMMAND,
+    PREDICT_DISTINCT,
+    PREDICT_MISNAMED_LINK,
     PREDICT_SOMETIMES_UNREADABLE,
     PREDICT_TEXT_AND_LINK,
     PREDICT_TEXT_OR_IMAGE,
@@ -117,6 +120,11 @@ def _images_one_sided(**caps: object) -> Callable[[], list[Config]]:
     ]
 
 
+def _changing_chips(v: int) -> Config:
+    """A row of chips, and two predictions at one point of the conversation may differ."""
+    return baseline(Revision.CURRENT, v, presentation="chips", predictions=PREDICT_DISTINCT)
+
+
 # Changes of environment the compliant peers of the current revision are checked in, beyond
 # the transports: by name, what the change is and its configurations.
 ENVIRONMENTS: dict[str, tuple[str, Callable[[], list[Config]]]] = {
@@ -171,6 +179,42 @@ ENVIRONMENTS: dict[str, tuple[str, Callable[[], list[Config]]]] = {
         "the user turned on a setting that sends suggestions automatically",
         lambda: [baseline(Revision.CURRENT, v, auto_send="user") for v in VERSIONS],
     ),
+    "commands-sent-by-a-setting": (
+        "the user turned on a setting that sends suggestions automatically, and the model may "
+        "predict text a composer feature acts on (a mention that attaches a file)",
+        lambda: [
+            baseline(Revision.CURRENT, v, auto_send="user", predictions=PREDICT_COMMAND)
+            for v in VERSIONS
+        ],
+    ),
+    "commands-in-suggestions": (
+        "the model may predict text a composer feature acts on (a mention that attaches a "
+        "file, a slash command)",
+        lambda: [baseline(Revision.CURRENT, v, predictions=PREDICT_COMMAND) for v in VERSIONS],
+    ),
+    "chips-that-change": (
+        "a row of chips, and two predictions at one point of the conversation may differ",
+        lambda: [_changing_chips(v) for v in VERSIONS],
+    ),
+    "screen-lags": (
+        "a row of chips, two predictions at one point may differ, and the screen draws the "
+        "client's list in a step of its own, so a selection is aimed at what was drawn",
+        lambda: [_changing_chips(v).with_(rendering="deferred") for v in VERSIONS],
+    ),
+    "misnamed-links": (
+        "the model may predict text and a resource_link whose name is not its target",
+        lambda: [
+            baseline(Revision.CURRENT, v, predictions=PREDICT_MISNAMED_LINK) for v in VERSIONS
+        ],
+    ),
+    "links-named-otherwise": (
+        "the model may predict text and a resource_link whose name is not its target, and "
+        "the client shows a link by its name",
+        lambda: [
+            baseline(Revision.CURRENT, v, predictions=PREDICT_MISNAMED_LINK, link_label="name")
+            for v in VERSIONS
+        ],
+    ),
 }
 
 
@@ -182,10 +226,14 @@ def compared(v: int, name: str = "") -> list[tuple[str, str, Config]]:
     and the session reopened on the live connection, or the one environment it names; each
     with its name and its unamended job's key."""
     cur = Revision.CURRENT
-    env = AMENDMENTS_BY_NAME[name].judged_in if name else ""
-    if env:
-        configs = [c for c in ENVIRONMENTS[env][1]() if c.version == v]
-        return [(env, f"environment.{env}.v{v}.{c.semantics.value}", c) for c in configs]
+    envs = AMENDMENTS_BY_NAME[name].judged_in if name else ()
+    if envs:
+        return [
+            (env, f"environment.{env}.v{v}.{c.semantics.value}", c)
+            for env in envs
+            for c in ENVIRONMENTS[env][1]()
+            if c.version == v
+        ]
     out = [
         (sem.value, f"baseline.{cur.value}.v{v}.{sem.value}", baseline(cur, v, semantics=sem))
         for sem in REVIEWED
@@ -222,10 +270,10 @@ def letter_settings() -> dict[str, list[tuple[str, Config]]]:
     reopen, *amendments = plan.LETTER
     out = {reopen: [(s.name, s.config()) for s in plan.SITUATIONS]}
     for name in amendments:
-        env = AMENDMENTS_BY_NAME[name].judged_in
+        envs = AMENDMENTS_BY_NAME[name].judged_in
         out[name] = (
-            [(env, c) for c in ENVIRONMENTS[env][1]()]
-            if env
+            [(env, c) for env in envs for c in ENVIRONMENTS[env][1]()]
+            if envs
             else [
                 (sem.value, baseline(Revision.CURRENT, v, semantics=sem))
                 for v in VERSIONS

@@ -36,6 +36,7 @@ from acp_suggestions.model.exits import Exit
 from acp_suggestions.model.messages import CONTENT_TYPES
 from acp_suggestions.model.network import NAMES, Semantics
 from acp_suggestions.model.rules import Revision
+from acp_suggestions.model.state import ADVERSARY_KINDS
 
 if TYPE_CHECKING:
     from acp_suggestions.model.cli.common import Subparsers
@@ -87,13 +88,18 @@ def _readings(args: argparse.Namespace) -> int:
     return 0
 
 
+# What `--predict` takes: the block types ACP knows, and blocks an agent may write within the
+# rules to part what the user sees from what is sent (the threat model's).
+PREDICTABLE = (*CONTENT_TYPES, *ADVERSARY_KINDS)
+
+
 def suggestion_kinds(text: str) -> tuple[str, ...]:
-    """`--predict`'s value: block types joined by +, each one ACP knows."""
+    """`--predict`'s value: block kinds joined by +, each one ACP knows or an adversary's."""
     kinds = tuple(k.strip() for k in text.split("+"))
-    unknown = [k for k in kinds if k not in CONTENT_TYPES]
+    unknown = [k for k in kinds if k not in PREDICTABLE]
     if unknown:
         raise argparse.ArgumentTypeError(
-            f"unknown block type {unknown[0]!r} in {text!r}; choose from {', '.join(CONTENT_TYPES)}"
+            f"unknown block type {unknown[0]!r} in {text!r}; choose from {', '.join(PREDICTABLE)}"
         )
     return kinds
 
@@ -132,6 +138,7 @@ def config_of(args: argparse.Namespace) -> Config:
         cfg = cfg.with_(predictions=tuple((kinds,) for kinds in args.predict))
     if args.no_capability:
         cfg = cfg.with_(client_caps=ClientSuggestionCaps())
+    given = _given(args, cfg)
     for rule_id in args.breaks:
         if rule_id not in MUTATIONS_BY_RULE:
             known = ", ".join(MUTATIONS_BY_RULE)
@@ -144,8 +151,48 @@ def config_of(args: argparse.Namespace) -> Config:
                 f"--break {rule_id}: {rule_id} is a rule of {mutation.setting}, "
                 f"not of revision {revision.value}, protocol v{args.version}"
             )
+        _refuse_overrides(rule_id, mutation.apply(cfg), given)
         cfg = mutation.apply(cfg)
     return readings.apply(cfg, chosen_readings(args))
+
+
+def _shown(value: object) -> str:
+    """A configuration field's value as the options write it."""
+    if isinstance(value, tuple) and all(isinstance(x, tuple) for x in value):
+        return " or ".join("; ".join("+".join(s) for s in lst) for lst in value)
+    return str(value)
+
+
+def _given(args: argparse.Namespace, cfg: Config) -> dict[str, object]:
+    """What the user's options set explicitly, by configuration field: what a model call
+    returns, the capability, and each field a chosen reading changes."""
+    from acp_suggestions.model import readings
+    from acp_suggestions.model.rules import RULES
+
+    given: dict[str, object] = {}
+    if args.predict or args.distinct_predictions:
+        given["predictions"] = cfg.predictions
+    if args.no_capability:
+        given["client_caps"] = cfg.client_caps
+    set_up = {field for rule in RULES if rule.breach for field, _ in rule.breach.env}
+    for name, option in chosen_readings(args).items():
+        after = readings.READINGS_BY_NAME[name].apply(cfg, option)
+        for field in set_up:
+            if getattr(after, field) != getattr(cfg, field) or name.replace("-", "_") == field:
+                given[field] = getattr(after, field)
+    return given
+
+
+def _refuse_overrides(rule_id: str, broken: Config, given: dict[str, object]) -> None:
+    """A rule's breach sets up what gives it a chance to show (its card's environment); an
+    option the user gave for the same thing is never silently overridden."""
+    for name, asked in given.items():
+        setup = getattr(broken, name)
+        if setup != asked:
+            raise UsageError(
+                f"--break {rule_id} sets up {name.replace('_', '-')} {_shown(setup)!r} to show "
+                f"its breach, and your options ask for {_shown(asked)!r}; drop one of them"
+            )
 
 
 def _told(cfg: Config, row: Row) -> list[str]:
@@ -296,8 +343,9 @@ def configuration_options(parser: argparse.ArgumentParser) -> None:
         type=suggestion_kinds,
         metavar="TYPE[+TYPE...]",
         help="a model call may return one suggestion of these block types (repeatable: each is "
-        f"one possible output; types: {', '.join(CONTENT_TYPES)}; e.g. text+resource_link; "
-        "default: text)",
+        f"one possible output; types: {', '.join(CONTENT_TYPES)}, and an adversary's: command "
+        "(text a composer feature acts on), misnamed_link (a link named otherwise than its "
+        "target); e.g. text+resource_link; default: text)",
     )
     parser.add_argument(
         "--live-load",

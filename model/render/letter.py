@@ -10,6 +10,7 @@ from typing import Any
 
 from acp_suggestions.model.amendments import ADOPTIONS_BY_NAME
 from acp_suggestions.model.render.findings import ABOUT, CURRENT, Review, Unsupported
+from acp_suggestions.model.threats import AXES
 
 # The RFD sentences the letter quotes, by section (a test holds each to the RFD's text).
 LIFETIME_CROSSING = (
@@ -135,12 +136,10 @@ def _reopen(data: Review) -> Change:
         REPLAY_EMPTY,
         f"Replace it with: \u201c{_adopt('empty-on-completion')}\u201d",
         "A list replayed under the SHOULD NOT, or in flight across a live reopen, stays "
-        f"({_steps(sets['as-written'])}). This alone closes both, "
-        "as would ignoring updates until completion; the MUST NOT on replay leaves the "
-        "second, and an agent's withdrawal on load needs it (alone: "
-        f"{_steps(sets[withdraw])}).",
+        f"({_steps(sets['as-written'])}); this closes both, the MUST NOT on replay only the "
+        "first.",
         reopen_scope(plan),
-        "`acp-suggestions review` (its plan).",
+        "`acp-suggestions review`.",
         _adopt("empty-on-completion"),
     )
 
@@ -170,17 +169,16 @@ def _stop_on_send(data: Review) -> Change:
         "A Client MAY stop offering it at any time, for example when the user dismisses it or "
         f"starts typing. {_adopt('client-stops-on-send')}"
     )
-    exposure = kept[slow]["pre_prompt_exposure_mean_s"]
     near = kept[stdio]["pre_prompt_noticed_fraction"]
     return Change(
         "Drop the list when the prompt goes",
         LIFETIME_MAY_STOP,
-        "End it at \u201cstarts typing.\u201d and add: "
+        "Make its end \u201cdismisses it or starts typing.\u201d and add: "
         f"\u201c{_adopt('client-stops-on-send')}\u201d",
         "Kept, it stays in the emptied composer 0.1 s or more on "
-        f"{kept[far]['pre_prompt_noticed_fraction']:.0%} of turns at {_ms(far)} one-way, "
-        f"{kept[slow]['pre_prompt_noticed_fraction']:.0%} at {_ms(slow)} ({exposure:.1f} s a "
-        f"session), {f'{near:.1%}' if near else 'none'} at {_ms(stdio)}; dropped, "
+        f"{kept[far]['pre_prompt_noticed_fraction']:.0%} of turns at {_ms(far)}, "
+        f"{kept[slow]['pre_prompt_noticed_fraction']:.0%} at {_ms(slow)}, "
+        f"{f'{near:.1%}' if near else 'none'} at {_ms(stdio)}; dropped, "
         f"{dropped['pre_prompt_noticed_fraction']:.1%} at {_ms(slow)}.",
         f"agents {_ms(far)} or more away.",
         f"`{screen['command']}`.",
@@ -226,11 +224,11 @@ def _ordered(data: Review) -> Change:
     return Change(
         "Updates handled out of order",
         LIFETIME_CROSSING,
-        f"Ask the SDKs: \u201c{_adopt('ordered-updates')}\u201d",
-        "Python's SDK handles notifications concurrently; TypeScript's, and Kotlin's where a "
-        "handler suspends, let a response overtake updates.",
+        f"Ask: \u201c{_adopt('ordered-updates')}\u201d",
+        "Python's SDK handles notifications concurrently; TypeScript's lets a response "
+        "overtake updates.",
         f"{' and '.join(_SDKS[s] for s in sdks)} SDKs, {_versions(cells)}.",
-        "`acp-suggestions check --semantics python-sdk` (or `typescript-sdk`).",
+        "`acp-suggestions check --semantics python-sdk`.",
     )
 
 
@@ -249,9 +247,9 @@ def _typed(data: Review) -> Change:
     return Change(
         "Typed SDKs drop a whole update",
         SKIP,
-        "Ask the SDKs: \u201cEach suggestion is parsed on its own: a block a Client cannot "
+        "Ask: \u201cEach suggestion is parsed on its own: a block a Client cannot "
         "parse drops that suggestion, not the update.\u201d",
-        "Otherwise one such block (newer or malformed) drops the update, and the older list stays.",
+        "Else one such block drops the update, keeping the older list.",
         f"Python's and TypeScript's SDKs, {_versions(cells)}.",
         "`acp-suggestions review` (environment typed-sdk-client).",
     )
@@ -264,38 +262,62 @@ def _environment(data: Review, name: str, breaks: str) -> str:
     return _versions(cells)
 
 
-def _closes(data: Review, name: str, goal: str) -> None:
+def _closes(data: Review, name: str, gaps: dict[str, tuple[str, ...]]) -> dict[str, str]:
+    """Check that the edit `name` closes, in each environment, the goals the compliant peers
+    break there; the versions each environment breaks its first goal in, by environment."""
+    versions = {env: _environment(data, env, goals[0]) for env, goals in gaps.items()}
     for s in _judged(data, name):
-        _need(goal in s["closed"], f"{name} closes {goal} in {s['key']}")
+        env = s["key"].split(".")[1]
+        for goal in gaps.get(env, ()):
+            if goal in s["before"]:
+                _need(goal in s["closed"], f"{name} closes {goal} in {s['key']}")
+    return versions
 
 
 def _unseen(data: Review) -> Change:
-    versions = _environment(data, "grey-text-with-links", "user_saw_what_they_sent")
-    _closes(data, "client-shows-every-block", "user_saw_what_they_sent")
+    versions = _closes(
+        data,
+        "sends-what-it-showed",
+        {
+            "grey-text-with-links": ("user_saw_what_they_sent",),
+            "links-named-otherwise": ("user_saw_what_they_sent",),
+            "screen-lags": ("user_gets_what_they_saw",),
+        },
+    )
     return Change(
-        "A link the user never saw",
+        "What the user saw is what is sent",
         ACCEPT_THEN_SEND,
-        f"Add after it: \u201c{_adopt('client-shows-every-block')}\u201d",
-        "Links are always allowed; a plain-text composer sends one unseen, perhaps chosen by "
-        "what the agent read.",
-        f"{versions} over stdio, a plain-text composer.",
-        "`acp-suggestions check --reading presentation=grey-text --predict "
-        "text+resource_link`, then with `--reading cannot-use=cannot-show`.",
-        f"{ACCEPT_THEN_SEND[1]} {_adopt('client-shows-every-block')}",
+        "Add after the list, replacing the second item's SHOULD: "
+        f"\u201c{_adopt('sends-what-it-showed')}\u201d",
+        "A plain-text composer sends links unseen; a link's name can hide its target; a chip "
+        "selected as an update lands sends the new one.",
+        f"{versions['grey-text-with-links']} over stdio.",
+        "`acp-suggestions check --reading link-label=name --predict text+misnamed_link`, then "
+        "with `--client shows-every-block`.",
+        f"{ACCEPT_THEN_SEND[1]} {_adopt('sends-what-it-showed')}",
     )
 
 
 def _auto_send(data: Review) -> Change:
-    versions = _environment(data, "auto-send-by-user", "automatic_sends_bounded")
-    _closes(data, "auto-send-once", "automatic_sends_bounded")
+    versions = _closes(
+        data,
+        "auto-send-bounds",
+        {
+            "auto-send-by-user": ("automatic_sends_bounded", "automatic_send_current"),
+            "commands-sent-by-a-setting": ("features_only_by_user_send",),
+        },
+    )
+    current = _environment(data, "auto-send-by-user", "automatic_send_current")
     return Change(
-        "A setting that never stops",
+        "A setting that sends by itself",
         AUTO_SETTING,
-        f"Add after it: \u201c{_adopt('auto-send-once')}\u201d",
-        "It sends, the agent suggests again, and so on without the user.",
-        f"{versions} over stdio, the user's setting on.",
-        "`acp-suggestions check --reading auto-send=user`, then with `--client auto-send-once`.",
-        f"{AUTO_SETTING[1]} {_adopt('auto-send-once')}",
+        f"Add after it: \u201c{_adopt('auto-send-bounds')}\u201d",
+        f"It sends without end; in {current}, a list that crossed the user's prompt; a "
+        "mention it sends attaches a file.",
+        f"{versions['auto-send-by-user']} over stdio, the user's setting on.",
+        "`acp-suggestions check --version 2 --reading auto-send=user --predict command`, then "
+        "with `--client auto-send-once,auto-send-after-response,auto-send-plain`.",
+        f"{AUTO_SETTING[1]} {_adopt('auto-send-bounds')}",
     )
 
 
@@ -311,6 +333,9 @@ SETTLED_BY = {
     "reopened-empty-from": _reopen,
     "cannot-use": _unseen,
     "presentation": _unseen,
+    "rendering": _unseen,
+    "identity": _unseen,
+    "link-label": _unseen,
     "auto-send": _auto_send,
 }
 
@@ -325,8 +350,8 @@ def changes(data: Review) -> list[Change]:
 # the edit that proposes each.
 NEEDED = {
     "empty-on-completion": _reopen,
-    "client-shows-every-block": _unseen,
-    "auto-send-once": _auto_send,
+    "sends-what-it-showed": _unseen,
+    "auto-send-bounds": _auto_send,
     "ordered-updates": _ordered,
     "parses-each-suggestion": _typed,
 }
@@ -371,9 +396,9 @@ def _verdict(data: Review) -> str:
         "**The list is safe over stdio in v1 and v2 as written; what the user sends is not: "
         f"edits {_runs(numbers)} close the gaps, each needed, none needing another; edit 2 "
         "helps what the user sees.** "
-        "Safe: compliant peers keep every checked property in every interleaving "
-        "within small bounds. Checked: the list, and who authors each prompt (three "
-        "presentations, an automatic setting); not: timing, other presentations."
+        "Checked: every interleaving in small bounds, against any list the rules let an agent "
+        f"send, of the list and the user's side ({', '.join(a for a, _, _ in AXES)}); not: "
+        "timing, text read otherwise than sent."
     )
 
 
@@ -382,20 +407,25 @@ def _questions(data: Review) -> list[str]:
     model reads and the others that change what fails; then those the edits settle, by name
     (`acp-suggestions readings` asks each)."""
     numbers = {make.__name__: n for n, make in enumerate(EDIT_ORDER, 1)}
-    out, settled = [], dict[int, list[str]]()
+    out, idle, settled = [], [], dict[int, list[str]]()
     for r in data.get("readings", []):
         changed = [o for o in r["others"] if any(s["closed"] or s["opened"] for s in o["settings"])]
         if r["name"] in SETTLED_BY:
             settled.setdefault(numbers[SETTLED_BY[r["name"]].__name__], []).append(r["name"])
-            continue
-        options = ", ".join(f"`{o['option']}`" for o in changed)
-        effect = f"{options} changes what fails" if changed else "none other changes a verdict"
-        out.append(f"{r['section']}: {r['question']} (read `{r['ran']}`; {effect}.)")
+        elif not changed:
+            idle.append(f"`{r['name']}`")
+        else:
+            options = ", ".join(f"`{o['option']}`" for o in changed)
+            where = "FAQ" if r["section"].endswith("?") else r["section"]
+            out.append(
+                f"{where}: {r['question']} (read `{r['ran']}`; {options} changes what fails.)"
+            )
     by_edit = "; ".join(
         f"edit {n}: {', '.join(f'`{name}`' for name in names)}"
         for n, names in sorted(settled.items())
     )
-    return [*out, f"Settled by {by_edit}."]
+    quiet = [f"{', '.join(idle)}: no verdict changes with them."] if idle else []
+    return [*out, *quiet, f"Settled by {by_edit}."]
 
 
 def _section(title: str, items: list[Change], first: int, quoted: bool) -> list[str]:
@@ -408,7 +438,7 @@ def _section(title: str, items: list[Change], first: int, quoted: bool) -> list[
             f"{n}. **{c.headline}.** {where}",
             f"   - {c.paste}",
             f"   - Why: {c.fixes}",
-            f"   - For {c.matters} Shown by: {c.proof}",
+            f"   - For {c.matters} Run: {c.proof}",
         ]
     return out
 

@@ -112,7 +112,7 @@ def project(cfg: Config, start: World, steps: Sequence[Step]) -> Sides:
             _reopen(w, step.delivered)
             w.agent_sends(before, after, step.to_client)
         elif action.actor != NET:
-            sent = wire.sent_blocks(action.name, before.client)
+            sent = wire.sent_blocks(cfg, action.name, before.client)
             for msg in step.to_agent:
                 w.client_sends([_request(w, msg, sent)])
             w.agent_sends(before, after, step.to_client)

@@ -8,11 +8,14 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from acp_suggestions.model import user
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.messages import AUDIO, IMAGE, RESOURCE, RESOURCE_LINK, TEXT
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.state import (
     BLANK,
+    COMMAND,
+    MISNAMED_LINK,
     UNPARSEABLE,
     Client,
     PromptResponse,
@@ -29,6 +32,10 @@ FIRST_ID = 2  # of the client's requests after initialize (0) and session/new (1
 _BLOCKS: dict[str, dict[str, Any]] = {
     TEXT: {"type": "text", "text": "Run the tests again"},
     BLANK: {"type": "text", "text": "   "},
+    # Text a composer feature acts on: a mention that attaches the file it names.
+    COMMAND: {"type": "text", "text": "Summarise @.env"},
+    # A link named as one file that points at another.
+    MISNAMED_LINK: {"type": "resource_link", "uri": "file:///etc/passwd", "name": "README.md"},
     IMAGE: {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
     AUDIO: {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"},
     RESOURCE_LINK: {"type": "resource_link", "uri": "file:///README.md", "name": "README.md"},
@@ -137,13 +144,15 @@ def prompt(rid: int, blocks: Suggestion = ()) -> Record:
     return _request("client", rid, "session/prompt", {"sessionId": SESSION, "prompt": content})
 
 
-def sent_blocks(name: Act, before: Client) -> Suggestion:
+def sent_blocks(cfg: Config, name: Act, before: Client) -> Suggestion:
     """The content kinds of the prompt the client's action `name` sent from `before`: the
-    suggestion in the composer, the chip, or the offer a setting sent; () for the user's own
-    text."""
+    suggestion in the composer, the chip's as the client found it, or the offer a setting
+    sent; () for the user's own text."""
     if name is Act.SEND:
         return before.accepted
-    if name in (Act.SELECT, Act.AUTO_SEND) and before.held is not None:
+    if name is Act.SELECT:
+        return user.chosen(cfg, before) or ()
+    if name is Act.AUTO_SEND and before.held is not None:
         return before.held.suggestions[0]
     return ()
 
