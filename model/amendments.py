@@ -101,7 +101,7 @@ AMENDMENTS: tuple[Amendment, ...] = (
         "user action sends it, and carries the action out on the suggestion it showed; it "
         "skips a suggestion with a block it cannot show.",
         lambda cfg: _client(skips_unshowable=True)(cfg.with_(identity="content")),
-        judged_in=("grey-text-with-links", "links-named-otherwise", "screen-lags"),
+        judged_in=("links-named-otherwise", "screen-lags"),
     ),
     Amendment(
         "auto-send-bounds",

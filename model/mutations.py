@@ -9,7 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from acp_suggestions.model.config import Config
-from acp_suggestions.model.invariants import INVARIANTS, Property
+from acp_suggestions.model.invariants import INVARIANTS
+from acp_suggestions.model.property import Property
 from acp_suggestions.model.rules import RULES, Revision, Rule, RuleId, Side, in_force
 
 

@@ -16,8 +16,12 @@ def shown(cfg: Config) -> frozenset[str] | None:
     """The content types the client's presentation puts on screen before the user's action
     sends a suggestion (None: every type): a composer of plain text shows text only, and a
     chip that breaks CP-2 its text alone."""
-    if cfg.presentation == "grey-text" or (
-        cfg.presentation == "chips" and not cfg.client.keeps(RuleId.CP_2)  # CP-2
+    # A composer of plain text cannot show a resource_link: a client with it, or whose screen
+    # shows text alone, breaks SC-7 (as read: it advertises what it cannot put on screen).
+    if (
+        cfg.presentation == "grey-text"
+        or not cfg.client.keeps(RuleId.SC_7)  # SC-7
+        or (cfg.presentation == "chips" and not cfg.client.keeps(RuleId.CP_2))  # CP-2
     ):
         return frozenset({TEXT})
     return None

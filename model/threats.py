@@ -103,7 +103,7 @@ PROMISES: tuple[Promise, ...] = (
         "U-7",
         "A suggestion's composer features act as the user's own typing would",
         "How does this interact with slash commands and other composer features?",
-        "If a Client's composer expands slash commands, a suggestion whose text starts with "
+        "If a Client\u2019s composer expands slash commands, a suggestion whose text starts with "
         "one behaves as if the user had typed it.",
         ("features_only_by_user_send",),
         ("effect", "setting"),
@@ -152,7 +152,7 @@ PROMISES: tuple[Promise, ...] = (
         "U-12",
         "The user's own prompt never waits for a suggestion",
         "Timing",
-        "Clients do not wait for an update before they accept the user's next prompt.",
+        "Clients do not wait for an update before they accept the user\u2019s next prompt.",
         ("client_never_waits", "user_can_always_send"),
     ),
     Promise(
@@ -191,3 +191,21 @@ PROMISES_BY_ID = {p.id: p for p in PROMISES}
 def checked_by(prop: str) -> list[str]:
     """The promises a property checks, by id."""
     return [p.id for p in PROMISES if prop in p.properties]
+
+
+def markdown() -> list[str]:
+    """The promises as a Markdown table: what `acp-suggestions threats --format markdown`
+    prints, and the threat model page holds."""
+    out = [
+        "| id | the promise | the RFD's words (section) | checked by | axes |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for p in PROMISES:
+        checked = (
+            ", ".join(f"`{name}`" for name in p.properties) or f"not modelled: {p.not_modelled}"
+        )
+        out.append(
+            f"| {p.id} | {p.promise} | \u201c{p.sentence}\u201d ({p.section}) | {checked} | "
+            f"{', '.join(p.axes) or '-'} |"
+        )
+    return out

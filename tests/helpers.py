@@ -15,8 +15,9 @@ from typing import NamedTuple, NoReturn
 import pytest
 
 from acp_suggestions.model.config import Config
-from acp_suggestions.model.invariants import INVARIANTS, Property
+from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.property import Property
 from acp_suggestions.model.render.atomic import STAGING
 from acp_suggestions.model.rules import Revision
 

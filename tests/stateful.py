@@ -45,6 +45,7 @@ RULES: dict[tuple[str, str], tuple[str, bool]] = {
     ("user", Act.LOAD): ("user_reopens_with_replay", False),
     ("user", Act.RESUME_WITHOUT_REPLAY): ("user_resumes_without_replay", False),
     ("client", Act.AUTO_SEND): ("client_sends_by_itself", False),
+    ("client", Act.RENDER): ("client_draws_its_list", False),
     ("agent", Act.PREDICT): ("agent_predicts", True),
     ("agent", Act.PUBLISH): ("agent_publishes", False),
     ("agent", Act.END_TURN): ("agent_ends_its_turn", False),

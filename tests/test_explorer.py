@@ -266,12 +266,14 @@ def test_messages_without_fields_are_told_apart() -> None:
 
 
 def test_every_invariant_fails_under_some_mutation() -> None:
-    """No invariant is vacuous: each fails in the exhaustive exploration of some mutation."""
+    """No invariant of a rule is vacuous: each fails in the exhaustive exploration of some
+    mutation (the user layer's goals, with no rule to mutate, fail along the threat model's
+    axes: tests/test_threats.py)."""
     failed: set[str] = set()
     for m in MUTATIONS:
         for version in m.versions:
             failed |= set(explore(spec_of(m.apply(baseline(m.revision, version)))).violated)
-    assert failed == {p.name for p in INVARIANTS}
+    assert {p.name for p in INVARIANTS if p.rules} <= failed <= {p.name for p in INVARIANTS}
 
 
 @pytest.mark.parametrize("version", [1, 2])

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from acp_suggestions.model.invariants import INVARIANTS, REACHABLE, Property
+from acp_suggestions.model.invariants import INVARIANTS, REACHABLE
 from acp_suggestions.model.liveness import LIVENESS, LeadsTo
 from acp_suggestions.model.mutations import MUTATIONS, mutations_of
+from acp_suggestions.model.property import Property
 from acp_suggestions.model.render.report import counts_markdown
 from acp_suggestions.model.rules import RULES, RULES_BY_ID, Check, Level, Revision, RuleId
 from acp_suggestions.model.wire.monitors import MONITORS

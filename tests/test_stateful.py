@@ -63,6 +63,7 @@ def test_every_action_of_the_model_has_a_rule_of_its_own() -> None:
     small = Bounds(1, 1, 1, 1, 1, 1)
     configs = [cfg.with_(bounds=small) for cfg in COMPLIANT]
     configs += [m.apply(baseline(m.revision, v, bounds=small)) for m, v in MUTANTS]
+    configs.append(baseline(Revision.CURRENT, 1, rendering="deferred", bounds=small))
     names = set()
     for cfg in configs:
         graph = explore(spec_of(cfg), keep_graph=True).graph

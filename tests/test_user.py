@@ -205,12 +205,18 @@ def test_check_reads_the_presentation_and_what_a_model_call_returns(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """The user's settings are readings of `check`, and `--predict` names a suggestion's
-    blocks; a goal not met is shown with its run and does not fail the check."""
+    blocks; a goal not met is shown with its run and does not fail the check, while a plain-text
+    composer that advertises the capability breaks SC-7 (as the model reads it), which does."""
     args = ["check", "--reading", "presentation=grey-text", "--predict", "text+resource_link"]
-    assert main(args) == 0
+    assert main(args) == 1
     out = capsys.readouterr().out
     assert "not met user_saw_what_they_sent (a goal, not a rule)" in out
     assert "with resource_link never on screen" in out
+    assert "VIOLATED offers_only_what_it_shows (SC-7; in force)" in out
+    assert main(["check", "--reading", "link-label=name", "--predict", "text+misnamed_link"]) == 0
+    out = capsys.readouterr().out
+    assert "not met user_saw_what_they_sent (a goal, not a rule)" in out
+    assert "with resource_link target never on screen" in out
 
 
 @pytest.mark.parametrize(

@@ -15,8 +15,9 @@ from typing_extensions import TypeVar
 from acp_suggestions.model.check.batch import BatchSystem
 from acp_suggestions.model.check.packed import EMPTY, Packed
 from acp_suggestions.model.config import Config
-from acp_suggestions.model.invariants import INVARIANTS, REACHABLE, Property
+from acp_suggestions.model.invariants import INVARIANTS, REACHABLE
 from acp_suggestions.model.liveness import LIVENESS, fair_system_step
+from acp_suggestions.model.property import Property
 from acp_suggestions.model.session import V1, V2
 from acp_suggestions.model.state import World
 from acp_suggestions.model.system import Action, System

@@ -11,12 +11,11 @@ from typing import Any
 from acp_suggestions.model.amendments import AMENDMENTS_BY_NAME
 from acp_suggestions.model.check import duties, sessions
 from acp_suggestions.model.check.audit import Audit, Change
+from acp_suggestions.model.check.environments import ENVIRONMENTS, VERSIONS
 from acp_suggestions.model.check.plan import Plan
 from acp_suggestions.model.check.review import (
-    ENVIRONMENTS,
     FORMAT_VERSION,
     PROPERTY_ORDER,
-    VERSIONS,
     Job,
     Outcome,
     compared,

@@ -93,6 +93,39 @@ def _readings(args: argparse.Namespace) -> int:
 PREDICTABLE = (*CONTENT_TYPES, *ADVERSARY_KINDS)
 
 
+def _threats(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from acp_suggestions.model import threats
+
+    if args.format == "json":
+        rows = [
+            {
+                "id": p.id,
+                "promise": p.promise,
+                "section": p.section,
+                "sentence": p.sentence,
+                "properties": list(p.properties),
+                "axes": list(p.axes),
+                "status": p.status,
+                "not_modelled": p.not_modelled,
+            }
+            for p in threats.PROMISES
+        ]
+        print(json.dumps({"adversary": threats.ADVERSARY, "promises": rows}, indent=2))
+        return 0
+    if args.format == "markdown":
+        print("\n".join(threats.markdown()))
+        return 0
+    stdout.print(f"The adversary: {threats.ADVERSARY}.")
+    table = Table("id", "the promise", "section", "checked by", "axes")
+    for p in threats.PROMISES:
+        checked = "\n".join(p.properties) or f"not modelled: {p.not_modelled}"
+        table.add_row(p.id, p.promise, p.section, checked, ", ".join(p.axes))
+    stdout.print(table)
+    return 0
+
+
 def suggestion_kinds(text: str) -> tuple[str, ...]:
     """`--predict`'s value: block kinds joined by +, each one ACP knows or an adversary's."""
     kinds = tuple(k.strip() for k in text.split("+"))
@@ -379,6 +412,14 @@ def add_parsers(sub: Subparsers) -> None:
     )
     rd.add_argument("--format", choices=["table", "json"], default="table")
     rd.set_defaults(run=_readings)
+
+    threats = sub.add_parser(
+        "threats",
+        help="list the promises the RFD makes to the user, the adversary they are checked "
+        "against, and the property that checks each (or why none does)",
+    )
+    threats.add_argument("--format", choices=["table", "json", "markdown"], default="table")
+    threats.set_defaults(run=_threats)
 
     check = sub.add_parser(
         "check",

@@ -8,10 +8,13 @@ import textwrap
 from typing import Any
 
 from acp_suggestions.model.amendments import ADOPTIONS_BY_NAME
+from acp_suggestions.model.render.about import ABOUT as ABOUT
+from acp_suggestions.model.render.about import CURRENT as CURRENT
+from acp_suggestions.model.render.about import DRAFT as DRAFT
+from acp_suggestions.model.render.about import LEGACY as LEGACY
 
 BEGIN = "<!-- findings: written by `acp-suggestions findings`; do not edit by hand -->"
 END = "<!-- end of findings -->"
-CURRENT, DRAFT, LEGACY = "2026-11-14", "2026-10-15", "legacy-meta"
 FENCED = "stop-on-send,fence-prompt"
 TYPESCRIPT = "typescript-sdk"
 # The same client with a fence that ends at the v2 `session/prompt` response alone, and with
@@ -34,61 +37,6 @@ V2_CHOICES = (
 OUT_OF_REPLAY = [["LT-4", "LT-5"], ["LT-4", "RP-1"]]
 
 Review = dict[str, Any]
-
-# The sentence each finding is about, as (text, section, sentence): the current RFD's or the
-# draft's own words (a test holds each to its text, under its section); None for a finding
-# about the catalogue as a whole or about what the RFD does not say.
-ABOUT: tuple[tuple[str, str, str] | None, ...] = (
-    None,
-    (
-        DRAFT,
-        "Elevator pitch",
-        "The Client may also drop it locally, and must never offer a suggestion from before "
-        "the most recent prompt it sent.",
-    ),
-    (
-        CURRENT,
-        "Lifetime",
-        "The Agent replaces or withdraws that list when it accepts the prompt, so the Client "
-        "does not need to detect this case.",
-    ),
-    (CURRENT, "Replay and resuming", "A loaded or resumed session starts with an empty list."),
-    (
-        CURRENT,
-        "Lifetime",
-        "Agents SHOULD replace or withdraw the list when it stops applying for another reason.",
-    ),
-    (
-        CURRENT,
-        "Why does v2 need a capability?",
-        "A v2 Client would preserve or ignore an unknown prompt_suggestions_update, so the "
-        "capability is not needed for safety.",
-    ),
-    None,
-    (CURRENT, "Replay and resuming", "Agents SHOULD NOT include suggestions in session replay."),
-    (
-        CURRENT,
-        "Why can a Client not send a suggestion on its own?",
-        "A Client can let one action both accept and send a suggestion, as long as the user "
-        "could see what it contains first.",
-    ),
-    (
-        CURRENT,
-        "Suggestion content",
-        "A Client skips a suggestion it cannot use and keeps the rest, for example one with a "
-        "block it cannot parse.",
-    ),
-    (
-        CURRENT,
-        "Client presentation",
-        "The user accepts a suggestion into the composer and then sends it.",
-    ),
-    (
-        CURRENT,
-        "Client presentation",
-        "The user turns on a Client setting that sends suggestions automatically.",
-    ),
-)
 
 
 class Unsupported(Exception):
@@ -388,52 +336,92 @@ def _finding_10(data: Review) -> str:
     )
 
 
+def _env(data: Review, name: str, v: int) -> set[str]:
+    """What the compliant peers break beyond the baseline in an environment, over stdio."""
+    return set(data["environments"][f"environment.{name}.v{v}.fifo"]["beyond_baseline"])
+
+
 def _finding_11(data: Review) -> str:
-    envs = data["environments"]
-    grey = [envs[f"environment.grey-text-with-links.v{v}.fifo"]["beyond_baseline"] for v in (1, 2)]
-    unseen = {"user_saw_what_they_sent", "offers_only_what_it_shows"}
-    _need(all(unseen <= set(g) for g in grey), 11, "a plain-text composer sends an unseen link")
-    fixed = _proposal(data, "client-shows-every-block").values()
-    _need(all("user_saw_what_they_sent" in s["closed"] for s in fixed), 11, "showing closes it")
+    for v in (1, 2):
+        _need("offers_only_what_it_shows" in _env(data, "grey-text-with-links", v), 11, "SC-7")
+        _need("user_saw_what_they_sent" in _env(data, "links-named-otherwise", v), 11, "names")
+        _need("user_gets_what_they_saw" in _env(data, "screen-lags", v), 11, "a lagging screen")
+        _need(not _env(data, "misnamed-links", v), 11, "a link shown by its target")
+        _need(not _env(data, "chips-that-change", v), 11, "a screen that keeps up")
+    fixed = _proposal(data, "sends-what-it-showed").values()
+    _need(all(not s["after"] for s in fixed), 11, "showing and sending what was shown closes it")
     return (
-        "Accepting and then sending carries no condition on what the user saw, and the "
-        "capability does not cover a composer that shows text only, as the FAQ says it does "
-        "(\u201cThe capability covers that case\u201d): resource_link is always allowed, so "
-        "an agent keeping every rule may suggest a text with a linked file, and a client "
-        "whose grey text and composer show text alone sends the link, unseen, on Tab and "
-        "Enter (`acp-suggestions check --reading presentation=grey-text --predict "
-        "text+resource_link`, the goals `user_saw_what_they_sent` and "
-        "`offers_only_what_it_shows`, not met in v1 and v2 over stdio; no race is involved). "
-        "Content the agent read can steer a suggestion (FAQ), and so the file a prompt "
-        "carries. The RFD closes it only if a suggestion a Client \u201ccannot use\u201d "
-        "includes one it cannot show (`--reading cannot-use=cannot-show` skips it; the wire "
-        "still carries the link). Modelling choices: the plain-text composer shows text "
-        "blocks only; edits of the accepted text are not modelled (they show no block). "
-        "Candidate sentence for Client presentation: "
-        f"\u201c{ADOPTIONS_BY_NAME['client-shows-every-block'].sentence}\u201d"
+        "Accepting and then sending carries no condition on what the user saw, and an agent "
+        "keeping every rule can part the two three ways (the review's environments, v1 and v2 "
+        "over stdio): a plain-text composer sends a linked file unseen on Tab and Enter, "
+        "which breaks SC-7 as the model reads it (\u201ccan offer\u201d: can put on screen; "
+        "`acp-suggestions check --reading presentation=grey-text --predict "
+        "text+resource_link`); a composer that shows a link by its name sends a target the "
+        "agent named otherwise (`--reading link-label=name --predict text+misnamed_link`, "
+        "the goal `user_saw_what_they_sent`); and where the screen is drawn in a step of its "
+        "own, a chip or Tab aimed at what was drawn takes the suggestion a later update put in "
+        "its place (`--reading rendering=deferred --reading presentation=chips "
+        "--distinct-predictions`, the goal `user_gets_what_they_saw`). A link shown "
+        "by its target, or a screen that keeps up, keeps both goals. Content the agent read "
+        "can steer a suggestion (FAQ), and so the file a prompt carries. Modelling choices: "
+        "suggestions compared by the kinds of their blocks; the client draws what it holds "
+        "after its own steps, so only a received update leaves the screen behind. Candidate "
+        "sentence, after Client presentation's list: "
+        f"\u201c{ADOPTIONS_BY_NAME['sends-what-it-showed'].sentence}\u201d "
+        "(`--reading identity=content --client shows-every-block` keeps both goals)."
     )
 
 
 def _finding_12(data: Review) -> str:
+    _need(_env(data, "auto-send-by-user", 1) == {"automatic_sends_bounded"}, 12, "auto-send v1")
+    current = {"automatic_sends_bounded", "automatic_send_current"}
+    _need(_env(data, "auto-send-by-user", 2) == current, 12, "auto-send v2")
     for v in (1, 2):
-        auto = data["environments"][f"environment.auto-send-by-user.v{v}.fifo"]
-        _need(auto["beyond_baseline"] == ["automatic_sends_bounded"], 12, f"auto-send v{v}")
-    fixed = _proposal(data, "auto-send-once").values()
-    _need(all(not s["after"] for s in fixed), 12, "auto-send-once closes it")
+        _need(
+            "features_only_by_user_send" in _env(data, "commands-sent-by-a-setting", v),
+            12,
+            "a setting's mention",
+        )
+    fixed = _proposal(data, "auto-send-bounds").values()
+    _need(all(not s["after"] for s in fixed), 12, "auto-send-bounds closes it")
     return (
-        "Nothing bounds a setting that sends suggestions automatically. The Agent MAY send an "
-        "update at any time (Timing); with the user's setting on, the client sends the "
+        "Nothing bounds a setting that sends suggestions automatically, though it stands for "
+        "the user's choice of a kind of prompt, not of any content at any moment. The Agent MAY "
+        "send an update at any time (Timing); with the user's setting on, the client sends the "
         "suggestion, the agent answers and suggests again, and prompts go on with no user "
         "action as long as the bounds allow (`acp-suggestions check --reading "
-        "auto-send=user`, the goal `automatic_sends_bounded`: at most one prompt sent by the "
-        "setting before the user acts again; not met in v1 and v2 over stdio; with 3 and 4 "
-        "prompts and predictions the run has 3 and 4 such prompts, `tests/test_user.py`). "
-        "Content the agent read can steer a suggestion (FAQ), so it drives the session while "
-        "the setting is on. Modelling choice: the setting sends each list it receives once. A "
-        "setting on by default sends nothing (CP-3; `--break CP-3` shows the breach). "
-        "Candidate sentence, after the setting's bullet: "
-        f"\u201c{ADOPTIONS_BY_NAME['auto-send-once'].sentence}\u201d "
-        "(`--client auto-send-once` keeps the goal)."
+        "auto-send=user`, the goal `automatic_sends_bounded`; v1 and v2 over stdio; with 3 "
+        "and 4 prompts and predictions the run has 3 and 4 such prompts, "
+        "`tests/test_user.py`). In v2 it also sends a list the agent predicted before the "
+        "prompt the user had just sent: the list crosses the prompt, and the client sends it "
+        "at once (`--version 2`, the goal `automatic_send_current`); \u201cthe "
+        "Client does not need to detect this case\u201d holds when a person chooses. And "
+        "text a composer feature acts on goes as if typed: a mention the setting sends "
+        "attaches its file with no user action (`--predict command`, the goal "
+        "`features_only_by_user_send`). A setting on by default sends nothing (CP-3; "
+        "`--break CP-3` shows the breach). Modelling choice: the setting sends each list it "
+        "receives once. Candidate sentence, after the setting's bullet: "
+        f"\u201c{ADOPTIONS_BY_NAME['auto-send-bounds'].sentence}\u201d (`--client "
+        "auto-send-once,auto-send-after-response,auto-send-plain` keeps the three goals)."
+    )
+
+
+def _finding_13(data: Review) -> str:
+    reading = next(r for r in data["readings"] if r["name"] == "composer-features")
+    opened = {p for o in reading["others"] for s in o["settings"] for p in s["opened"]}
+    _need(opened == {"features_only_by_user_send"}, 13, "a feature on accept")
+    for v in (1, 2):
+        _need(not _env(data, "commands-in-suggestions", v), 13, "a feature on send")
+    return (
+        "The FAQ says how a suggestion meets a composer feature but not when the feature "
+        "acts. Acting when the text is sent, as typed text does, keeps the user's choice "
+        "(the review's environment `commands-in-suggestions`, v1 and v2). Acting as the text "
+        "enters the composer (Tab) does not: a mention attaches its file, or a slash command "
+        "runs, before the user could edit or clear the prediction, which the FAQ on a "
+        "Client's own sending gives as the reason for the composer "
+        "(`acp-suggestions check --reading composer-features=on-accept --predict command`, "
+        "the goal `features_only_by_user_send`). The RFD should say that a "
+        "suggestion's text is acted on only when a user action sends it."
     )
 
 
@@ -450,6 +438,7 @@ FINDINGS = (
     _finding_10,
     _finding_11,
     _finding_12,
+    _finding_13,
 )
 
 

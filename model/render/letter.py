@@ -5,6 +5,7 @@ findings: an edit the data no longer supports is an error, not a sentence."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,7 +88,8 @@ def _adopt(name: str) -> str:
     return ADOPTIONS_BY_NAME[name].sentence
 
 
-def _need(holds: bool, what: str) -> None:
+def need(holds: bool, what: str) -> None:
+    """Raise Unsupported unless the review's data still holds `what`."""
     if not holds:
         raise Unsupported(f"the letter no longer holds: {what}")
 
@@ -125,12 +127,12 @@ def reopen_scope(plan: dict[str, Any]) -> str:
 def _reopen(data: Review) -> Change:
     plan = _plan(data)
     sets = plan["sets"]
-    _need(plan["recommended"] == ["empty-on-completion"], "the plan recommends one sentence")
-    _need(sets["as-written"] is not None, "the RFD as written loses a reopen")
+    need(plan["recommended"] == ["empty-on-completion"], "the plan recommends one sentence")
+    need(sets["as-written"] is not None, "the RFD as written loses a reopen")
     withdraw, both = "agent-withdraws-on-load", "agent-withdraws-on-load+replay-must-not"
-    _need(sets[withdraw] is not None and sets[both] is None, "the withdrawal needs the MUST NOT")
-    _need(sets["replay-must-not"] is not None, "the MUST NOT alone leaves the live reopen")
-    _need(["client-fences-load"] in plan["minimal"], "the fence alone closes it too")
+    need(sets[withdraw] is not None and sets[both] is None, "the withdrawal needs the MUST NOT")
+    need(sets["replay-must-not"] is not None, "the MUST NOT alone leaves the live reopen")
+    need(["client-fences-load"] in plan["minimal"], "the fence alone closes it too")
     return Change(
         "A list that outlives a reopen",
         REPLAY_EMPTY,
@@ -158,13 +160,13 @@ def _stop_on_send(data: Review) -> Change:
     far = min(lat for lat, r in kept.items() if r["pre_prompt_noticed_fraction_lo"] >= NOTICEABLE)
     stdio, slow = min(kept), max(kept)
     dropped = rows[slow, "drop-on-send"]
-    _need(
+    need(
         kept[slow]["pre_prompt_noticed_fraction_lo"]
         > 10 * dropped["pre_prompt_noticed_fraction_hi"],
         "dropping on send leaves a noticeable pre-prompt list on far fewer turns",
     )
     judged = _judged(data, "client-stops-on-send")
-    _need(not any(s["opened"] for s in judged), "dropping the list on send opens nothing")
+    need(not any(s["opened"] for s in judged), "dropping the list on send opens nothing")
     replacement = (
         "A Client MAY stop offering it at any time, for example when the user dismisses it or "
         f"starts typing. {_adopt('client-stops-on-send')}"
@@ -212,12 +214,12 @@ def _ordered(data: Review) -> Change:
     cells = ordered_cells(data)
     sdks = sorted({k.rsplit(".", 1)[1] for k in cells})
     every = {(f"v{v}", sdk) for v in (1, 2) for sdk in _SDKS}
-    _need(
+    need(
         {(k.split(".")[-2], k.rsplit(".", 1)[1]) for k in cells} == every,
         "ordering closes what both SDKs break in v1 and v2",
     )
     for v in (1, 2):
-        _need(
+        need(
             not data["baselines"][f"baseline.{CURRENT}.v{v}.fifo"]["violated_in_force"],
             "stdio holds",
         )
@@ -243,7 +245,7 @@ def environment_cells(data: Review, name: str, breaks: str) -> list[str]:
 
 def _typed(data: Review) -> Change:
     cells = environment_cells(data, "typed-sdk-client", "client_holds_latest")
-    _need(bool(cells), "a typed SDK's client holds the latest")
+    need(bool(cells), "a typed SDK's client holds the latest")
     return Change(
         "Typed SDKs drop a whole update",
         SKIP,
@@ -258,7 +260,7 @@ def _typed(data: Review) -> Change:
 def _environment(data: Review, name: str, breaks: str) -> str:
     """The versions over stdio in which the environment `name` breaks `breaks`, in words."""
     cells = environment_cells(data, name, breaks)
-    _need(bool(cells), f"{name} breaks {breaks}")
+    need(bool(cells), f"{name} breaks {breaks}")
     return _versions(cells)
 
 
@@ -270,20 +272,30 @@ def _closes(data: Review, name: str, gaps: dict[str, tuple[str, ...]]) -> dict[s
         env = s["key"].split(".")[1]
         for goal in gaps.get(env, ()):
             if goal in s["before"]:
-                _need(goal in s["closed"], f"{name} closes {goal} in {s['key']}")
+                need(goal in s["closed"], f"{name} closes {goal} in {s['key']}")
     return versions
 
 
+# What each of the letter's edits for the user closes: by environment of the review, the goals
+# the compliant peers break there (the review's letter jobs judge the edit there).
+GAPS: dict[str, dict[str, tuple[str, ...]]] = {
+    "sends-what-it-showed": {
+        "links-named-otherwise": ("user_saw_what_they_sent",),
+        "screen-lags": ("user_gets_what_they_saw",),
+    },
+    "auto-send-bounds": {
+        "auto-send-by-user": ("automatic_sends_bounded", "automatic_send_current"),
+        "commands-sent-by-a-setting": (
+            "features_only_by_user_send",
+            "automatic_sends_bounded",
+            "automatic_send_current",
+        ),
+    },
+}
+
+
 def _unseen(data: Review) -> Change:
-    versions = _closes(
-        data,
-        "sends-what-it-showed",
-        {
-            "grey-text-with-links": ("user_saw_what_they_sent",),
-            "links-named-otherwise": ("user_saw_what_they_sent",),
-            "screen-lags": ("user_gets_what_they_saw",),
-        },
-    )
+    versions = _closes(data, "sends-what-it-showed", GAPS["sends-what-it-showed"])
     return Change(
         "What the user saw is what is sent",
         ACCEPT_THEN_SEND,
@@ -291,7 +303,7 @@ def _unseen(data: Review) -> Change:
         f"\u201c{_adopt('sends-what-it-showed')}\u201d",
         "A plain-text composer sends links unseen; a link's name can hide its target; a chip "
         "selected as an update lands sends the new one.",
-        f"{versions['grey-text-with-links']} over stdio.",
+        f"{versions['links-named-otherwise']} over stdio.",
         "`acp-suggestions check --reading link-label=name --predict text+misnamed_link`, then "
         "with `--client shows-every-block`.",
         f"{ACCEPT_THEN_SEND[1]} {_adopt('sends-what-it-showed')}",
@@ -299,14 +311,7 @@ def _unseen(data: Review) -> Change:
 
 
 def _auto_send(data: Review) -> Change:
-    versions = _closes(
-        data,
-        "auto-send-bounds",
-        {
-            "auto-send-by-user": ("automatic_sends_bounded", "automatic_send_current"),
-            "commands-sent-by-a-setting": ("features_only_by_user_send",),
-        },
-    )
+    versions = _closes(data, "auto-send-bounds", GAPS["auto-send-bounds"])
     current = _environment(data, "auto-send-by-user", "automatic_send_current")
     return Change(
         "A setting that sends by itself",
@@ -321,6 +326,7 @@ def _auto_send(data: Review) -> Change:
     )
 
 
+Make = Callable[[Review], Change]
 IN_THIS_RFD = (_reopen, _stop_on_send)
 FOR_THE_USER = (_unseen, _auto_send)
 FOR_THE_SDKS = (_ordered, _typed)
@@ -363,11 +369,11 @@ def needed(data: Review) -> list[int]:
     letter = _plan(data).get("letter")
     if not letter:
         raise Unsupported("the review has no plan of the letter's set")
-    _need(letter["edits"] == list(NEEDED), "the plan judges the letter's set")
-    _need(letter["whole"] is None, "the letter's set keeps every property")
+    need(letter["edits"] == list(NEEDED), "the plan judges the letter's set")
+    need(letter["whole"] is None, "the letter's set keeps every property")
     for edit in letter["edits"]:
-        _need(letter["without"][edit] is not None, f"{edit} is needed")
-        _need(letter["alone"][edit] is None, f"{edit} needs no other edit")
+        need(letter["without"][edit] is not None, f"{edit} is needed")
+        need(letter["alone"][edit] is None, f"{edit} needs no other edit")
     numbers = {make: n for n, make in enumerate(EDIT_ORDER, 1)}
     return sorted(numbers[make] for make in NEEDED.values())
 
@@ -388,10 +394,10 @@ def _runs(numbers: list[int]) -> str:
 def _verdict(data: Review) -> str:
     bases = data["baselines"]
     stdio = [bases[f"baseline.{CURRENT}.v{v}.fifo"]["violated_in_force"] for v in (1, 2)]
-    _need(stdio == [[], []], "stdio holds")
+    need(stdio == [[], []], "stdio holds")
     numbers = needed(data)
     rest = [n for n in range(1, len(EDIT_ORDER) + 1) if n not in numbers]
-    _need(rest == [2], "the edit left is the simulator's")
+    need(rest == [2], "the edit left is the simulator's")
     return (
         "**The list is safe over stdio in v1 and v2 as written; what the user sends is not: "
         f"edits {_runs(numbers)} close the gaps, each needed, none needing another; edit 2 "

@@ -14,7 +14,7 @@ from acp_suggestions.model.check.summary import RuleSummary, Summary
 from acp_suggestions.model.config import Bounds
 from acp_suggestions.model.invariants import PROPERTIES_BY_NAME
 from acp_suggestions.model.liveness import LIVENESS
-from acp_suggestions.model.render import findings, letter, migration, page, sections
+from acp_suggestions.model.render import findings, letter, migration, page, promises, sections
 from acp_suggestions.model.render.atomic import write_atomic
 from acp_suggestions.model.render.itf import dumps as itf_dumps
 from acp_suggestions.model.render.itf import to_itf
@@ -177,6 +177,7 @@ def _appendix(summary: Summary) -> list[str]:
         "other rules, the properties, and every run.",
         "",
     ]
+    out += _promises(summary)
     if summary.readings:
         out += sections.readings_section(summary.readings)
     if summary.duties is not None:
@@ -276,6 +277,15 @@ def _migration_section(summary: Summary) -> list[str]:
     """The `_meta` migration, when the review ran the legacy peers."""
     try:
         return ["", *migration.markdown(summary.as_json())]
+    except findings.Unsupported:
+        return []
+
+
+def _promises(summary: Summary) -> list[str]:
+    """The threat model's promises as this review judged them (none where the review did not
+    explore the environments they need)."""
+    try:
+        return promises.promises(summary.as_json())
     except findings.Unsupported:
         return []
 

@@ -152,8 +152,13 @@ RULES: tuple[Rule, ...] = (
         level=Level.STRUCTURAL,
         side=Side.CLIENT,
         summary="every client that advertises promptSuggestions can offer text and resource_link "
-        "blocks",
-        check=Check.MODELLED,
+        "blocks (read: its presentation can put both on screen)",
+        check=Check.INVARIANT,
+        breach=Breach(
+            Side.CLIENT,
+            "advertises promptSuggestions with a screen that shows text only",
+            env=(("predictions", PREDICT_TEXT_AND_LINK),),
+        ),
     ),
     card(
         id=RuleId.LT_1,
