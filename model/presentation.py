@@ -12,16 +12,18 @@ from acp_suggestions.model.state import MISNAMED_LINK, Suggestion, content_type,
 TARGET_UNSEEN = "resource_link target"  # what of a link named otherwise a name label hides
 
 
+def text_only(cfg: Config) -> bool:
+    """Whether the client can put only text on screen: a composer of plain text, or a client
+    that breaks SC-7 (as read: it advertises what it cannot put on screen)."""
+    return cfg.presentation == "grey-text" or not cfg.client.keeps(RuleId.SC_7)  # SC-7
+
+
 def shown(cfg: Config) -> frozenset[str] | None:
     """The content types the client's presentation puts on screen before the user's action
-    sends a suggestion (None: every type): a composer of plain text shows text only, and a
-    chip that breaks CP-2 its text alone."""
-    # A composer of plain text cannot show a resource_link: a client with it, or whose screen
-    # shows text alone, breaks SC-7 (as read: it advertises what it cannot put on screen).
-    if (
-        cfg.presentation == "grey-text"
-        or not cfg.client.keeps(RuleId.SC_7)  # SC-7
-        or (cfg.presentation == "chips" and not cfg.client.keeps(RuleId.CP_2))  # CP-2
+    sends a suggestion (None: every type): text alone where it can show nothing else, or on a
+    chip that breaks CP-2."""
+    if text_only(cfg) or (
+        cfg.presentation == "chips" and not cfg.client.keeps(RuleId.CP_2)  # CP-2
     ):
         return frozenset({TEXT})
     return None
@@ -49,6 +51,5 @@ def hides(cfg: Config, s: Suggestion) -> bool:
 
 
 def hides_a_block(cfg: Config, s: Suggestion) -> bool:
-    """Whether the presentation cannot show a block of the suggestion at all."""
-    on_screen = shown(cfg)
-    return on_screen is not None and not content_types(s) <= on_screen
+    """Whether the client cannot put a block of the suggestion on screen at all (SC-7)."""
+    return text_only(cfg) and not content_types(s) <= {TEXT}

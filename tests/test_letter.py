@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -359,3 +360,12 @@ def test_each_reading_changes_what_the_review_says_or_nothing(data: dict[str, An
     assert all(
         closed and not opened for closed, opened in [*replayed.values(), *completion.values()]
     )
+
+
+def test_the_readmes_verdict_is_the_letters(data: dict[str, Any]) -> None:
+    """The README quotes the letter's verdict word for word (its lines folded)."""
+    verdict = letter.markdown(data)[2].split("**")[1]
+    readme = " ".join(
+        (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8").split()
+    )
+    assert f"**{verdict}**" in readme

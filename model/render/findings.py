@@ -349,7 +349,9 @@ def _finding_11(data: Review) -> str:
         _need(not _env(data, "misnamed-links", v), 11, "a link shown by its target")
         _need(not _env(data, "chips-that-change", v), 11, "a screen that keeps up")
     fixed = _proposal(data, "sends-what-it-showed").values()
-    _need(all(not s["after"] for s in fixed), 11, "showing and sending what was shown closes it")
+    _need(all(s["closed"] for s in fixed), 11, "showing and sending what was shown closes it")
+    cost = {p for s in fixed for p in s["opened"]}
+    _need(cost <= {"fresh_list_eventually_offered"}, 11, "it opens no more than a goal")
     return (
         "Accepting and then sending carries no condition on what the user saw, and an agent "
         "keeping every rule can part the two three ways (the review's environments, v1 and v2 "
@@ -368,7 +370,9 @@ def _finding_11(data: Review) -> str:
         "after its own steps, so only a received update leaves the screen behind. Candidate "
         "sentence, after Client presentation's list: "
         f"\u201c{ADOPTIONS_BY_NAME['sends-what-it-showed'].sentence}\u201d "
-        "(`--reading identity=content --client shows-every-block` keeps both goals)."
+        "(`--reading identity=content --client shows-every-block` keeps both goals; its "
+        "cost: a suggestion skipped is never offered, the goal "
+        "`fresh_list_eventually_offered`)."
     )
 
 
