@@ -141,6 +141,9 @@ class Adoption:
 
     name: str
     sentence: str
+    # The rules whose sentence the adoption takes the place of: once adopted, the audit does
+    # not ask for their own sentence.
+    supersedes: tuple[str, ...] = ()
 
 
 ADOPTIONS: tuple[Adoption, ...] = (
@@ -179,10 +182,12 @@ ADOPTIONS: tuple[Adoption, ...] = (
         "A Client MUST show every block of a suggestion, a resource_link by its uri, before a "
         "user action sends it, MUST send the suggestion shown, not a later update's, and skips "
         "one with a block it cannot show.",
+        supersedes=("CP-2",),
     ),
     Adoption(
         "auto-send-bounds",
-        "Such a setting MUST NOT send again before the user acts, nor a list that arrived "
+        "A setting that sends suggestions automatically MUST NOT send again before the user "
+        "acts, nor a list that arrived "
         "before the response to the Client's latest session/prompt, and sends text as is, "
         "without composer features.",
     ),

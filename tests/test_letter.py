@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,9 +18,10 @@ from acp_suggestions.model.amendments import ADOPTIONS, ADOPTIONS_BY_NAME
 from acp_suggestions.model.check import review
 from acp_suggestions.model.check.audit import audit
 from acp_suggestions.model.check.summary import Summary
+from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.invariants import PROPERTIES_BY_NAME
 from acp_suggestions.model.liveness import LIVENESS
-from acp_suggestions.model.render import letter, report
+from acp_suggestions.model.render import letter, report, rfd_edits
 from acp_suggestions.model.render.findings import Unsupported
 from acp_suggestions.model.rules import Revision
 
@@ -304,24 +307,24 @@ def test_the_reports_body_fits_before_its_appendix(
     assert "## The reopen edits as a plan" in appendix and "| as-written |" in appendix
 
 
-def test_each_edit_pasted_into_the_rfd_passes_the_audit(
+def test_each_edit_applied_to_the_rfd_passes_the_audit(
     data: dict[str, Any], shared_text: Callable[[str], str]
 ) -> None:
-    """Each edit to this RFD, its replacement pasted over the sentence it quotes, keeps the
-    audit clean and is taken as adopting the review's proposal; without the review's
-    proposals the pasted MUST sentences would state no rule."""
-    text = shared_text(RFD)
+    """Each edit to this RFD, applied by its operations (each at one place), keeps the audit
+    clean and is taken as adopting the review's proposal, the chip's SHOULD (CP-2) gone with
+    the sentence that supersedes it; without the review's proposals the added MUST sentences
+    would state no rule."""
     here = letter.changes(data)[: len(letter.IN_THIS_RFD) + len(letter.FOR_THE_USER)]
-    for change in here:
-        assert change.replacement and text.count(change.quote[1]) == 1
-        text = text.replace(change.quote[1], change.replacement)
+    text = rfd_edits.apply(shared_text(RFD), [op for c in here for op in c.ops])
     found = audit(text, Revision.CURRENT, ADOPTIONS)
     assert found.clean, (found.unmapped, found.level_changes, found.rules_without_sentence)
     assert {s.adopted for s in found.sentences if s.adopted} == {
         "client-stops-on-send",
-        "client-shows-every-block",
-        "auto-send-once",
+        "sends-what-it-showed",
+        "auto-send-bounds",
     }
+    assert letter.CHIP_SHOULD[1] not in text
+    assert "dismisses it or starts typing. A Client SHOULD stop" in text
     assert not audit(text, Revision.CURRENT).clean
 
 
@@ -369,3 +372,25 @@ def test_the_readmes_verdict_is_the_letters(data: dict[str, Any]) -> None:
         (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8").split()
     )
     assert f"**{verdict}**" in readme
+
+
+def _runs(proof: str) -> tuple[list[str], list[str]] | None:
+    """A letter's `check` command as written, and with what its "then with" adds: None
+    for an edit shown by another command (the simulator's, the review's)."""
+    found = re.findall(r"`([^`]*)`", proof)
+    if not found or not found[0].startswith("acp-suggestions check"):
+        return None
+    first = shlex.split(found[0])[1:]
+    return first, first + shlex.split(found[1]) if len(found) > 1 else first
+
+
+def test_every_check_the_letter_prints_fails_as_written_and_passes_with_the_edit(
+    data: dict[str, Any],
+) -> None:
+    """The letter's commands go by the exit code: each `check` exits 1 on the RFD as written
+    and 0 with the edit's change (its "then with"), so an author or a CI job can trust it."""
+    runs = [r for c in letter.changes(data) if (r := _runs(c.proof))]
+    assert len(runs) == 4
+    for before, after in runs:
+        assert main(before) == 1, before
+        assert main(after) == 0, after

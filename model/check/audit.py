@@ -321,7 +321,9 @@ def audit(text: str, revision: Revision, adoptions: Sequence[Adoption] = ()) -> 
             )
         )
     result.sentences = [_adopting(s, adoptions) for s in result.sentences]
+    adopted = {a.name: a for a in adoptions}
     mapped = {s.rule for s in result.sentences}
+    mapped |= {r for s in result.sentences if s.adopted for r in adopted[s.adopted].supersedes}
     result.rules_without_sentence = [r.id for r in rules if r.id not in mapped]
     result.lead_ins = lead_ins(text, revision)
     return result

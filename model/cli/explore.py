@@ -264,6 +264,7 @@ _COLOURS = {"ok": "green", "doubt": "yellow", "fail": "red", "aside": "dim"}
 def _check(args: argparse.Namespace) -> int:
     from acp_suggestions.model.check.store import Spill, machine_gib
     from acp_suggestions.model.check.verify import verify
+    from acp_suggestions.model.invariants import USER_PROPERTIES
 
     cfg = config_of(args)
     folder = spill_folder(args)
@@ -318,13 +319,18 @@ def _check(args: argparse.Namespace) -> int:
             if row.counterexample is not None:
                 for line in _told(cfg, row):
                     console.print(line)
-    if verdicts.exit_code is Exit.UNDECIDED:  # nothing broken in what was seen, not all seen
+    code = verdicts.exit_code
+    goals = [n for n in result.violated if args.user_goals and n in USER_PROPERTIES]
+    if goals and code is not Exit.BROKEN:
+        err.print(f"acp-suggestions: --user-goals: not met: {', '.join(goals)}")
+        return Exit.BROKEN
+    if code is Exit.UNDECIDED:  # nothing broken in what was seen, not all seen
         err.print(
             f"acp-suggestions: incomplete: the search stopped at --max-states {args.max_states:,} "
             f"with every run of up to {result.depth} steps checked, so nothing is decided "
             "beyond that; lower the bounds or raise --max-states"
         )
-    return verdicts.exit_code
+    return code
 
 
 def configuration_options(parser: argparse.ArgumentParser) -> None:
@@ -427,6 +433,12 @@ def add_parsers(sub: Subparsers) -> None:
         "about a second in v1, seconds in v2, 10 s for the largest the review explores)",
     )
     configuration_options(check)
+    check.add_argument(
+        "--user-goals",
+        action="store_true",
+        help="the user layer's goals count for the exit code as rules do: a goal not met "
+        "(what the user saw, what a setting sends; `acp-suggestions threats`) exits 1",
+    )
     check.add_argument(
         "--max-states",
         type=positive,

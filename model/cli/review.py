@@ -8,7 +8,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from acp_suggestions.model.amendments import ADOPTIONS, AMENDMENTS_BY_NAME, PROPOSED_BY_FINDINGS
 from acp_suggestions.model.check.cache import Cache, CacheError, default_folder, identity
@@ -284,6 +284,51 @@ def _findings(args: argparse.Namespace) -> int:
     return 0
 
 
+def _review_data(path: str) -> dict[str, Any]:
+    """A review's JSON, or a usage error that says what is wrong with the file."""
+    try:
+        found: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file (run `acp-suggestions review`)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"{path}: not a review's JSON ({exc})") from None
+    return found
+
+
+def _apply_edits(args: argparse.Namespace) -> int:
+    from acp_suggestions.model.check.audit import audit
+    from acp_suggestions.model.render import findings, letter, rfd_edits
+    from acp_suggestions.model.render.atomic import write_atomic
+
+    text = read_rfd(args.rfd, "")
+    try:
+        made = letter.changes(_review_data(args.review))
+    except findings.Unsupported as exc:
+        err.print(f"acp-suggestions: {exc}")
+        return Exit.BROKEN
+    except (KeyError, TypeError) as exc:
+        raise UsageError(f"{args.review}: not a review's JSON (no {exc})") from None
+    ops = [op for change in made for op in change.ops]
+    try:
+        edited = rfd_edits.apply(text, ops)
+    except rfd_edits.EditError as exc:
+        raise UsageError(f"{args.rfd}: {exc}") from None
+    write_atomic(Path(args.out), edited)
+    for n, change in enumerate(made, 1):
+        if change.ops:
+            print(f"edit {n}: {change.headline}: {len(change.ops)} change(s) of {change.quote[0]}")
+    found = audit(edited, Revision.CURRENT, ADOPTIONS)
+    adopted = sorted({s.adopted for s in found.sentences if s.adopted})
+    print(f"wrote {args.out}; its audit adopts {', '.join(adopted) or 'nothing'}")
+    if not found.clean:
+        problems = [f"line {s.line}: states no rule" for s in found.unmapped]
+        problems += [f"{r}: no sentence states it" for r in found.rules_without_sentence]
+        problems += [f"line {s.line}: {s.level_note()}" for s in found.level_changes]
+        err.print("acp-suggestions: the edited text's audit: " + "; ".join(problems))
+        return Exit.BROKEN
+    return Exit.OK
+
+
 def add_parsers(sub: Subparsers) -> None:
     """The `review`, `audit` and `findings` commands."""
     rev = sub.add_parser(
@@ -374,3 +419,16 @@ def add_parsers(sub: Subparsers) -> None:
         "--write", metavar="PAGE", help="replace the findings section of PAGE (docs/findings.md)"
     )
     fnd.set_defaults(run=_findings)
+
+    edits = sub.add_parser(
+        "apply-edits",
+        help="write the RFD with the letter's edits applied (each at one place) and audit it",
+    )
+    edits.add_argument("rfd", help="the RFD's text (plain text or Markdown/MDX)")
+    edits.add_argument(
+        "--review",
+        default="out/review.json",
+        help="the review whose letter's edits to apply (default: out/review.json)",
+    )
+    edits.add_argument("--out", required=True, help="the edited RFD to write")
+    edits.set_defaults(run=_apply_edits)

@@ -11,6 +11,7 @@ from typing import Any
 
 from acp_suggestions.model.amendments import ADOPTIONS_BY_NAME
 from acp_suggestions.model.render.findings import ABOUT, CURRENT, Review, Unsupported
+from acp_suggestions.model.render.rfd_edits import Op
 from acp_suggestions.model.threats import AXES
 
 # The RFD sentences the letter quotes, by section (a test holds each to the RFD's text).
@@ -54,6 +55,11 @@ AUTO_SETTING = (
     "Client presentation",
     "The user turns on a Client setting that sends suggestions automatically.",
 )
+CHIP_SHOULD = (
+    "Client presentation",
+    "That UI SHOULD show the full text and identify every other block, such as a linked file, "
+    "before the user selects the suggestion.",
+)
 QUOTES = (
     LIFETIME_CROSSING,
     LIFETIME_CURRENT,
@@ -65,6 +71,7 @@ QUOTES = (
     FAQ_ONE_ACTION,
     ACCEPT_THEN_SEND,
     AUTO_SETTING,
+    CHIP_SHOULD,
 )
 
 
@@ -79,8 +86,8 @@ class Change:
     fixes: str
     matters: str
     proof: str
-    # For an edit to this RFD: the text that takes the quoted sentence's place.
-    replacement: str = ""
+    # For an edit to this RFD: the operations that make it on the RFD's text.
+    ops: tuple[Op, ...] = ()
 
 
 def _adopt(name: str) -> str:
@@ -141,8 +148,9 @@ def _reopen(data: Review) -> Change:
         f"({_steps(sets['as-written'])}); this closes both, the MUST NOT on replay only the "
         "first.",
         reopen_scope(plan),
-        "`acp-suggestions review`.",
-        _adopt("empty-on-completion"),
+        "`acp-suggestions check --live-load`, then with `--reading "
+        "reopened-empty-from=completion`.",
+        (Op("replace", *REPLAY_EMPTY, _adopt("empty-on-completion")),),
     )
 
 
@@ -167,10 +175,6 @@ def _stop_on_send(data: Review) -> Change:
     )
     judged = _judged(data, "client-stops-on-send")
     need(not any(s["opened"] for s in judged), "dropping the list on send opens nothing")
-    replacement = (
-        "A Client MAY stop offering it at any time, for example when the user dismisses it or "
-        f"starts typing. {_adopt('client-stops-on-send')}"
-    )
     near = kept[stdio]["pre_prompt_noticed_fraction"]
     return Change(
         "Drop the list when the prompt goes",
@@ -184,7 +188,14 @@ def _stop_on_send(data: Review) -> Change:
         f"{dropped['pre_prompt_noticed_fraction']:.1%} at {_ms(slow)}.",
         f"agents {_ms(far)} or more away.",
         f"`{screen['command']}`.",
-        replacement,
+        (
+            Op(
+                "replace",
+                *LIFETIME_MAY_STOP,
+                "A Client MAY stop offering it at any time, for example when the user dismisses "
+                f"it or starts typing. {_adopt('client-stops-on-send')}",
+            ),
+        ),
     )
 
 
@@ -230,7 +241,7 @@ def _ordered(data: Review) -> Change:
         "Python's SDK handles notifications concurrently; TypeScript's lets a response "
         "overtake updates.",
         f"{' and '.join(_SDKS[s] for s in sdks)} SDKs, {_versions(cells)}.",
-        "`acp-suggestions check --semantics python-sdk`.",
+        "`acp-suggestions check --semantics python-sdk`, then with `--semantics fifo`.",
     )
 
 
@@ -304,9 +315,12 @@ def _unseen(data: Review) -> Change:
         "A plain-text composer sends links unseen; a link's name can hide its target; a chip "
         "selected as an update lands sends the new one.",
         f"{versions['links-named-otherwise']} over stdio.",
-        "`acp-suggestions check --reading link-label=name --predict text+misnamed_link`, then "
-        "with `--client shows-every-block`.",
-        f"{ACCEPT_THEN_SEND[1]} {_adopt('sends-what-it-showed')}",
+        "`acp-suggestions check --user-goals --reading link-label=name --predict "
+        "text+misnamed_link`, then with `--client shows-every-block --reading identity=content`.",
+        (
+            Op("remove", *CHIP_SHOULD),
+            Op("after-list", *ACCEPT_THEN_SEND, _adopt("sends-what-it-showed")),
+        ),
     )
 
 
@@ -316,13 +330,13 @@ def _auto_send(data: Review) -> Change:
     return Change(
         "A setting that sends by itself",
         AUTO_SETTING,
-        f"Add after it: \u201c{_adopt('auto-send-bounds')}\u201d",
+        f"Add after the list: \u201c{_adopt('auto-send-bounds')}\u201d",
         f"It sends without end; in {current}, a list that crossed the user's prompt; a "
-        "mention it sends attaches a file.",
+        "mention attaches a file.",
         f"{versions['auto-send-by-user']} over stdio, the user's setting on.",
-        "`acp-suggestions check --version 2 --reading auto-send=user --predict command`, then "
-        "with `--client auto-send-once,auto-send-after-response,auto-send-plain`.",
-        f"{AUTO_SETTING[1]} {_adopt('auto-send-bounds')}",
+        "`acp-suggestions check --user-goals --version 2 --reading auto-send=user --predict "
+        "command`, then with `--client auto-send-once,auto-send-after-response,auto-send-plain`.",
+        (Op("after-list", *AUTO_SETTING, _adopt("auto-send-bounds")),),
     )
 
 
@@ -402,8 +416,8 @@ def _verdict(data: Review) -> str:
         "**The list is safe over stdio in v1 and v2 as written; what the user sends is not: "
         f"edits {_runs(numbers)} close the gaps, each needed, none needing another; edit 2 "
         "helps what the user sees.** "
-        "Checked: every interleaving in small bounds, against any list the rules let an agent "
-        f"send, of the list and the user's side ({', '.join(a for a, _, _ in AXES)}); not: "
+        "Checked: every interleaving in small bounds, against any list an agent may send, "
+        f"of the list and the user's side ({', '.join(a for a, _, _ in AXES)}); not: "
         "timing, text read otherwise than sent."
     )
 
