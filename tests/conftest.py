@@ -13,7 +13,16 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+# The RFD's texts and the notes the tests read: `../shared` beside the clone, or the folder
+# ACP_SUGGESTIONS_SHARED names.
+SHARED = Path(
+    os.environ.get("ACP_SUGGESTIONS_SHARED") or Path(__file__).resolve().parents[2] / "shared"
+)
+MISSING = (
+    "the RFD's texts come from the folder `shared` beside this clone (its rfd/ holds "
+    "prompt-suggestions-rfd-2026-11-14.txt and the draft); set ACP_SUGGESTIONS_SHARED=DIR to "
+    "point at another"
+)
 CI = os.environ.get("CI") == "true"
 
 # Locally every run draws new examples (a failure prints the seed that reproduces it); CI
@@ -83,7 +92,7 @@ def shared_text() -> Callable[[str], str]:
     def read(relative: str) -> str:
         path = SHARED / relative
         if not path.exists():
-            message = f"{path} is not beside this clone"
+            message = f"{path} is missing: {MISSING}"
             if os.environ.get("CI") == "true":
                 pytest.fail(message + " (CI=true: the texts must be there)")
             pytest.skip(message)

@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from acp_suggestions.model.check.audit import Audit, audit, compare
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.rules import RULES, SIGNATURES, Revision
+from tests.conftest import MISSING, SHARED
+from tests.helpers import unavailable
 
 CURRENT = "rfd/prompt-suggestions-rfd-2026-11-14.txt"
 DRAFT = "rfd/prompt-suggestions-draft-2026-10-15.txt"
@@ -95,9 +97,9 @@ def test_a_replaced_sentence_loses_its_rule(shared_text: Callable[[str], str]) -
 @settings(max_examples=25, deadline=None)
 @given(st.randoms(use_true_random=False))
 def test_the_order_of_sentences_does_not_matter(random: Random) -> None:
-    text = Path(__file__).resolve().parents[2].joinpath("shared", CURRENT)
+    text = SHARED / CURRENT
     if not text.exists():
-        pytest.skip("the RFD texts are not beside this clone")
+        unavailable(f"{text} is missing: {MISSING}")
     lines = text.read_text(encoding="utf-8").splitlines()
     body = [i for i, line in enumerate(lines) if line.startswith("  •")]
     shuffled = [lines[i] for i in body]

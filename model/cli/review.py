@@ -176,9 +176,13 @@ def _review(args: argparse.Namespace) -> int:
             if summary.duties
             else ""
         )
-        + (f"; {cache.hits} results taken from the cache" if cache else "")
         + f"; {seconds:.1f}s; wrote {len(paths)} files under {out.given}"
     )
+    if cache:
+        err.print(
+            f"{cache.hits} of {len(todo)} results from the cache at {cache.folder} "
+            "(`--no-cache` to recompute)"
+        )
     try:
         first = letter.headlines(summary.as_json())
     except findings.Unsupported:
