@@ -12,7 +12,8 @@ class Exit(IntEnum):
     OK = 0  # done, and nothing in force broken (a trace: it passed, or nothing could tell)
     BROKEN = 1  # something in force broken: a property, a rule on the wire, an RFD sentence
     USAGE = 2  # nothing checked: a usage error, unusable input, a peer that cannot be set up
-    UNDECIDED = 3  # a search cut short: nothing broken in what it saw, the rest not decided
+    UNDECIDED = 3  # nothing broken in what was seen, the rest not decided (a search cut short,
+    # a trace with no evidence where evidence is required)
 
 
 # Each code in words, with the codes beyond the table (a started agent's, a signal's).
@@ -39,8 +40,9 @@ MEANINGS: tuple[tuple[str, str], ...] = (
     ),
     (
         "3",
-        "`check` only: the search stopped at `--max-states`; nothing broken in the runs it "
-        "saw, and nothing decided beyond them",
+        "not decided: `check` stopped at `--max-states` (nothing broken in the runs it saw, "
+        "nothing decided beyond them); `trace check --require-evidence` found no violation "
+        "but nothing of the feature on the wire (it says why)",
     ),
     ("126, 127", "`tap`: the agent's command cannot be run (127: not found), as in a shell"),
     (

@@ -15,7 +15,11 @@ from typing import Any
 import pytest
 
 from acp_suggestions.model.cli.main import main
-from acp_suggestions.model.wire.reports import NO_SUGGESTION_TRAFFIC, NOTHING_TO_CHECK
+from acp_suggestions.model.wire.reports import (
+    NO_SUGGESTION_TRAFFIC,
+    NOT_ADVERTISED,
+    NOTHING_TO_CHECK,
+)
 from tests.helpers import npm_install
 
 # The real Claude adapter from npm, with its own timeouts: slow, and alone (CI's serial pass).
@@ -199,7 +203,9 @@ def test_acpx_through_tap_against_the_adapter(
     assert main(["trace", "check", str(trace), "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["verdict"] == "inconclusive"
-    assert report["files"][0]["reason"] == NO_SUGGESTION_TRAFFIC
+    assert report["files"][0]["reason"] == NO_SUGGESTION_TRAFFIC + NOT_ADVERTISED
+    assert main(["trace", "check", str(trace), "--require-evidence"]) == 3
+    assert "the client did not advertise promptSuggestions" in capsys.readouterr().err
 
 
 def test_acpx_through_tap_against_the_reference_agent(acpx: Path, tmp_path: Path) -> None:

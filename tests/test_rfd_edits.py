@@ -12,11 +12,14 @@ from typing import Any
 
 import pytest
 
+from acp_suggestions.model.amendments import ADOPTIONS
 from acp_suggestions.model.check import review
+from acp_suggestions.model.check.audit import audit
 from acp_suggestions.model.check.summary import Summary
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.render import letter
 from acp_suggestions.model.render.rfd_edits import EditError, Op, apply
+from acp_suggestions.model.rules import Revision
 
 RFD = "rfd/prompt-suggestions-rfd-2026-11-14.txt"
 TEXT = """Client presentation
@@ -106,12 +109,20 @@ def test_the_letters_edits_apply_to_the_rfd_and_its_markdown(
     data: dict[str, Any], shared_text: Callable[[str], str]
 ) -> None:
     """Every operation of the letter applies at one place of the RFD's text and of a Markdown
-    rendition of it; the adopted sentences stand where the edits put them in both."""
+    rendition of it; the adopted sentences stand where the edits put them in both, and the
+    audit of either maps every sentence, the three adopted at their own levels."""
     ops = [op for change in letter.changes(data) for op in change.ops]
     assert len(ops) == 5
     text = shared_text(RFD)
     for source in (text, as_markdown(text)):
         edited = apply(source, ops)
+        found = audit(edited, Revision.CURRENT, ADOPTIONS)
+        assert found.clean, (found.unmapped, found.rules_without_sentence, found.level_changes)
+        assert {s.adopted for s in found.sentences if s.adopted} == {
+            "client-stops-on-send",
+            "sends-what-it-showed",
+            "auto-send-bounds",
+        }
         for op in ops:
             assert (op.text or op.sentence) in edited if op.kind != "remove" else True
         assert letter.CHIP_SHOULD[1] not in edited

@@ -5,6 +5,7 @@ small bounds, or a trace worked by hand in the docstring)."""
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
@@ -13,14 +14,17 @@ import pytest
 from hypothesis.stateful import run_state_machine_as_test
 
 from acp_suggestions.model import threats
-from acp_suggestions.model.check import spec
+from acp_suggestions.model.check import review, spec
 from acp_suggestions.model.check.explorer import explore
 from acp_suggestions.model.check.spec import of as spec_of
+from acp_suggestions.model.check.summary import Summary
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.config import Bounds, Config, baseline, client_policy
 from acp_suggestions.model.invariants import INVARIANTS, PROPERTIES_BY_NAME
 from acp_suggestions.model.liveness import LIVENESS
 from acp_suggestions.model.readings import READINGS_BY_NAME
+from acp_suggestions.model.render import promises, report
+from acp_suggestions.model.render.findings import Unsupported
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.state import (
     PREDICT_COMMAND,
@@ -316,3 +320,30 @@ def test_every_goal_of_the_user_layer_fails_somewhere() -> None:
     assert goals == set(GOALS_BROKEN_BY)
     for name, cfg in GOALS_BROKEN_BY.items():
         assert name in explore(spec_of(cfg)).violated, name
+
+
+@pytest.mark.slow
+def test_the_report_says_what_became_of_each_promise(
+    full_review: tuple[Summary, list[review.Outcome]],
+) -> None:
+    """The review judges each promise: where the compliant peers break it as written, and the
+    edit of the letter (judged in that setting by the review's plan) that closes each break;
+    a break by a client that itself breaks SC-7 is the client's; a promise the model cannot
+    speak of says why."""
+    data = json.loads(json.dumps(full_review[0].as_json()))
+    rows = {line.split(" | ")[0][2:]: line for line in promises.promises(data)[6:]}
+    assert set(rows) == {p.id for p in threats.PROMISES}
+    assert rows["U-1"].endswith("| holds | holds |")
+    assert "`user_gets_what_they_saw` in screen-lags" in rows["U-5"]
+    assert rows["U-5"].endswith("| edit 3 |")
+    assert "`automatic_send_current` in auto-send-by-user" in rows["U-8"]
+    assert "edit 4" in rows["U-8"] and "open (composer-features=on-accept)" in rows["U-6"]
+    assert rows["U-9"].endswith("| the client's (SC-7) |")
+    assert "not modelled:" in rows["U-13"]
+    report_text = report.markdown(*full_review)
+    assert "## The user's promises" in report_text.split(report.APPENDIX)[1]
+
+
+def test_a_review_without_the_threat_models_settings_judges_no_promise() -> None:
+    with pytest.raises(Unsupported, match="every environment the threat model"):
+        promises.promises({"environments": {}})

@@ -129,17 +129,18 @@ def test_a_trace_without_suggestion_traffic_passes_nothing(
     nothing: inconclusive, with the reason the probe gives too, and JUnit cases all skipped."""
     import xml.etree.ElementTree as ET
 
-    from acp_suggestions.model.wire.reports import NO_SUGGESTION_TRAFFIC
+    from acp_suggestions.model.wire.reports import NO_SUGGESTION_TRAFFIC, NOT_ADVERTISED
 
     quiet = tmp_path / "quiet.jsonl"
     turn = [*first_turn(caps={})[:-1], prompt(3), res("agent", 3, {"stopReason": "end_turn"})]
     quiet.write_bytes(b"".join(encoded(turn)))
     assert main(["trace", "check", str(quiet), "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["verdict"] == "inconclusive" and out["files"][0]["reason"] == NO_SUGGESTION_TRAFFIC
+    why = NO_SUGGESTION_TRAFFIC + NOT_ADVERTISED
+    assert out["verdict"] == "inconclusive" and out["files"][0]["reason"] == why
     assert out["findings"] and {f["verdict"] for f in out["findings"]} == {"pass"}
     assert main(["trace", "check", str(quiet)]) == 0
-    assert f"quiet.jsonl: inconclusive: {NO_SUGGESTION_TRAFFIC}" in capsys.readouterr().out
+    assert f"quiet.jsonl: inconclusive: {why}" in capsys.readouterr().out
     main(["trace", "check", str(quiet), "--format", "junit"])
     root = ET.fromstring(capsys.readouterr().out.split("\n", 1)[1])
     cases = list(root.iter("testcase"))
@@ -164,3 +165,19 @@ def test_past_a_hundred_findings_of_a_rule_the_rest_are_counted(
         "CAP-2: 50 more violation finding(s) past the first 100, counted, not listed"
         in report["notes"]
     ), report["notes"]
+
+
+def test_evidence_required_makes_an_inconclusive_trace_fail(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With --require-evidence a trace that exercised nothing exits 3 and says why (here, as
+    with acpx, a client that never advertised the capability); a trace with a list on the
+    wire passes as before."""
+    quiet = tmp_path / "quiet.jsonl"
+    turn = [*first_turn(caps={})[:-1], prompt(3), res("agent", 3, {"stopReason": "end_turn"})]
+    quiet.write_bytes(b"".join(encoded(turn)))
+    assert main(["trace", "check", str(quiet), "--require-evidence"]) == 3
+    assert "the client did not advertise promptSuggestions" in capsys.readouterr().err
+    busy = tmp_path / "busy.jsonl"
+    busy.write_bytes(b"".join(encoded(first_turn())))
+    assert main(["trace", "check", str(busy), "--require-evidence"]) == 0

@@ -103,6 +103,15 @@ def _cache(folder: Path) -> Cache:
         raise UsageError(f"--cache: {e} (or give --no-cache)") from None
 
 
+def _say_cache(cache: Cache | None, asked: int) -> None:
+    """How many of the review's results came from the cache, where, and how to recompute."""
+    if cache:
+        err.print(
+            f"{cache.hits} of {asked} results from the cache at {cache.folder} "
+            "(`--no-cache` to recompute)"
+        )
+
+
 def _review(args: argparse.Namespace) -> int:
     from rich.table import Table
 
@@ -178,11 +187,7 @@ def _review(args: argparse.Namespace) -> int:
         )
         + f"; {seconds:.1f}s; wrote {len(paths)} files under {out.given}"
     )
-    if cache:
-        err.print(
-            f"{cache.hits} of {len(todo)} results from the cache at {cache.folder} "
-            "(`--no-cache` to recompute)"
-        )
+    _say_cache(cache, len(todo))
     try:
         first = letter.headlines(summary.as_json())
     except findings.Unsupported:

@@ -20,6 +20,7 @@ from acp_suggestions.model.cli.common import (
     positive,
     seconds,
 )
+from acp_suggestions.model.exits import Exit
 
 if TYPE_CHECKING:
     from acp_suggestions.model.cli.common import Subparsers
@@ -49,7 +50,12 @@ def _trace_check(args: argparse.Namespace) -> int:
                         f"{d['section']}): {f.message}"
                     )
         print(checked.tally(reports))
-    return checked.overall(reports).exit_code
+    verdict = checked.overall(reports)
+    if args.require_evidence and verdict is Verdict.INCONCLUSIVE:
+        reasons = sorted({r.reason for r in reports if r.reason})
+        err.print(f"acp-suggestions: --require-evidence: inconclusive: {'; '.join(reasons)}")
+        return Exit.UNDECIDED
+    return verdict.exit_code
 
 
 def _agent_command(args: argparse.Namespace, name: str) -> list[str]:
@@ -220,6 +226,12 @@ def add_parsers(sub: Subparsers) -> None:
         choices=["text", "json", "junit"],
         default="text",
         help="text for people, json for tools, junit for CI (default: text)",
+    )
+    tc.add_argument(
+        "--require-evidence",
+        action="store_true",
+        help="an inconclusive result (nothing of the feature on the wire) exits 3, not 0, "
+        "and says why: for CI jobs that must exercise suggestions",
     )
     tc.set_defaults(run=_trace_check)
 

@@ -52,6 +52,9 @@ def promises(data: Review) -> list[str]:
     )
     numbers: dict[Make, int] = {make: n for n, make in enumerate(EDIT_ORDER, 1)}
     where = _broken_where(data)
+    # Where the client itself breaks SC-7 (a screen that shows text only), what breaks there
+    # is the client's to mend, not the RFD's.
+    clients = set(where.get("offers_only_what_it_shows", []))
     rows = []
     for p in threats.PROMISES:
         if not p.properties:
@@ -62,7 +65,10 @@ def promises(data: Review) -> list[str]:
             for place in where.get(prop, []):
                 broken.append(f"`{prop}` in {place}")
                 edit = _closed_by(place, prop)
-                fixed.append(f"edit {numbers[edit]}" if edit else f"open ({place})")
+                if edit:
+                    fixed.append(f"edit {numbers[edit]}")
+                else:
+                    fixed.append("the client's (SC-7)" if place in clients else f"open ({place})")
         checked = ", ".join(f"`{prop}`" for prop in p.properties)
         as_written = "; ".join(broken) or "holds"
         edited = ", ".join(sorted(set(fixed))) if fixed else "holds"
@@ -74,7 +80,8 @@ def promises(data: Review) -> list[str]:
         f"Each promise the RFD makes to the user, checked against {threats.ADVERSARY} "
         "(`acp-suggestions threats`; the page on the threat model): where the compliant peers "
         "break it as written (an environment of the review, or a reading's option), and what "
-        "closes each break.",
+        "closes each break: one of the letter's edits, the client (where it breaks SC-7 itself), "
+        "or nothing yet (open).",
         "",
         *markdown_table(["id", "promise", "checked by", "as written", "with the edits"], rows),
     ]

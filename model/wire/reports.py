@@ -24,6 +24,10 @@ NO_SUGGESTION_TRAFFIC = (
 )
 
 
+# Why: the client never asked for suggestions, so a compliant agent sent none.
+NOT_ADVERTISED = " (the client did not advertise promptSuggestions)"
+
+
 def gap_reason(line: int, sender: str, length: int) -> str:
     """Why a trace with a gap is inconclusive past it (what came before it still counts)."""
     return (
@@ -53,7 +57,9 @@ class FileReport:
         elif checker.suggestion_updates or not checker.findings:
             unexercised = ""
         else:
-            unexercised = NO_SUGGESTION_TRAFFIC
+            caps = checker.client_caps
+            silent = not (caps.advertised or caps.legacy_allowlisted)
+            unexercised = NO_SUGGESTION_TRAFFIC + (NOT_ADVERTISED if silent else "")
         return cls(file, checker.findings, notes(checker), unexercised=unexercised)
 
     @property
