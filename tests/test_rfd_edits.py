@@ -125,7 +125,9 @@ def test_the_letters_edits_apply_to_the_rfd_and_its_markdown(
         }
         for op in ops:
             assert (op.text or op.sentence) in edited if op.kind != "remove" else True
+        assert not audit(edited, Revision.CURRENT).clean  # the added MUSTs state no rule
         assert letter.CHIP_SHOULD[1] not in edited
+        assert "dismisses it or starts typing. A Client SHOULD stop" in edited
         assert (
             edited.index("The user turns on a Client setting")
             < edited.index("A Client MUST show every block")
