@@ -14,6 +14,7 @@ import pytest
 
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.messages import BASELINE_KINDS
+from acp_suggestions.model.wire import scripted
 from acp_suggestions.model.wire.agent import ReferenceAgent
 from acp_suggestions.model.wire.scripted import SCRIPTS, Script, ScriptedAgent
 from tests.helpers import CLI
@@ -216,3 +217,11 @@ def test_the_list_says_which_reading_each_offer_assumes(capsys: pytest.CaptureFi
     for script in REOPENS:
         assert "reopened-empty-from=completion" in script.shows, script.name
     assert [s.name for s in SCRIPTS if s.at_completion is not None] == ["replayed-on-load"]
+
+
+def test_the_implementers_page_states_each_scenario_as_the_agent_does() -> None:
+    """One statement of what each scenario does and what a correct client then offers: the
+    implementers' page shows the table the scripts hold, word for word."""
+    page = Path(__file__).resolve().parents[1] / "docs" / "tutorials" / "implementers.md"
+    assert "\n".join(scripted.table()) in page.read_text(encoding="utf-8")
+    assert all(s.brief[0] and s.brief[1] for s in scripted.SCRIPTS)

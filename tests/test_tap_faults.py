@@ -119,10 +119,11 @@ def test_a_non_blocking_stdin_is_read_to_its_end(tmp_path: Path) -> None:
 
 
 def _alive(pid: int) -> bool:
-    """Whether process `pid` still runs (a zombie waiting for its reaper does not)."""
+    """Whether process `pid` still runs (a zombie waiting for its reaper does not; one that
+    ends while its stat is read, ESRCH from the read, does not either)."""
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, IndexError):
+    except (FileNotFoundError, ProcessLookupError, IndexError):
         return False
     return state not in ("Z", "X")
 

@@ -55,6 +55,8 @@ class Script:
     reopen: Reopen = ""
     ungated: bool = False  # sends without the client's capability
     at_completion: tuple[str, ...] | None = None
+    # `does` and `shows` in a few words, for the implementers' table (`table`).
+    brief: tuple[str, str] = ("", "")
 
     def offered_after(self, turn: int, completion: bool = False) -> tuple[str, ...]:
         """What a correct client offers after turn `turn` (or the reopen) settles; with
@@ -74,6 +76,10 @@ SCRIPTS: tuple[Script, ...] = (
         "turn",
         (PREDICTION,),
         ("CP-1", "D-5", "TM-3"),
+        brief=(
+            "ends each turn with a prediction",
+            "the prediction; Tab fills the composer, nothing is sent",
+        ),
     ),
     Script(
         "crossing-prompt",
@@ -87,6 +93,10 @@ SCRIPTS: tuple[Script, ...] = (
         (PREDICTION,),
         ("UPD-3", "LT-2", "LT-7", "D-4"),
         cross=True,
+        brief=(
+            "meets each prompt with a list from before it, then withdraws it",
+            "never that list once withdrawn; the turn's prediction after the turn",
+        ),
     ),
     Script(
         "withdrawn-mid-turn",
@@ -98,6 +108,10 @@ SCRIPTS: tuple[Script, ...] = (
         ("UPD-3", "LT-2"),
         mid_turn=True,
         prediction="none",
+        brief=(
+            "offers a list mid-turn and withdraws it before the turn ends",
+            "nothing after the turn",
+        ),
     ),
     Script(
         "unsupported-block",
@@ -110,6 +124,10 @@ SCRIPTS: tuple[Script, ...] = (
         ("SC-4", "SC-5", "SC-6"),
         breaks=("SC-3",),
         prediction="unsupported",
+        brief=(
+            "offers two suggestions, the first with a block kind you did not opt into",
+            "the second only",
+        ),
     ),
     Script(
         "replayed-on-load",
@@ -124,6 +142,11 @@ SCRIPTS: tuple[Script, ...] = (
         breaks=("RP-1",),
         reopen="replay-list",
         at_completion=(),
+        brief=(
+            "replays a list inside `session/load` or a replaying `session/resume`",
+            "the replayed list, as the RFD is written; nothing once the reopen completes, with "
+            "the letter's edit 1",
+        ),
     ),
     Script(
         "list-during-resume",
@@ -137,6 +160,10 @@ SCRIPTS: tuple[Script, ...] = (
         ("RP-2", "RP-3"),
         breaks=("RP-1",),  # in v1 and in a replaying resume, where the list is in the replay
         reopen="list-before-and-after",
+        brief=(
+            "sends a list before answering a reopen, another after",
+            "the one sent after the answer (the first until then, as the RFD is written)",
+        ),
     ),
     Script(
         "unadvertised",
@@ -148,9 +175,20 @@ SCRIPTS: tuple[Script, ...] = (
         ("D-9", "CAP-4"),
         breaks=("CAP-2",),
         ungated=True,
+        brief=(
+            "sends predictions to a client that did not advertise `promptSuggestions`",
+            "nothing, and the turn goes on as usual",
+        ),
     ),
 )
 BY_NAME = {s.name: s for s in SCRIPTS}
+
+
+def table() -> list[str]:
+    """The scenarios in short, as the implementers' page shows them (a test holds the page to
+    it): what the agent does, and what a correct client then offers."""
+    out = ["| scenario | the agent | a correct client then offers |", "| --- | --- | --- |"]
+    return out + [f"| `{s.name}` | {s.brief[0]} | {s.brief[1]} |" for s in SCRIPTS]
 
 
 class ScriptedAgent(ReferenceAgent):
