@@ -10,6 +10,7 @@ import pytest
 
 from acp_suggestions.model.cli.main import main
 from tests.traces import (
+    TEXT,
     VALID,
     encoded,
     first_turn,
@@ -181,3 +182,83 @@ def test_evidence_required_makes_an_inconclusive_trace_fail(
     busy = tmp_path / "busy.jsonl"
     busy.write_bytes(b"".join(encoded(first_turn())))
     assert main(["trace", "check", str(busy), "--require-evidence"]) == 0
+
+
+def _auto_sending(tmp_path: Path) -> Path:
+    """A client that sends the offered suggestion as its next prompt, twice: what the model's
+    client breaking CP-1 does, as `tap` records it."""
+    turns = [
+        *first_turn(),
+        prompt(3),
+        suggest(),  # the agent withdraws the list it accepts the prompt over (LT-5)
+        res("agent", 3, {"stopReason": "end_turn"}),
+        suggest(TEXT),
+        prompt(4),
+        suggest(),
+        res("agent", 4, {"stopReason": "end_turn"}),
+    ]
+    trace = tmp_path / "auto.jsonl"
+    trace.write_bytes(b"".join(encoded(turns)))
+    return trace
+
+
+def _record(tmp_path: Path, *actions: dict[str, object]) -> str:
+    path = tmp_path / "actions.jsonl"
+    path.write_text("".join(json.dumps(a) + "\n" for a in actions))
+    return str(path)
+
+
+ON, OFF = {"action": "setting-on", "prompts_sent": 0}, {"action": "setting-off", "prompts_sent": 2}
+
+
+@pytest.mark.parametrize(
+    ("actions", "verdicts"),
+    [
+        ((), ["violation", "violation"]),
+        (({"action": "typed", "prompts_sent": 1}, {"action": "dismissed", "prompts_sent": 2}),
+         ["violation", "violation"]),
+        (({"action": "sent", "prompts_sent": 1}, {"action": "selected", "prompts_sent": 2}),
+         ["pass"]),
+        (({"action": "setting-on", "prompts_sent": 1},), ["pass"]),
+        ((ON, OFF), ["pass", "violation"]),
+    ],
+    ids=["none", "no-send", "sent-each", "setting-on", "setting-off-before-the-third"],
+)  # fmt: skip
+def test_the_users_record_makes_cp1_a_verdict(
+    actions: tuple[dict[str, object], ...],
+    verdicts: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """With the test's record of its user's actions, each prompt that sends the suggestion
+    then offered (the session's second and third) with no send, chip or user's setting before
+    it breaks CP-1 (a pass is listed once a session); without the record the same trace
+    passes, with a note that the recording cannot tell."""
+    trace = str(_auto_sending(tmp_path))
+    args = ["trace", "check", trace, "--user-actions", _record(tmp_path, *actions)]
+    code = 1 if "violation" in verdicts else 0
+    assert main([*args, "--format", "json"]) == code
+    report = json.loads(capsys.readouterr().out)["files"][0]
+    assert [f["verdict"] for f in report["findings"] if f["rule"] == "CP-1"] == verdicts
+    assert main(["trace", "check", trace, "--format", "json"]) == 0
+    (note,) = json.loads(capsys.readouterr().out)["files"][0]["notes"]
+    assert "2 prompt(s) send the suggestion then offered, 2 in a row" in note
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ('{"action": "clicked", "prompts_sent": 0}\n', "line 1: action 'clicked' is not one of"),
+        ('{"action": "sent"}\n', "line 1: prompts_sent must be a whole number"),
+        ('\n{"action": "sent", "prompts_sent": -1}\n', "line 2: prompts_sent must be"),
+        ("not json\n", "line 1: not JSON"),
+    ],
+)
+def test_a_wrong_user_record_is_refused_with_its_line(
+    text: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "actions.jsonl"
+    record.write_text(text)
+    trace = str(_auto_sending(tmp_path))
+    assert main(["trace", "check", trace, "--user-actions", str(record)]) == 2
+    assert says in capsys.readouterr().err

@@ -25,13 +25,15 @@ from acp_suggestions.model.exits import Exit
 if TYPE_CHECKING:
     from acp_suggestions.model.cli.common import Subparsers
     from acp_suggestions.model.render.atomic import OutputFolder
+    from acp_suggestions.model.wire.user_actions import Choices
 
 
 def _trace_check(args: argparse.Namespace) -> int:
     from acp_suggestions.model.wire import reports as checked
     from acp_suggestions.model.wire.monitors import Verdict
 
-    reports = [checked.check_file(path, args.observer) for path in args.files]
+    choices = _choices(args)
+    reports = [checked.check_file(path, args.observer, choices) for path in args.files]
     if args.format == "junit":
         print(checked.junit(reports), end="")
     elif args.format == "json":
@@ -56,6 +58,22 @@ def _trace_check(args: argparse.Namespace) -> int:
         err.print(f"acp-suggestions: --require-evidence: inconclusive: {'; '.join(reasons)}")
         return Exit.UNDECIDED
     return verdict.exit_code
+
+
+def _choices(args: argparse.Namespace) -> Choices | None:
+    """The test's record of its user's actions (`--user-actions`), read and checked."""
+    from acp_suggestions.model.wire import user_actions
+
+    if args.user_actions is None:
+        return None
+    if len(args.files) != 1:
+        raise UsageError("--user-actions records one session's user: give one trace with it")
+    if args.observer != "client":
+        raise UsageError("--user-actions judges the client's sends: give a client's recording")
+    try:
+        return user_actions.Choices(tuple(user_actions.read(Path(args.user_actions))))
+    except user_actions.UserActionsError as exc:
+        raise UsageError(f"--user-actions {args.user_actions}: {exc}") from None
 
 
 def _agent_command(args: argparse.Namespace, name: str) -> list[str]:
@@ -226,6 +244,13 @@ def add_parsers(sub: Subparsers) -> None:
         choices=["text", "json", "junit"],
         default="text",
         help="text for people, json for tools, junit for CI (default: text)",
+    )
+    tc.add_argument(
+        "--user-actions",
+        metavar="FILE",
+        help='what the test\'s user did, JSON Lines of {"action": ..., "prompts_sent": N}: '
+        "with it a prompt that sends the suggestion then offered with no user action is a "
+        "CP-1 violation (without it, a note)",
     )
     tc.add_argument(
         "--require-evidence",

@@ -15,6 +15,7 @@ from acp_suggestions.model import junit as junit_xml
 from acp_suggestions.model.wire import decode
 from acp_suggestions.model.wire.monitors import Observer, Verdict
 from acp_suggestions.model.wire.tracecheck import Checker, Finding, check_lines, notes, verdict_of
+from acp_suggestions.model.wire.user_actions import Choices
 
 NOTHING_TO_CHECK = "no rule found anything to check: no session or no suggestion traffic"
 # Why a trace without a list or a withdrawal passes nothing: each rule it "kept" it kept by
@@ -175,13 +176,16 @@ def junit(reports: list[FileReport]) -> str:
     return junit_xml.dumps(root)
 
 
-def check_file(path: str | os.PathLike[str], observer: Observer = "client") -> FileReport:
-    """Check one trace file; unusable input is the report's error, not an exception, so one
-    bad file among many is reported with the others."""
+def check_file(
+    path: str | os.PathLike[str], observer: Observer = "client", choices: Choices | None = None
+) -> FileReport:
+    """Check one trace file (CP-1 too, given the test's record of its user's actions);
+    unusable input is the report's error, not an exception, so one bad file among many is
+    reported with the others."""
     file = os.fspath(path)
     try:
         with open(file, "rb") as f:
-            checker = check_lines(decode.bounded_lines(f), observer)
+            checker = check_lines(decode.bounded_lines(f), observer, choices)
     except FileNotFoundError:
         return FileReport(file, error="no such file")
     except IsADirectoryError:

@@ -34,7 +34,10 @@ from acp_suggestions.model.wire.monitors import (
     Observer,
     Verdict,
 )
+from acp_suggestions.model.wire.user_actions import Choices
 
+# CP-1 is judged from the client's side with the test's record of its user's actions.
+JUDGED_WITH_THE_USER: tuple[Observer, ...] = ("client",)
 # The methods each side serves (the ACP SDK's own lists): a request for anything else, but an
 # extension method (leading underscore), is not ACP traffic.
 _SERVED = dict(zip(("agent", "client"), (frozenset(m.values()) for m in methods()), strict=True))
@@ -73,7 +76,7 @@ class Finding:
             "section": r.section,
             "level": r.level.value,
             "verdict": self.verdict,
-            "exact_from": list(EXACT_FROM[self.rule]),
+            "exact_from": list(EXACT_FROM.get(self.rule, JUDGED_WITH_THE_USER)),
             "line": self.line,
             "session": self.session,
             "message": self.message,
@@ -107,6 +110,7 @@ class _Session:
     first_message: object = None  # v2: the id of the session's first user message
     first_echoed: bool = False  # v2: its `user_message` came
     offered: tuple[Suggestion, ...] = ()  # the suggestions of the last list seen
+    sent: int = 0  # the session's prompts so far
     # Prompts that each sent a suggestion then offered: how many, the run of them in a row
     # going on now (its length and first line), and the longest run (length, first, last).
     from_offer: int = 0
@@ -120,6 +124,8 @@ class Checker:
     sessions, prompts) and turns its messages into the events the rules' monitors watch."""
 
     observer: Observer = "client"
+    # What the test's user did (`model.wire.user_actions`): with it, CP-1 is judged.
+    choices: Choices | None = None
     version: int | None = None
     client_caps: ClientSuggestionCaps = field(default_factory=ClientSuggestionCaps)
     agent_caps: AgentPromptCaps = field(default_factory=AgentPromptCaps)
@@ -158,6 +164,21 @@ class Checker:
             return
         self.listed_findings[rule, verdict] = kept + 1
         self.findings.append(Finding(rule, verdict, line, session, message))
+
+    def _judge_choice(self, number: int, sid: str, prompt: int) -> None:
+        """CP-1 on a prompt that sends the suggestion then offered, by the user's record."""
+        assert self.choices is not None
+        if self.choices.chose(sid, prompt):
+            self._find("CP-1", Verdict.PASS, number, sid, "a user action sent it")
+        else:
+            self._find(
+                "CP-1",
+                Verdict.VIOLATION,
+                number,
+                sid,
+                f"prompt {prompt} sends the suggestion then offered, and the user's record has "
+                "no send, no chip selected and no setting turned on before it",
+            )
 
     def listed(self, sid: str) -> bool:
         """Whether the list the observer last saw in session `sid` is non-empty."""
@@ -285,10 +306,14 @@ class Checker:
     def _on_prompt(self, number: int, sid: str, request_id: Any, params: dict[str, Any]) -> None:
         s = self._session(sid)
         s.prompts[request_id] = _Prompt(number)
+        s.sent += 1
         sent = prompt_blocks(params.get("prompt")) if s.offered else None
         if sent is not None and any(sug.blocks() == sent for sug in s.offered):
             # A user's Tab and Enter, or a setting that sends suggestions by itself (CP-1,
-            # CP-3): the wire shows no user action, so this is a note, never a verdict.
+            # CP-3): the wire shows no user action, so this is a note, never a verdict,
+            # unless the test's record of its user's actions says (CP-1).
+            if self.choices is not None:
+                self._judge_choice(number, sid, s.sent)
             length, first = s.run
             s.run = (length + 1, first or number)
             s.from_offer += 1
@@ -440,17 +465,23 @@ def notes(checker: Checker) -> list[str]:
     return out
 
 
-def check_lines(lines: Iterable[bytes], observer: Observer = "client") -> Checker:
-    """Check a whole trace; raises TraceError on unusable input."""
-    return check_messages(read_records(lines), observer)
+def check_lines(
+    lines: Iterable[bytes], observer: Observer = "client", choices: Choices | None = None
+) -> Checker:
+    """Check a whole trace (with the test's record of its user's actions, if given); raises
+    TraceError on unusable input."""
+    return check_messages(read_records(lines), observer, choices)
 
 
 def check_messages(
-    messages: Iterable[tuple[int, str, dict[str, Any] | Gap | None]], observer: Observer = "client"
+    messages: Iterable[tuple[int, str, dict[str, Any] | Gap | None]],
+    observer: Observer = "client",
+    choices: Choices | None = None,
 ) -> Checker:
     """Check a trace's messages, each (line, sender, message, or a Gap, or None for one no
-    rule reads); raises TraceError on unusable input."""
-    checker = Checker(observer=observer)
+    rule reads), with the test's record of its user's actions if given; raises TraceError on
+    unusable input."""
+    checker = Checker(observer=observer, choices=choices)
     last = 0
     for number, sender, msg in messages:
         if isinstance(msg, Gap):  # the rest is checked as a trace, not against the rules
