@@ -41,8 +41,8 @@ MEANINGS: tuple[tuple[str, str], ...] = (
     (
         "3",
         "not decided: `check` stopped at `--max-states` (nothing broken in the runs it saw, "
-        "nothing decided beyond them); `trace check --require-evidence` found no violation "
-        "but nothing of the feature on the wire (it says why)",
+        "nothing decided beyond them); `trace check` or `probe` with `--require-evidence` found "
+        "no violation but nothing of the feature on the wire (it says why)",
     ),
     ("126, 127", "`tap`: the agent's command cannot be run (127: not found), as in a shell"),
     (

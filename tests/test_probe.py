@@ -458,3 +458,15 @@ def test_a_ctrl_c_keeps_the_recordings_of_the_finished_scenarios(tmp_path: Path)
     first = SCENARIOS[0].name
     assert {f"{first}.jsonl", f"{first}.agent-stderr.txt"} <= {p.name for p in out.iterdir()}
     assert b"interrupted; the finished scenarios are in" in err
+
+
+def test_evidence_required_makes_a_probe_with_nothing_on_the_wire_exit_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The probe's scenario without the capability sees no list (as it should); alone, that
+    is inconclusive, exit 0, or with --require-evidence exit 3, saying why."""
+    argv = ["probe", "--out", str(tmp_path / "o"), "--scenario", "capability-off"]
+    assert main([*argv, "--", *AGENT]) == 0
+    capsys.readouterr()
+    assert main([*argv, "--require-evidence", "--", *AGENT]) == 3
+    assert "the client did not advertise promptSuggestions" in capsys.readouterr().err

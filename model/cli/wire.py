@@ -25,6 +25,7 @@ from acp_suggestions.model.exits import Exit
 if TYPE_CHECKING:
     from acp_suggestions.model.cli.common import Subparsers
     from acp_suggestions.model.render.atomic import OutputFolder
+    from acp_suggestions.model.wire.reports import FileReport
     from acp_suggestions.model.wire.user_actions import Choices
 
 
@@ -52,6 +53,15 @@ def _trace_check(args: argparse.Namespace) -> int:
                         f"{d['section']}): {f.message}"
                     )
         print(checked.tally(reports))
+    return _exit(args, reports)
+
+
+def _exit(args: argparse.Namespace, reports: list[FileReport]) -> int:
+    """The exit code of checked recordings: their verdict's, or with `--require-evidence` an
+    inconclusive one exits 3 and says why."""
+    from acp_suggestions.model.wire import reports as checked
+    from acp_suggestions.model.wire.monitors import Verdict
+
     verdict = checked.overall(reports)
     if args.require_evidence and verdict is Verdict.INCONCLUSIVE:
         reasons = sorted({r.reason for r in reports if r.reason})
@@ -190,7 +200,7 @@ def _probe(args: argparse.Namespace) -> int:
             f"{len(rules)}"
         )
         print(f"{verdict}: traces and the agent's stderr in {out.given}/")
-    return verdict.exit_code
+    return _exit(args, reports)
 
 
 def _tap(args: argparse.Namespace) -> int:
@@ -227,6 +237,16 @@ def _agent(args: argparse.Namespace) -> int:
     return 0
 
 
+def evidence_option(parser: argparse.ArgumentParser) -> None:
+    """`--require-evidence`, for a command that checks recordings."""
+    parser.add_argument(
+        "--require-evidence",
+        action="store_true",
+        help="an inconclusive result (nothing of the feature on the wire) exits 3, not 0, "
+        "and says why: for CI jobs that must exercise suggestions",
+    )
+
+
 def add_parsers(sub: Subparsers) -> None:
     """The `trace check` and `probe` commands."""
     trace = sub.add_parser("trace", help="recorded ACP traffic")
@@ -252,12 +272,7 @@ def add_parsers(sub: Subparsers) -> None:
         "with it a prompt that sends the suggestion then offered with no user action is a "
         "CP-1 violation (without it, a note)",
     )
-    tc.add_argument(
-        "--require-evidence",
-        action="store_true",
-        help="an inconclusive result (nothing of the feature on the wire) exits 3, not 0, "
-        "and says why: for CI jobs that must exercise suggestions",
-    )
+    evidence_option(tc)
     tc.set_defaults(run=_trace_check)
 
     prb = sub.add_parser(
@@ -346,6 +361,7 @@ def add_parsers(sub: Subparsers) -> None:
         help="seconds each scenario may take, its agent's start included (default 60)",
     )
     prb.add_argument("--format", choices=["text", "json", "junit"], default="text")
+    evidence_option(prb)
     prb.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
     prb.set_defaults(run=_probe)
 
