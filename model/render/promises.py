@@ -6,7 +6,15 @@ from __future__ import annotations
 from acp_suggestions.model import threats
 from acp_suggestions.model.amendments import AMENDMENTS_BY_NAME
 from acp_suggestions.model.render.findings import Review
-from acp_suggestions.model.render.letter import EDIT_ORDER, GAPS, NEEDED, SETTLED_BY, Make, need
+from acp_suggestions.model.render.letter import (
+    EDIT_ORDER,
+    GAPS,
+    NEEDED,
+    SETTLED_BY,
+    Make,
+    need,
+    needed,
+)
 from acp_suggestions.model.render.mdtext import markdown_table
 
 
@@ -50,6 +58,7 @@ def promises(data: Review) -> list[str]:
         {env for gaps in GAPS.values() for env in gaps} <= judged,
         "the review judged every environment the threat model's edits close",
     )
+    needed(data)  # the letter's whole set keeps every judged property in each edit's settings
     numbers: dict[Make, int] = {make: n for n, make in enumerate(EDIT_ORDER, 1)}
     where = _broken_where(data)
     # Where the client itself breaks SC-7 (a screen that shows text only), what breaks there
