@@ -23,6 +23,7 @@ from acp_suggestions.model.liveness import LIVENESS
 from acp_suggestions.model.render import letter, report
 from acp_suggestions.model.render.findings import Unsupported
 from acp_suggestions.model.rules import Revision
+from acp_suggestions.model.threats import AXES
 
 RFD = "rfd/prompt-suggestions-rfd-2026-11-14.txt"
 
@@ -82,8 +83,10 @@ def test_the_report_opens_with_the_letter_whose_first_line_is_the_verdict(
         assert c.paste in text and c.proof in text
         assert (c.quote[1] in text) == (n < rfds)  # the SDKs': its section
     assert text.index("### Security and the user") < text.index("### For the SDKs")
-    for name in ("empty-on-completion", "auto-send-once", "ordered-updates"):
+    for name in ("empty-on-completion", "sends-what-it-showed", "auto-send-bounds"):
         assert ADOPTIONS_BY_NAME[name].sentence in text
+    assert "against any list an agent may send" in lines[2]
+    assert all(axis in lines[2] for axis, _, _ in AXES)
     assert "prompt_suggestions_update" in ADOPTIONS_BY_NAME["client-fences-load"].sentence
     report_text = report.markdown(*full_review)
     headings = [line for line in report_text.splitlines() if line.startswith("## ")]
@@ -185,8 +188,8 @@ def test_leaving_any_edit_of_the_letters_set_out_leaves_the_gap_it_closes(
 @pytest.mark.parametrize(
     ("change", "says"),
     [
-        (lambda f: f.update(whole=f["without"]["auto-send-once"]), "keeps every property"),
-        (lambda f: f["without"].update({"auto-send-once": None}), "auto-send-once is needed"),
+        (lambda f: f.update(whole=f["without"]["auto-send-bounds"]), "keeps every property"),
+        (lambda f: f["without"].update({"auto-send-bounds": None}), "auto-send-bounds is needed"),
         (lambda f: f["alone"].update(f["without"]), "needs no"),
     ],
     ids=["whole-fails", "not-needed", "needs-another"],
@@ -224,8 +227,8 @@ def test_each_edits_scope_is_no_wider_than_its_cells(data: dict[str, Any]) -> No
     for sdk, name in (("python-sdk", "Python's"), ("typescript-sdk", "TypeScript's")):
         assert (name in said) == any(t == sdk for _, t in ordered)
     for headline, env, broken in (
-        ("A link the user never saw", "grey-text-with-links", "user_saw_what_they_sent"),
-        ("A setting that never stops", "auto-send-by-user", "automatic_sends_bounded"),
+        ("What the user saw is what is sent", "links-named-otherwise", "user_saw_what_they_sent"),
+        ("A setting that sends by itself", "auto-send-by-user", "automatic_sends_bounded"),
         ("Typed SDKs drop a whole update", "typed-sdk-client", "client_holds_latest"),
     ):
         cells = sorted(
@@ -276,13 +279,15 @@ def test_the_questions_are_every_reading(data: dict[str, Any]) -> None:
     with what the model reads and which option changes a verdict; the others by name, with
     the edit that settles each."""
     questions = letter._questions(data)
-    asked = [r for r in readings.READINGS if r.name not in letter.SETTLED_BY]
-    assert len(readings.READINGS) >= 4
-    assert {"acceptance-order", "conversation-changes"} <= {r.name for r in asked}
+    open_points = [r for r in readings.READINGS if r.name not in letter.SETTLED_BY]
+    quiet = {"acceptance-order", "conversation-changes"}
+    assert len(readings.READINGS) >= 4 and quiet <= {r.name for r in open_points}
+    asked = [r for r in open_points if r.name not in quiet]
     for q, r in zip(questions, asked, strict=False):
         assert r.question in q and f"(read `{r.default}`;" in q, r.name
-    *_, settled = questions
-    assert len(questions) == len(asked) + 1
+    *_, unchanged, settled = questions
+    assert unchanged == "`acceptance-order`, `conversation-changes`: no verdict changes with them."
+    assert len(questions) == len(asked) + 2
     for name, make in letter.SETTLED_BY.items():
         n = letter.EDIT_ORDER.index(make) + 1
         assert f"`{name}`" in settled.split(f"edit {n}:")[1].split(";")[0], name
@@ -290,6 +295,7 @@ def test_the_questions_are_every_reading(data: dict[str, Any]) -> None:
     order = next(r for r in changed["readings"] if r["name"] == "acceptance-order")
     order["others"][0]["settings"][0]["opened"] = ["client_never_waits"]
     assert "`withdrawal-first` changes what fails" in letter._questions(changed)[0]
+    assert letter._questions(changed)[-2].startswith("`conversation-changes`: no verdict")
 
 
 def test_the_reports_body_fits_before_its_appendix(

@@ -331,7 +331,8 @@ def test_the_report_says_what_became_of_each_promise(
     a break by a client that itself breaks SC-7 is the client's; a promise the model cannot
     speak of says why."""
     data = json.loads(json.dumps(full_review[0].as_json()))
-    rows = {line.split(" | ")[0][2:]: line for line in promises.promises(data)[6:]}
+    lines = promises.promises(data)
+    rows = {line.split(" | ")[0][2:]: line for line in lines if line.startswith("| U-")}
     assert set(rows) == {p.id for p in threats.PROMISES}
     assert rows["U-1"].endswith("| holds | holds |")
     assert "`user_gets_what_they_saw` in screen-lags" in rows["U-5"]

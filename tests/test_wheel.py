@@ -123,3 +123,45 @@ def test_the_installed_command_works_from_another_folder(installed: Path, tmp_pa
     agent = [sys.executable, "-m", "acp_suggestions.model.wire.agent"]
     probed = run("probe", "--out", "probe", "--", *agent)
     assert probed.returncode == 0, probed.stdout + probed.stderr
+
+
+@pytest.fixture(scope="module")
+def clean_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A new virtual environment with the wheel and its declared dependencies, no extras: what
+    `pip install .` gives a user (no test or cluster packages beside it)."""
+    venv = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", str(wheel)]
+    done = subprocess.run(pip, capture_output=True, text=True, timeout=900, check=False)
+    if done.returncode != 0:
+        unavailable(f"pip install of the wheel failed: {done.stderr[-2000:]}")
+    return venv
+
+
+def test_a_clean_install_runs_the_review_and_the_readmes_commands(
+    clean_venv: Path, tmp_path: Path
+) -> None:
+    """From another folder, with the wheel and its dependencies alone: the review (which
+    validates its JSON examples with jsonschema, a run-time dependency), a check, the
+    threat model's promises and the rule catalogue run as the README shows them."""
+    command = str(clean_venv / "bin" / "acp-suggestions")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [command, *argv], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900
+        )
+
+    free = subprocess.run(
+        [str(clean_venv / "bin" / "python"), "-c", "import jsonschema, pytest"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "No module named 'pytest'" in free.stderr  # no test extra in this install
+    for argv in (["rules"], ["threats"], ["check", "--version", "1", "--break", "LT-5"]):
+        ran = run(*argv)
+        assert ran.returncode in (0, 1) and "Traceback" not in ran.stderr, (argv, ran.stderr)
+    reviewed = run("review", "--out", "out", "--no-cache")
+    assert reviewed.returncode == 0, reviewed.stderr[-3000:]
+    assert (tmp_path / "out" / "review.json").exists()

@@ -404,7 +404,7 @@ def _finding_12(data: Review) -> str:
         "attaches its file with no user action (`--predict command`, the goal "
         "`features_only_by_user_send`). A setting on by default sends nothing (CP-3; "
         "`--break CP-3` shows the breach). Modelling choice: the setting sends each list it "
-        "receives once. Candidate sentence, after the setting's bullet: "
+        "receives once. Candidate sentence, after Client presentation's list: "
         f"\u201c{ADOPTIONS_BY_NAME['auto-send-bounds'].sentence}\u201d (`--client "
         "auto-send-once,auto-send-after-response,auto-send-plain` keeps the three goals)."
     )
