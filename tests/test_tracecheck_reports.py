@@ -178,7 +178,9 @@ def test_evidence_required_makes_an_inconclusive_trace_fail(
     turn = [*first_turn(caps={})[:-1], prompt(3), res("agent", 3, {"stopReason": "end_turn"})]
     quiet.write_bytes(b"".join(encoded(turn)))
     assert main(["trace", "check", str(quiet), "--require-evidence"]) == 3
-    assert "the client did not advertise promptSuggestions" in capsys.readouterr().err
+    said = capsys.readouterr()
+    assert "the client did not advertise promptSuggestions" in said.err
+    assert said.out.endswith("inconclusive: 0 violations, 0 findings left open, 1 check passed\n")
     busy = tmp_path / "busy.jsonl"
     busy.write_bytes(b"".join(encoded(first_turn())))
     assert main(["trace", "check", str(busy), "--require-evidence"]) == 0

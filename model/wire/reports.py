@@ -119,12 +119,18 @@ def document(reports: list[FileReport]) -> dict[str, Any]:
     }
 
 
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
 def tally(reports: list[FileReport]) -> str:
-    """The closing line of the text format: the overall verdict and the findings by verdict."""
+    """The closing line of the text format, a sentence: the overall verdict, then the findings
+    by verdict ("inconclusive: 0 violations, 0 findings left open, 1 check passed")."""
     counts = Counter(f.verdict for r in reports for f in r.findings)
     return (
-        f"{overall(reports)}: {counts[Verdict.VIOLATION]} violations, "
-        f"{counts[Verdict.INCONCLUSIVE]} inconclusive, {counts[Verdict.PASS]} rules passed"
+        f"{overall(reports)}: {_count(counts[Verdict.VIOLATION], 'violation')}, "
+        f"{_count(counts[Verdict.INCONCLUSIVE], 'finding')} left open, "
+        f"{_count(counts[Verdict.PASS], 'check')} passed"
     )
 
 
