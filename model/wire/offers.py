@@ -42,6 +42,7 @@ class Seen:
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
         self.suggested = asyncio.Event()
+        self.offering = asyncio.Event()  # set while `offered` holds a suggestion
         self.offered: list[Any] | None = None
 
     def record(self, event: StreamEvent) -> None:
@@ -57,6 +58,10 @@ class Seen:
         elif event.message.get("method") == "session/prompt":
             self.suggested.clear()
             self.offered = None
+        if self.offered is None:
+            self.offering.clear()
+        else:
+            self.offering.set()
 
 
 def first_offered(update: dict[str, Any]) -> list[Any] | None:

@@ -121,7 +121,7 @@ async def _run(
     from acp.exceptions import RequestError
 
     seen = Seen(lines)
-    auto_sent = 0
+    auto_sent, stopped = 0, False
 
     async def answer(method: str, params: Any, is_notification: bool) -> Any:
         """The agent's requests, answered as a minimal client does: a permission by
@@ -166,6 +166,13 @@ async def _run(
                     await asyncio.wait_for(seen.suggested.wait(), min(1.0, step_timeout))
                 await asyncio.sleep(rng.uniform(0.0, 0.05))
             elif action == AUTO_SEND:  # the setting sends what is offered, if anything
+                # It waits for an offer (the turn's prediction), not for a wall-clock window,
+                # up to the step's timeout; an agent that offers nothing in that time has
+                # stopped suggesting, and the later sends do not wait for it again.
+                if seen.offered is None and not stopped:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(seen.offering.wait(), step_timeout)
+                    stopped = seen.offered is None
                 if seen.offered is not None:
                     auto_sent += 1
                     await act(action, conn, sessions, step, rng, new, version, seen.offered)
