@@ -35,13 +35,12 @@ def lists_in(update: dict[str, Any]) -> list[Any] | None:
 
 
 class Seen:
-    """What the probe's client sees of the agent's lists as it records each message: whether
-    one arrived since its last prompt, and the blocks of the first suggestion it offers now
-    (it stops offering a list when it sends a prompt)."""
+    """What the probe's client sees of the agent's lists as it records each message: the
+    blocks of the first suggestion it offers now, and an event set while it offers one (it
+    stops offering a list when it sends a prompt)."""
 
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
-        self.suggested = asyncio.Event()
         self.offering = asyncio.Event()  # set while `offered` holds a suggestion
         self.offered: list[Any] | None = None
 
@@ -54,9 +53,7 @@ class Seen:
         update = (event.message.get("params") or {}).get("update") or {}
         if sender == "agent" and isinstance(update, dict) and suggests(update):
             self.offered = first_offered(update)
-            self.suggested.set()
         elif event.message.get("method") == "session/prompt":
-            self.suggested.clear()
             self.offered = None
         if self.offered is None:
             self.offering.clear()

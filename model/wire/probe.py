@@ -162,8 +162,10 @@ async def _run(
             )
         for action in scenario.actions:
             if action == "wait":  # the user reads the answer; a suggestion may arrive
+                # An offer ends the wait, not any list: the withdrawal that comes first when
+                # the agent accepts the prompt would end it before the turn's prediction.
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(seen.suggested.wait(), min(1.0, step_timeout))
+                    await asyncio.wait_for(seen.offering.wait(), min(1.0, step_timeout))
                 await asyncio.sleep(rng.uniform(0.0, 0.05))
             elif action == AUTO_SEND:  # the setting sends what is offered, if anything
                 # It waits for an offer (the turn's prediction), not for a wall-clock window,
