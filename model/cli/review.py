@@ -342,7 +342,7 @@ def add_parsers(sub: Subparsers) -> None:
     """The `review`, `audit` and `findings` commands."""
     rev = sub.add_parser(
         "review",
-        help="the spec review: every rule broken alone (under a minute on two cores, "
+        help="the spec review: every rule broken alone (about a minute on two cores, "
         "seconds again with nothing changed)",
     )
     out_options(rev, "out, or out/deep with --depth deep")

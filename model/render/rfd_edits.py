@@ -1,6 +1,7 @@
-"""The letter's edits as operations on the RFD's text: each finds its sentence once in its
-section and replaces it, removes it, or adds a paragraph after the list the sentence is an
-item of, so that a program (not an author copying by hand) writes the edited RFD."""
+"""The letter's edits as operations on the RFD's text: each finds its sentence, once in the
+text and below its section's heading, and replaces it, removes it, or adds a paragraph after
+the list the sentence is an item of, so that a program (not an author copying by hand) writes
+the edited RFD, plain text or Markdown."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ _BULLET = re.compile(r"^\s*(?:[-*•]|\d+\.)\s+")
 
 
 class EditError(ValueError):
-    """An edit that does not apply: its sentence is not in its section once."""
+    """An edit that does not apply: its sentence is not in the text once, below its section."""
 
 
 @dataclass(frozen=True, slots=True)
