@@ -232,14 +232,19 @@ def test_every_benchmark_script_has_written_its_figures_on_the_page() -> None:
 
 
 def test_the_readmes_python_example_fails_without_its_trace(tmp_path: Path) -> None:
-    """The README's example asks `report.ok`, which a missing file fails (its verdict is an
-    error, not a violation): run where there is no trace, it raises."""
+    """The README's example checks every trace tap wrote and asks `report.ok`: run where there
+    is no trace, it raises rather than pass on nothing; on a file that is not a trace (its
+    verdict an error, not a violation), it raises too."""
     ((where, code),) = [(w, c) for w, c in _blocks("python") if w.startswith("README.md")]
     here = Path.cwd()
     os.chdir(tmp_path)
     try:
-        with pytest.raises(AssertionError, match="no such file"):
+        with pytest.raises(AssertionError, match="no trace in traces/"):
             exec(compile(code, where, "exec"), {})  # the README's own example
+        (tmp_path / "traces").mkdir()
+        (tmp_path / "traces" / "connection-1.jsonl").write_text("not json\n")
+        with pytest.raises(AssertionError, match="'error': 'line 1: not valid JSON"):
+            exec(compile(code, where, "exec"), {})
     finally:
         os.chdir(here)
 
