@@ -209,9 +209,11 @@ def _given(args: argparse.Namespace, cfg: Config) -> dict[str, object]:
         given["client_caps"] = cfg.client_caps
     set_up = {field for rule in RULES if rule.breach for field, _ in rule.breach.env}
     for name, option in chosen_readings(args).items():
-        after = readings.READINGS_BY_NAME[name].apply(cfg, option)
-        for field in set_up:
-            if getattr(after, field) != getattr(cfg, field) or name.replace("-", "_") == field:
+        reading = readings.READINGS_BY_NAME[name]
+        each = [reading.apply(cfg, o) for o in reading.names]
+        after = reading.apply(cfg, option)
+        for field in set_up:  # the fields the reading decides: its options set them apart
+            if len({repr(getattr(c, field)) for c in each}) > 1:
                 given[field] = getattr(after, field)
     return given
 
