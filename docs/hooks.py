@@ -1,8 +1,9 @@
-"""MkDocs hook: the reference pages written from the code at build time (every command's help
-from the parser, the rule catalogue from the cards, review.json's schema, the report's
-glossary), the changelog (CHANGELOG.md) and the diagrams the pages show, so none of them is
-copied by hand; a page's Mermaid flowchart (which GitHub draws) drawn by Graphviz for the site,
-which has no Mermaid."""
+"""MkDocs hook: the reference pages written from the code (every command's help from the
+parser, the rule catalogue from the cards, review.json's schema, the report's glossary), kept
+in `docs/` so that links to them work in the repository too, and checked against the code at
+build time (`python docs/hooks.py` rewrites them); the changelog (CHANGELOG.md) and the
+diagrams the pages show added to the site, so none of them is copied by hand; a page's Mermaid
+flowchart (which GitHub draws) drawn by Graphviz for the site, which has no Mermaid."""
 
 from __future__ import annotations
 
@@ -82,16 +83,33 @@ def _glossary() -> str:
     return "\n".join(out + [f"- **{term}**: {meaning}." for term, meaning in GLOSSARY]) + "\n"
 
 
+GENERATED = {
+    "reference/cli.md": _cli,
+    "reference/catalogue.md": _catalogue,
+    "reference/review-json.md": _schema,
+    "glossary.md": _glossary,
+}
+
+
+def stale() -> list[str]:
+    """The generated pages in `docs/` that differ from what the code writes now."""
+    docs = ROOT / "docs"
+    return [
+        uri
+        for uri, write in GENERATED.items()
+        if not (docs / uri).is_file() or (docs / uri).read_text(encoding="utf-8") != write()
+    ]
+
+
 def on_files(files: Files, config: Any) -> Files:
-    """Add the generated pages and the diagrams' SVG files to the site."""
-    for uri, content in (
-        ("reference/cli.md", _cli()),
-        ("reference/catalogue.md", _catalogue()),
-        ("reference/review-json.md", _schema()),
-        ("glossary.md", _glossary()),
-        ("changelog.md", (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")),
-    ):
-        files.append(File.generated(config, uri, content=content))
+    """Refuse generated pages the code no longer writes; add the changelog and the diagrams'
+    SVG files to the site."""
+    from mkdocs.exceptions import PluginError
+
+    if old := stale():
+        raise PluginError(f"{', '.join(old)}: not what the code writes; run python docs/hooks.py")
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    files.append(File.generated(config, "changelog.md", content=changelog))
     for svg in sorted((ROOT / "diagrams").glob("*.svg")):
         files.append(File.generated(config, f"diagrams/{svg.name}", abs_src_path=str(svg)))
     return files
@@ -126,3 +144,9 @@ def _drawn(found: re.Match[str]) -> str:
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
     """Draw each Mermaid flowchart of a page with Graphviz."""
     return _FLOWCHART.sub(_drawn, markdown)
+
+
+if __name__ == "__main__":
+    for uri, write in GENERATED.items():
+        (ROOT / "docs" / uri).write_text(write(), encoding="utf-8")
+        print(f"wrote docs/{uri}")

@@ -36,7 +36,8 @@ MEANINGS: tuple[tuple[str, str], ...] = (
         "2",
         "nothing checked: an unknown option or value, a file that is not what it should be "
         "(a trace, a scenario, an RFD text), an output folder that cannot be written, an agent "
-        "that cannot be set up, a Dask scheduler out of reach",
+        "that cannot be set up (`client`: or that never sends what a step waits for), a Dask "
+        "scheduler out of reach",
     ),
     (
         "3",

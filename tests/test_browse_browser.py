@@ -134,3 +134,46 @@ def test_no_sideways_scroll(base: str, browser: WebDriver, width: int) -> None:
     driver.execute_script(wide + " document.body.append(d)")
     assert driver.execute_script(overflow) > 0
     driver.set_window_size(1400, 1000)
+
+
+def test_a_counterexample_is_followed_back_and_forth_and_left_on_purpose(
+    base: str, browser: WebDriver
+) -> None:
+    """After Go the page is at the run's last state; a step of the run goes back and keeps
+    the run (its later steps greyed), the run's next action is marked, Forward steps along
+    it, and another action leaves it, saying so."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    driver, steps = browser, shortest_path()
+    driver.get(f"{base}/?{urlencode({'args': ARGS})}")
+    shown(driver, "")
+    Select(driver.find_element(By.ID, "property")).select_by_value(BROKEN)
+    driver.find_element(By.CSS_SELECTOR, "#shortest button").click()
+    shown(driver, ".".join(steps))
+    driver.find_elements(By.CSS_SELECTOR, "#steps button")[0].click()
+    shown(driver, steps[0])
+    listed = driver.find_elements(By.CSS_SELECTOR, "#steps li")
+    assert len(listed) == len(steps)
+    assert [li.get_attribute("class") == "ahead" for li in listed] == [False] + [True] * (
+        len(steps) - 1
+    )
+    marked = driver.find_elements(By.CSS_SELECTOR, "#actions li.next button")
+    assert [b.get_attribute("data-index") for b in marked] == [steps[1]]
+    driver.find_element(By.ID, "forward").click()
+    shown(driver, ".".join(steps[:2]))
+    assert driver.find_element(By.ID, "left").get_attribute("hidden")
+    other = next(
+        b
+        for b in driver.find_elements(By.CSS_SELECTOR, "#actions button")
+        if b.get_attribute("data-index") != steps[2]
+    )
+    branch = ".".join([*steps[:2], str(other.get_attribute("data-index"))])
+    other.click()
+    shown(driver, branch)
+    assert "You left the run" in text(driver, "#left")
+    assert "run=" not in driver.current_url
+    assert not driver.find_elements(By.CSS_SELECTOR, "#actions li.next")
+    driver.back()
+    shown(driver, ".".join(steps[:2]))
+    assert driver.find_elements(By.CSS_SELECTOR, "#actions li.next")

@@ -145,3 +145,25 @@ def test_every_list_starts_after_a_blank_line() -> None:
                 glued.append(f"{page.relative_to(ROOT)}:{n}")
             before = line
     assert not glued
+
+
+def test_the_generated_reference_pages_are_what_the_code_writes() -> None:
+    """They are kept in docs/ so that links to them work in the repository too; a change
+    to the parser, the cards, the schema or the glossary must be written into them."""
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        import hooks
+    finally:
+        sys.path.remove(str(ROOT / "docs"))
+    assert hooks.stale() == [], "run: .venv/bin/python docs/hooks.py"
+
+
+def test_every_link_between_pages_resolves_in_the_repository() -> None:
+    """A link to a page works read on GitHub as on the site: its file is in the repository
+    (the charts' images are the site's copies of `diagrams/`)."""
+    broken = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        for target in re.findall(r"\]\(([^)#\s]+\.md)(?:#[^)]*)?\)", page.read_text()):
+            if "://" not in target and not (page.parent / target).exists():
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+    assert broken == []

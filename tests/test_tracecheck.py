@@ -14,7 +14,8 @@ import pytest
 from acp_suggestions.model.rules import RuleId
 from acp_suggestions.model.wire.decode import TraceError
 from acp_suggestions.model.wire.monitors import EXACT_FROM, MONITORS, Observer
-from acp_suggestions.model.wire.tracecheck import check_lines, notes, verdict_of
+from acp_suggestions.model.wire.reports import notes
+from acp_suggestions.model.wire.tracecheck import check_lines, verdict_of
 from tests.traces import (
     CAPS,
     TEXT,

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.wire.decode import TraceError
-from acp_suggestions.model.wire.tracecheck import check_lines, notes
+from acp_suggestions.model.wire.reports import notes
+from acp_suggestions.model.wire.tracecheck import check_lines
 from tests.traces import (
     TEXT,
     VALID,

@@ -24,7 +24,8 @@ from acp_suggestions.model.rules import RULES, Check, Revision
 from acp_suggestions.model.state import PREDICT_TEXT_AND_LINK, Prompt, World
 from acp_suggestions.model.system import System
 from acp_suggestions.model.wire.project import project
-from acp_suggestions.model.wire.tracecheck import Checker, notes
+from acp_suggestions.model.wire.reports import notes
+from acp_suggestions.model.wire.tracecheck import Checker
 from acp_suggestions.sims.draws import Draws
 from acp_suggestions.sims.engine import run_session
 from acp_suggestions.sims.interned import Interned

@@ -35,6 +35,8 @@ def _trace_check(args: argparse.Namespace) -> int:
 
     choices = _choices(args)
     reports = [checked.check_file(path, args.observer, choices) for path in args.files]
+    if args.side:
+        reports = [checked.for_side(r, args.side) for r in reports]
     if args.format == "junit":
         print(checked.junit(reports), end="")
     elif args.format == "json":
@@ -237,6 +239,37 @@ def _agent(args: argparse.Namespace) -> int:
     return 0
 
 
+def _client(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from acp_suggestions.model.wire import client
+
+    command = _agent_command(args, "client")
+    script = tuple(s.strip() for s in args.script.split(",") if s.strip())
+    wrong = [s for s in script if s not in client.STEPS]
+    if wrong or not script:
+        raise UsageError(
+            f"client: --script {args.script!r}: "
+            + (f"no step {wrong[0]!r}" if wrong else "no step")
+            + f" (steps: {', '.join(client.STEPS)}, separated by commas)"
+        )
+    options = client.Options(
+        args.version, args.presentation, args.auto_send, args.breaks or "", script, args.timeout
+    )
+    ref = client.ReferenceClient(options)
+    try:
+        asyncio.run(client.serve(ref, command, dict(os.environ)))
+    except client.ClientError as exc:
+        err.print(f"acp-suggestions client: {exc}")
+        return Exit.USAGE
+    finally:
+        if args.user_actions:  # what the user did, also when the agent failed them
+            from acp_suggestions.model.render.atomic import write_atomic
+
+            write_atomic(Path(args.user_actions), client.record_text(ref))
+    return Exit.OK
+
+
 def evidence_option(parser: argparse.ArgumentParser) -> None:
     """`--require-evidence`, for a command that checks recordings."""
     parser.add_argument(
@@ -271,6 +304,12 @@ def add_parsers(sub: Subparsers) -> None:
         help='what the test\'s user did, JSON Lines of {"action": ..., "prompts_sent": N}: '
         "with it a prompt that sends the suggestion then offered with no user action is a "
         "CP-1 violation (without it, a note)",
+    )
+    tc.add_argument(
+        "--side",
+        choices=["client", "agent"],
+        help="judge one peer under test: only the rules it keeps (its own and both sides') "
+        "count, the other's findings are a note (a scripted agent breaks some on purpose)",
     )
     evidence_option(tc)
     tc.set_defaults(run=_trace_check)
@@ -404,3 +443,53 @@ def add_parsers(sub: Subparsers) -> None:
         "session's first turn (for a client that hides the agent's stderr, as acpx does)",
     )
     ag.set_defaults(run=_agent)
+
+    from acp_suggestions.model.wire.client import BREAKS, PRESENTATIONS, STEPS
+
+    cl = sub.add_parser(
+        "client",
+        help="a reference ACP client with suggestions, headless, driven by a script of its "
+        "user's actions",
+        description="Start AGENT and act as an editor whose user follows --script; the client "
+        "reports what it offers after each list (the _acp-suggestions/offered notification) "
+        "and --user-actions writes what its user did, so that `trace check` judges it from a "
+        "recording (run the agent through `tap`).  --break makes it break one rule.",
+    )
+    cl.add_argument("--version", type=int, choices=[1, 2], default=2, help="protocol (default 2)")
+    cl.add_argument(
+        "--presentation",
+        choices=PRESENTATIONS,
+        default="grey-text",
+        help="grey text (Tab, then Enter) or chips (a click sends); default grey-text",
+    )
+    cl.add_argument(
+        "--auto-send",
+        action="store_true",
+        help="the user turns on the setting that sends suggestions by itself",
+    )
+    cl.add_argument(
+        "--break",
+        dest="breaks",
+        choices=sorted(BREAKS),
+        help="break this rule: "
+        + "; ".join(f"{rule} {what}" for rule, what in sorted(BREAKS.items())),
+    )
+    cl.add_argument(
+        "--script",
+        default="send,accept",
+        help=f"the user's steps, comma-separated, of {', '.join(STEPS)} (default send,accept: "
+        "type a prompt and send it, then accept the suggestion that follows the turn and send it)",
+    )
+    cl.add_argument(
+        "--user-actions",
+        metavar="FILE",
+        help="write what the user did here, for `trace check --user-actions`",
+    )
+    cl.add_argument(
+        "--timeout",
+        type=seconds,
+        default=60.0,
+        help="seconds a step may wait for the agent (default 60)",
+    )
+    cl.add_argument("command", nargs=argparse.REMAINDER, help="-- AGENT ARGS...")
+    cl.set_defaults(run=_client)

@@ -41,6 +41,8 @@ class ReferenceAgent:
         self.sessions = 0
 
     async def handle(self, method: str, params: Any, is_notification: bool) -> Any:
+        if is_notification and method.startswith("_"):
+            return None  # an extension notification it does not know: ignored, as ACP asks
         if method == "initialize":
             if self.misbehave == "silent":
                 await asyncio.Event().wait()  # never answers

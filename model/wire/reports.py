@@ -14,7 +14,13 @@ from typing import Any
 from acp_suggestions.model import junit as junit_xml
 from acp_suggestions.model.wire import decode
 from acp_suggestions.model.wire.monitors import Observer, Verdict
-from acp_suggestions.model.wire.tracecheck import Checker, Finding, check_lines, notes, verdict_of
+from acp_suggestions.model.wire.tracecheck import (
+    LISTED,
+    Checker,
+    Finding,
+    check_lines,
+    verdict_of,
+)
 from acp_suggestions.model.wire.user_actions import Choices
 
 NOTHING_TO_CHECK = "no rule found anything to check: no session or no suggestion traffic"
@@ -35,6 +41,35 @@ def gap_reason(line: int, sender: str, length: int) -> str:
         f"the recording has a gap at line {line} ({length} bytes from the {sender} passed "
         "unrecorded), so nothing after it is checked"
     )
+
+
+def notes(checker: Checker) -> list[str]:
+    """What the checker passed over, one note per method; then each run of prompts that sent
+    the suggestion offered just before, which a user or a setting that sends by itself may
+    have sent (a run of several is what such a setting does)."""
+    out = [
+        f"{method}: {count} message(s) from line {first} on, not checked by any rule"
+        for method, (first, count) in sorted(checker.unchecked.items())
+    ]
+    out += [
+        f"{rule}: {count} more {verdict} finding(s) past the first {LISTED}, counted, not listed"
+        for (rule, verdict), count in sorted(checker.unlisted.items())
+    ]
+    for sid, s in checker.sessions.items():
+        (length, first, last), many = s.longest, s.from_offer
+        if length > 1:
+            out.append(
+                f"session {sid}: {many} prompt(s) send the suggestion then offered, {length} in a "
+                f"row (lines {first} to {last}): a setting that sends suggestions by itself does "
+                "this, or a user who accepted each one; the recording cannot tell (CP-1, CP-3)"
+            )
+        elif many:
+            out.append(
+                f"session {sid}: {many} prompt(s) send the suggestion then offered, the first at "
+                f"line {first}, none right after another: by the user or by a setting that sends "
+                "suggestions; the recording cannot tell"
+            )
+    return out
 
 
 @dataclass
@@ -100,6 +135,26 @@ class FileReport:
         elif self.reason:
             out["reason"] = self.reason
         return out
+
+
+def for_side(report: FileReport, side: str) -> FileReport:
+    """The report judged for one peer under test: only the findings on rules `side` keeps
+    (its own and both sides'); those on the other peer's rules, a scripted agent's broken on
+    purpose say, are counted in a note."""
+    from acp_suggestions.model.rules import RULES_BY_ID, Side
+
+    theirs = [f for f in report.findings if RULES_BY_ID[f.rule].side not in (side, Side.BOTH)]
+    if not theirs:
+        return report
+    rules = ", ".join(sorted({f.rule for f in theirs}))
+    broken = sum(f.verdict == Verdict.VIOLATION for f in theirs)
+    other = "agent" if side == "client" else "client"
+    note = (
+        f"{len(theirs)} finding(s) on the {other}'s rules ({rules}), {broken} of them "
+        f"violations, left out by --side {side}"
+    )
+    kept = [f for f in report.findings if f not in theirs]
+    return FileReport(report.file, kept, [*report.notes, note], report.error, report.unexercised)
 
 
 def overall(reports: Iterable[FileReport]) -> Verdict:

@@ -2,10 +2,10 @@
 --scenario NAME` puts the client that starts it in one of the races the model found, and
 says on stderr what a correct client then offers.
 
-What the client offers is on its screen, not on the wire, so each scenario names it for the
-implementer's own UI test.  From a recording of the connection (`tap`) the trace checker
-decides the client's side of the wire only: its capabilities (CAP-1, CAP-3, CT-1), which this
-agent also checks as it reads them and reports on stderr.
+What the client offers is on its screen, so each scenario names it for the implementer's own
+UI test; a client that reports it on the wire (`model.wire.client_offers`) has it judged from a
+recording (`tap`) too, as are its capabilities (CAP-1, CAP-3, CT-1), which this agent also
+checks as it reads them and reports on stderr.
 """
 
 from __future__ import annotations

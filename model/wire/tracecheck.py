@@ -25,6 +25,7 @@ from acp_suggestions.model.messages import (
 )
 from acp_suggestions.model.rules import RULES_BY_ID
 from acp_suggestions.model.sdk import methods
+from acp_suggestions.model.wire import client_offers
 from acp_suggestions.model.wire.decode import OTHER_UPDATES, Gap, TraceError, read_records
 from acp_suggestions.model.wire.monitors import (
     EVENTS,
@@ -36,8 +37,13 @@ from acp_suggestions.model.wire.monitors import (
 )
 from acp_suggestions.model.wire.user_actions import Choices
 
-# CP-1 is judged from the client's side with the test's record of its user's actions.
+# CP-1 is judged from the client's side with the test's record of its user's actions; what a
+# client reports it offers names the update it read, so a recording of either side will do.
 JUDGED_WITH_THE_USER: tuple[Observer, ...] = ("client",)
+_EXACT: dict[str, tuple[Observer, ...]] = {
+    **EXACT_FROM,
+    **{r: ("client", "agent") for r in client_offers.JUDGED},
+}
 # The methods each side serves (the ACP SDK's own lists): a request for anything else, but an
 # extension method (leading underscore), is not ACP traffic.
 _SERVED = dict(zip(("agent", "client"), (frozenset(m.values()) for m in methods()), strict=True))
@@ -76,7 +82,7 @@ class Finding:
             "section": r.section,
             "level": r.level.value,
             "verdict": self.verdict,
-            "exact_from": list(EXACT_FROM.get(self.rule, JUDGED_WITH_THE_USER)),
+            "exact_from": list(_EXACT.get(self.rule, JUDGED_WITH_THE_USER)),
             "line": self.line,
             "session": self.session,
             "message": self.message,
@@ -110,6 +116,7 @@ class _Session:
     first_message: object = None  # v2: the id of the session's first user message
     first_echoed: bool = False  # v2: its `user_message` came
     offered: tuple[Suggestion, ...] = ()  # the suggestions of the last list seen
+    lists: client_offers.Lists = field(default_factory=client_offers.Lists)  # for reports
     sent: int = 0  # the session's prompts so far
     # Prompts that each sent a suggestion then offered: how many, the run of them in a row
     # going on now (its length and first line), and the longest run (length, first, last).
@@ -177,7 +184,8 @@ class Checker:
                 number,
                 sid,
                 f"prompt {prompt} sends the suggestion then offered, and the user's record has "
-                "no send, no chip selected and no setting turned on before it",
+                "no send, no chip selected and no setting turned on before it (a setting on by "
+                "default is no user action: CP-3)",
             )
 
     def listed(self, sid: str) -> bool:
@@ -276,6 +284,8 @@ class Checker:
             self._on_reopen(number, method, params)
         elif method == "session/prompt" and sender == "client":
             self._on_prompt(number, str(params.get("sessionId")), request_id, params)
+        elif method == client_offers.OFFERED and sender == "client":
+            self._on_offered(number, params)
         elif method not in _FOLLOWED:
             # Methods no rule here is about (and extensions, unknown notifications) are
             # tolerated as a real peer would, and reported once each as notes.
@@ -325,6 +335,16 @@ class Checker:
         if (self.version or 1) == 1:  # v1: the agent accepts a prompt as it reads it
             for handle in self.on["prompt_accepted"]:
                 handle(sid, number)
+
+    def _on_offered(self, number: int, params: dict[str, Any]) -> None:
+        """The client's report of what it offers, held against the list of the update it
+        names (`model.wire.client_offers`)."""
+        try:
+            report = client_offers.read_report(params)
+            rule, verdict, why = self._session(report.session).lists.verdict(report)
+        except client_offers.ReportError as exc:
+            raise TraceError(number, f"{client_offers.OFFERED}: {exc}") from None
+        self._find(rule, verdict, number, report.session, why)
 
     def _on_response(
         self, number: int, method: str, params: dict[str, Any], msg: dict[str, Any], failed: bool
@@ -417,6 +437,7 @@ class Checker:
         for handle in self.on["suggestions"]:
             handle(number, sid, parsed)
         s.list_nonempty, s.offered = bool(parsed.suggestions), parsed.suggestions
+        s.lists.add(parsed.suggestions)
         s.list_crossed = self.observer == "client" and s.reopening and not s.replaying
 
     def _on_state(self, number: int, sid: str, s: _Session, state: object) -> None:
@@ -434,35 +455,6 @@ class Checker:
                         handle(number, sid, prompt.line)
             for handle in self.on["idle"]:
                 handle(number, sid)
-
-
-def notes(checker: Checker) -> list[str]:
-    """What the checker passed over, one note per method; then each run of prompts that sent
-    the suggestion offered just before, which a user or a setting that sends by itself may
-    have sent (a run of several is what such a setting does)."""
-    out = [
-        f"{method}: {count} message(s) from line {first} on, not checked by any rule"
-        for method, (first, count) in sorted(checker.unchecked.items())
-    ]
-    out += [
-        f"{rule}: {count} more {verdict} finding(s) past the first {LISTED}, counted, not listed"
-        for (rule, verdict), count in sorted(checker.unlisted.items())
-    ]
-    for sid, s in checker.sessions.items():
-        (length, first, last), many = s.longest, s.from_offer
-        if length > 1:
-            out.append(
-                f"session {sid}: {many} prompt(s) send the suggestion then offered, {length} in a "
-                f"row (lines {first} to {last}): a setting that sends suggestions by itself does "
-                "this, or a user who accepted each one; the recording cannot tell (CP-1, CP-3)"
-            )
-        elif many:
-            out.append(
-                f"session {sid}: {many} prompt(s) send the suggestion then offered, the first at "
-                f"line {first}, none right after another: by the user or by a setting that sends "
-                "suggestions; the recording cannot tell"
-            )
-    return out
 
 
 def check_lines(

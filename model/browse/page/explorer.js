@@ -1,10 +1,13 @@
 // The explorer's page: it reads the configuration and the path from its URL, asks the API for
 // that state, and draws it; each choice is a new URL, so Back, Forward and links just work.
+// A run being followed (a counterexample) is in the URL too, as `run`: the page walks along
+// it, marks its next action, and says so when a choice leaves it.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 let counterexamples = [];
 const SHOWN = 12; // counterexamples listed at once
+const runs = new Map(); // the steps of each run followed, by its path
 
 async function api(path, query) {
   const answer = await fetch(path + "?" + query);
@@ -27,11 +30,41 @@ function configOf(query) {
   return out;
 }
 
-function go(path, ending) {
-  const query = configOf(new URLSearchParams(location.search));
+// The run being followed, as step indexes, if `path` is on it.
+function following(query) {
+  const run = query.get("run"), path = query.get("path") || "";
+  if (!run || !(path === "" || run === path || run.startsWith(path + "."))) return null;
+  return run.split(".");
+}
+
+// Go to the state `path` leads to; along the run followed, if `path` stays on it (else the
+// page says the run was left, and Back returns to it).
+function go(path) {
+  const now = new URLSearchParams(location.search);
+  const query = configOf(now);
   query.set("path", path);
-  history.pushState({ ending: ending || "" }, "", "?" + query);
+  const run = following(now);
+  const state = { ending: "", left: false };
+  if (run) {
+    const along = { run: run.join("."), path };
+    if (following(new URLSearchParams(along))) {
+      query.set("run", along.run);
+      state.ending = (history.state && history.state.ending) || "";
+    } else {
+      state.left = true;
+    }
+  }
+  history.pushState(state, "", "?" + query);
   show();
+}
+
+// One step along the run followed, or the browser's Forward when none is followed.
+function forward() {
+  const query = new URLSearchParams(location.search);
+  const run = following(query);
+  const here = query.get("path") ? query.get("path").split(".") : [];
+  if (run && here.length < run.length) go(run.slice(0, here.length + 1).join("."));
+  else history.forward();
 }
 
 function fields(list, values) {
@@ -55,13 +88,18 @@ function rules(list) {
   return list.length ? " [" + list.join(", ") + "]" : "";
 }
 
-function drawActions(view) {
+function drawActions(view, run) {
+  const next = run && run[view.steps.length];
   const items = view.actions.map((action) => {
     const button = element("button", action.words, "action " + action.actor);
     button.type = "button";
     button.dataset.index = action.index;
     button.onclick = () => go(view.path ? view.path + "." + action.index : String(action.index));
     const item = element("li");
+    if (String(action.index) === next) {
+      item.className = "next";
+      button.title = "the step the run you follow takes next";
+    }
     item.append(button, element("span", rules(action.rules), "rules"));
     if (action.breaks.length) item.append(element("span", " breaks " + action.breaks.join(", "), "breaks"));
     return item;
@@ -73,6 +111,9 @@ function drawActions(view) {
   const ending = (history.state && history.state.ending) || "";
   $("ending").hidden = !ending;
   $("ending").textContent = ending ? "How this run goes on: " + ending : "";
+  const left = Boolean(history.state && history.state.left);
+  $("left").hidden = !left;
+  $("left").textContent = left ? "You left the run you were following; Back returns to it." : "";
 }
 
 function drawProperties(view) {
@@ -94,13 +135,16 @@ function drawProperties(view) {
   }
 }
 
-function drawRun(view, query) {
-  const parts = view.path ? view.path.split(".") : [];
-  const items = view.steps.map((step, k) => {
+// The run so far; along a run followed, its steps still ahead too, greyed.
+function drawRun(view, query, run) {
+  const parts = run || (view.path ? view.path.split(".") : []);
+  const steps = run ? runs.get(run.join(".")) : view.steps;
+  const items = steps.map((step, k) => {
     const item = element("li");
+    if (k >= view.steps.length) item.className = "ahead";
     const back = element("button", step.words, "step " + step.actor);
     back.type = "button";
-    back.title = "go back to the state after this step, and branch from it";
+    back.title = "go to the state after this step" + (run ? ", along the run" : ", and branch from it");
     back.onclick = () => go(parts.slice(0, k + 1).join("."));
     item.append(back, element("span", rules(step.rules), "rules"));
     return item;
@@ -115,17 +159,24 @@ async function show() {
   document.body.dataset.ready = "no";
   try {
     const view = await api("/api/state", query);
+    const run = following(query);
+    if (run && !runs.has(run.join("."))) {
+      const whole = configOf(query);
+      whole.set("path", run.join("."));
+      runs.set(run.join("."), (await api("/api/state", whole)).steps);
+    }
     if (!query.has("args") && !query.has("job")) {
       const named = new URLSearchParams(view.setting.query);
       named.set("path", view.path);
+      if (run) named.set("run", run.join("."));
       history.replaceState(history.state, "", "?" + named);
     }
     $("error").hidden = true;
     $("setting").textContent = view.setting.title;
     drawState(view);
-    drawActions(view);
+    drawActions(view, run);
     drawProperties(view);
-    drawRun(view, new URLSearchParams(location.search));
+    drawRun(view, new URLSearchParams(location.search), run);
     $("link").value = location.href;
     document.body.dataset.path = view.path;
     document.body.dataset.ready = "yes";
@@ -153,7 +204,8 @@ async function jumpTo(path, query) {
     const jump = await api(path, query);
     const target = new URLSearchParams(jump.query);
     target.set("path", jump.path);
-    history.pushState({ ending: jump.ending }, "", "?" + target);
+    target.set("run", jump.path);
+    history.pushState({ ending: jump.ending, left: false }, "", "?" + target);
     show();
   } catch (error) {
     $("error").textContent = error.message;
@@ -170,7 +222,7 @@ $("shortest").onsubmit = (event) => {
   jumpTo("/api/shortest", query);
 };
 $("back").onclick = () => history.back();
-$("forward").onclick = () => history.forward();
+$("forward").onclick = forward;
 $("restart").onclick = () => go("");
 $("filter").oninput = drawCounterexamples;
 window.onpopstate = show;
