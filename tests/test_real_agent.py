@@ -292,3 +292,39 @@ def test_the_readmes_ci_lines_fail_on_an_agent_that_breaks_a_rule(
         codes.append(ran.returncode)
     assert codes == exits, (codes, list(tmp_path.iterdir()))
     assert (tmp_path / "probe.xml").stat().st_size and (tmp_path / "trace-check.xml").stat().st_size
+
+
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("breaks", ["", "CP-1", "UPD-3"])
+def test_the_reference_client_against_the_adapter_through_tap(
+    version: int,
+    breaks: str,
+    agent: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The reference client on the real agent's own channel: it sends two prompts (the CLI
+    predicts from the second turn on), accepts the adapter's prediction and sends it; the
+    recording, with the client's reports and its user's record, passes; breaking CP-1
+    (sending the prediction by itself) or UPD-3 (keeping the list the adapter withdrew as
+    the prompt came) fails, naming the rule."""
+    options, command = agent[: agent.index("--")], agent[agent.index("--") + 1 :]
+    env = {**os.environ, **dict(pair.split("=", 1) for pair in options[1::2])}
+    cli = [sys.executable, "-m", "acp_suggestions.model.cli"]
+    traces, actions = tmp_path / "traces", tmp_path / "actions.jsonl"
+    words = ["--channel", "legacy", "--version", str(version), "--user-actions", str(actions)]
+    words += ["--script", "send,send,accept", *(["--break", breaks] if breaks else [])]
+    tap = [*cli, "tap", "--out", str(traces), "--", *command]
+    run = subprocess.run(
+        [*cli, "client", *words, "--", *tap], cwd=tmp_path, env=env, capture_output=True,
+        text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    (trace,) = traces.iterdir()
+    check = ["trace", "check", str(trace), "--user-actions", str(actions), "--side", "client"]
+    code = main([*check, "--require-evidence", "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    broken = {f["rule"] for f in report["findings"] if f["verdict"] == "violation"}
+    judged = {f["rule"] for f in report["findings"]}
+    assert {"CP-1", "LT-2"} <= judged | broken, report
+    assert (code, broken) == ((1, {breaks}) if breaks else (0, set())), report

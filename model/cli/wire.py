@@ -254,7 +254,13 @@ def _client(args: argparse.Namespace) -> int:
             + f" (steps: {', '.join(client.STEPS)}, separated by commas)"
         )
     options = client.Options(
-        args.version, args.presentation, args.auto_send, args.breaks or "", script, args.timeout
+        args.version,
+        args.channel,
+        args.presentation,
+        args.auto_send,
+        args.breaks or "",
+        script,
+        args.timeout,
     )
     ref = client.ReferenceClient(options)
     try:
@@ -444,7 +450,7 @@ def add_parsers(sub: Subparsers) -> None:
     )
     ag.set_defaults(run=_agent)
 
-    from acp_suggestions.model.wire.client import BREAKS, PRESENTATIONS, STEPS
+    from acp_suggestions.model.wire.client import BREAKS, CHANNELS, PRESENTATIONS, STEPS
 
     cl = sub.add_parser(
         "client",
@@ -455,7 +461,20 @@ def add_parsers(sub: Subparsers) -> None:
         "and --user-actions writes what its user did, so that `trace check` judges it from a "
         "recording (run the agent through `tap`).  --break makes it break one rule.",
     )
-    cl.add_argument("--version", type=int, choices=[1, 2], default=2, help="protocol (default 2)")
+    cl.add_argument(
+        "--version",
+        type=int,
+        choices=[1, 2],
+        default=2,
+        help="protocol to ask for (default 2); it goes on in the one the agent answers",
+    )
+    cl.add_argument(
+        "--channel",
+        choices=list(CHANNELS),
+        default="rfd",
+        help="advertise the RFD's capability, the legacy _meta channel's allowlist (the Claude "
+        "adapter's), or both (default rfd)",
+    )
     cl.add_argument(
         "--presentation",
         choices=PRESENTATIONS,

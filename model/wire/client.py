@@ -1,7 +1,8 @@
 """A reference ACP client with prompt suggestions, headless, for trying a client's CI on a
 client that keeps the rules or breaks one: `acp-suggestions client [--break RULE] -- AGENT`.
 
-It advertises `promptSuggestions` (text and resource links only), offers the most recent list
+It advertises `promptSuggestions` (text and resource links only; or the legacy channel's
+allowlist), offers the most recent list
 (skipping a suggestion whole when it holds a block of another kind), and reports what it
 offers after each update it reads (`model.wire.client_offers`).  A script of its user's
 actions drives it (`send` a typed prompt, `accept` the suggestion offered after the turn and
@@ -39,6 +40,13 @@ BREAKS = {
 }
 STEPS = ("send", "accept", "reopen")
 PRESENTATIONS = ("grey-text", "chips")
+# What the client advertises, by `--channel`: the RFD's capability, the legacy allowlist of
+# the Claude adapter's `_meta` channel, or both.
+CHANNELS: dict[str, dict[str, Any]] = {
+    "rfd": {"session": {"promptSuggestions": {}}},
+    "legacy": {"_meta": {"jetbrains": {"air": {"version": 1, "capabilities": []}}}},
+}
+CHANNELS["both"] = {**CHANNELS["rfd"], **CHANNELS["legacy"]}
 TYPED = [{"type": "text", "text": "Run the tests"}]  # what the user types for a `send`
 
 
@@ -52,6 +60,7 @@ class Options:
     the user's setting that sends suggestions, the rule it breaks, and its user's script."""
 
     version: int = 2
+    channel: str = "rfd"
     presentation: str = "grey-text"
     auto_send: bool = False  # the user turned on the setting that sends suggestions
     breaks: str = ""
@@ -142,7 +151,11 @@ class ReferenceClient:
         def step(what: str, call: Any) -> Any:
             return answered(process, what, call, o.timeout)
 
-        await step("initialize", self.conn.send_request("initialize", _hello(o.version)))
+        hello = _hello(o.version, CHANNELS[o.channel])
+        started = await step("initialize", self.conn.send_request("initialize", hello))
+        spoken = started.get("protocolVersion") if isinstance(started, dict) else None
+        if spoken in (1, 2):
+            o.version = spoken  # it goes on in the version the agent answered
         new = {"cwd": str(Path.cwd()), "mcpServers": []}
         made = await step("session/new", self.conn.send_request("session/new", new))
         self.session.sid = session_of(made)["sessionId"]
@@ -205,9 +218,8 @@ class ReferenceClient:
         await step("session/resume", self.conn.send_request("session/resume", params))
 
 
-def _hello(version: int) -> dict[str, Any]:
-    """`initialize` in `version`, advertising suggestions of text and resource links."""
-    caps: dict[str, Any] = {"session": {"promptSuggestions": {}}}
+def _hello(version: int, caps: dict[str, Any]) -> dict[str, Any]:
+    """`initialize` in `version`, advertising `caps` (suggestions of text and links)."""
     info = {"name": "acp-suggestions client", "version": "0.1.0"}
     if version == 1:
         return {"protocolVersion": 1, "clientCapabilities": caps, "clientInfo": info}
