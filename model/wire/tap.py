@@ -5,9 +5,13 @@ per connection.  With `check`, the rules' monitors run as the messages pass and 
 is reported the moment it is found.
 
 Each chunk is handed to the recording before it is passed on, so nothing a message causes is
-recorded before it; the recorder is a process of its own (`recording`), fed through a bounded
-queue, so neither the parsing, the live check nor a slow disk ever holds a byte back: when it
-falls behind, the bytes pass unrecorded and a gap record marks where.  The recorder survives any
+recorded before it.  The recording is a raw capture first: each chunk, framed with its side and
+time, is appended to a spool file (unnamed, in the trace's folder) by a thread of its own, at
+the disk's speed and whatever the lines; the recorder, a process of its own (`recording`),
+follows the spool and makes the JSON Lines trace from it, so however far its parsing or the live
+check falls behind, nothing is lost and no byte is held back.  Only a disk that cannot take the
+bytes as fast as they pass (more than `BOUND` waiting) leaves some unrecorded, a gap record
+marking where.  The recorder survives any
 line (one it cannot read is passed on and counted, never recorded) and a trace it cannot write
 (a full disk): the session goes on and the trace is left as `NAME.part`, said to be partial, as
 it is when the tap is killed outright.  The agent dies with the tap (a parent-death signal), a
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import io
 import json
 import os
 import queue
@@ -28,6 +33,7 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -40,22 +46,21 @@ from acp_suggestions.model.wire.decode import MAX_LINE
 from acp_suggestions.model.wire.recording import DATA, GAP, LONG, frame
 
 CHUNK = 1 << 20  # the most read at once
-# The most bytes of one side waiting for the recorder; past it they pass unrecorded: little,
-# so that the tap's end waits little for the recorder after a burst, but as much as the
-# longest line recorded (MAX_LINE) while all that waits may be one line, so it is whole.
-BOUND = 4 << 20
+# The most bytes of one side waiting for the spool's disk; past it they pass unrecorded (as
+# much as the longest line recorded, MAX_LINE, while all that waits may be one line).
+BOUND = 16 << 20
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class _Tee:
     """The forwarders' side of the recording: each chunk, before it is passed on, is queued
-    as a frame for the recorder (so the frames keep the order the tap passed them in); of each
+    as a frame for the spool (so the frames keep the order the tap passed them in); of each
     side at most BOUND bytes wait (MAX_LINE for one long line), and a chunk past that is passed
-    on unrecorded, a gap frame saying so.  A
-    thread of its own writes the frames to the recorder: the forwarders never wait for it."""
+    on unrecorded, a gap frame saying so.  A thread of its own appends the frames to the
+    spool, telling the recorder through `tell`: the forwarders never wait for the disk."""
 
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
+    def __init__(self, spool: int, tell: int) -> None:
+        self.fd, self.tell = spool, tell
         self.frames: queue.SimpleQueue[tuple[bytes, str, int] | None] = queue.SimpleQueue()
         self.lock = threading.Lock()
         self.waiting = {"client": 0, "agent": 0}  # bytes queued, not yet given the recorder
@@ -104,6 +109,7 @@ class _Tee:
             self.frames.put(None)
         self.thread.join()
         os.close(self.fd)
+        os.close(self.tell)  # the recorder reads the spool to its end, then ends
 
     def _write(self) -> None:
         alive = True
@@ -112,8 +118,10 @@ class _Tee:
             if alive:
                 try:
                     _write_all(self.fd, data)
-                except OSError:  # the recorder is gone: the rest goes unrecorded
+                except OSError:  # a full disk: the rest goes unrecorded (the trace is partial)
                     alive = False
+                with contextlib.suppress(OSError):  # a wake-up already waiting will do
+                    os.write(self.tell, b".")
             with self.lock:
                 self.waiting[sender] -= length
 
@@ -147,10 +155,11 @@ def _forward(source: int, sink: int, sender: str, tee: _Tee) -> None:
 
 @dataclass
 class _Recording:
-    """The recorder's process, with the ends of its pipes the tap keeps: its input's (for a
-    `_Tee`, once the agent runs) and its report's."""
+    """The recorder's process, with what the tap keeps: the spool (to append to), the pipe
+    that wakes the recorder, and its report's end (for a `_Tee`, once the agent runs)."""
 
     pid: int
+    spool: int
     feed: int
     report: int
 
@@ -167,12 +176,25 @@ class _Recording:
         return result
 
 
+def _spool(folder: Path) -> int:
+    """A new file with no name in `folder` (it goes with its last reader), open to append to
+    and read from."""
+    try:
+        return os.open(folder, os.O_TMPFILE | os.O_RDWR, 0o600)
+    except (AttributeError, OSError):  # no unnamed files here: a named one, unlinked at once
+        fd, name = tempfile.mkstemp(dir=folder, prefix=".tap-spool-")
+        os.unlink(name)
+        return fd
+
+
 def _start_recorder(
     trace: BinaryIO, path: Path, check: bool, say: Callable[[str], None]
 ) -> _Recording:
     """Fork the recorder, writing `trace` (before any thread or agent: it holds no pipe of
-    theirs); the tap keeps the frames' write end and the report's read end."""
-    frames, feed = os.pipe()
+    theirs); the tap keeps the spool, the wake-up pipe's write end and the report's read end."""
+    spool = _spool(path.parent)
+    wakes, feed = os.pipe()
+    os.set_blocking(feed, False)  # a full pipe already holds a wake-up
     report, answer = os.pipe()
     pid = os.fork()
     if pid == 0:  # the recorder: it never returns
@@ -186,7 +208,8 @@ def _start_recorder(
             os.dup2(null, 1)
             os.close(feed)
             os.close(report)
-            with os.fdopen(frames, "rb", buffering=CHUNK) as source:
+            follow = recording.Follow(spool, wakes)
+            with io.BufferedReader(follow, buffer_size=CHUNK) as source:
                 said = recording.record(source, trace, str(path), check, say)
             _write_all(answer, json.dumps(said).encode())
             status = 0
@@ -194,10 +217,10 @@ def _start_recorder(
             say(f"acp-suggestions tap: the recorder failed ({type(error).__name__}: {error})")
         finally:
             os._exit(status)
-    os.close(frames)
+    os.close(wakes)
     os.close(answer)
     trace.close()
-    return _Recording(pid, feed, report)
+    return _Recording(pid, spool, feed, report)
 
 
 def trace_file(folder: Path) -> tuple[Path, BinaryIO]:
@@ -286,6 +309,7 @@ def _run(
             preexec_fn=_die_with_parent,  # safe here: no thread of the tap's runs yet
         )
     except (OSError, InterruptedError) as error:
+        os.close(recording.spool)
         os.close(recording.feed)  # its input ends unfinished: the recorder writes nothing
         recording.result()
         part.unlink(missing_ok=True)
@@ -297,7 +321,7 @@ def _run(
     if signals.early:  # it came while the agent was being started
         agent.send_signal(signals.early)
     assert agent.stdin is not None and agent.stdout is not None
-    tee = _Tee(recording.feed)
+    tee = _Tee(recording.spool, recording.feed)
     to_agent = threading.Thread(
         target=_to_agent, args=(agent.stdin, tee), daemon=True, name="client-to-agent"
     )
@@ -323,7 +347,7 @@ def _report(
         say(said["summary"])
     if said.get("gaps"):
         say(
-            f"acp-suggestions tap: {said['gaps']} bytes passed unrecorded while the recorder "
+            f"acp-suggestions tap: {said['gaps']} bytes passed unrecorded while the disk "
             "was behind; gap records in the trace mark where"
         )
     if said.get("skipped"):
