@@ -3,6 +3,7 @@ second run that runs nothing and gives the same results, and files read as untru
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import pickle
@@ -134,12 +135,74 @@ def test_a_planted_or_broken_file_is_a_miss_and_runs_nothing(tmp_path: Path) -> 
 
     stored = Cache(tmp_path)
     for content in (pickle.dumps((task, Planted())), b"\x80\x05truncated", b""):
-        path.write_bytes(content)
+        path.write_bytes(_sealed(content))  # its digest right: the unpickler stands alone
         assert stored.get(task) is None
     assert not marker.exists()
     other = review.tasks({}, [], False)[1]
-    path.write_bytes(pickle.dumps((other, "another task's result")))
+    path.write_bytes(_sealed(pickle.dumps((other, "another task's result"))))
     assert stored.get(task) is None
+
+
+def _sealed(content: bytes) -> bytes:
+    """An entry as the cache writes one: the digest of its contents, then them."""
+    return hashlib.sha256(content).digest() + content
+
+
+def test_flipping_any_byte_of_an_entry_makes_it_a_miss_and_is_counted(tmp_path: Path) -> None:
+    """Every byte of a stored entry flipped in turn: never a result, each counted as
+    damaged; the entry as written is a hit."""
+    task = _small()[0]
+    here = _Counting()
+    here.ran = []
+    (done,) = review.run_all([task], here)
+    stored = Cache(tmp_path)
+    stored.put(task, done)
+    path = tmp_path / (cache.key(task) + ".result")
+    whole = path.read_bytes()
+    for at in range(len(whole)):
+        flipped = bytearray(whole)
+        flipped[at] ^= 0xFF
+        path.write_bytes(bytes(flipped))
+        assert stored.get(task) is None, at
+    assert stored.damaged == len(whole)
+    path.write_bytes(whole)
+    assert stored.get(task) == done
+
+
+def test_a_fifo_or_a_huge_file_is_a_miss_without_waiting_or_reading_it(tmp_path: Path) -> None:
+    task = _small()[0]
+    path = tmp_path / (cache.key(task) + ".result")
+    os.mkfifo(path)
+    stored = Cache(tmp_path)
+    assert stored.get(task) is None  # a FIFO nobody writes would block a plain open
+    path.unlink()
+    with path.open("wb") as f:
+        f.truncate(cache.MAX_ENTRY + 1)  # sparse: no disk used
+    assert stored.get(task) is None
+
+
+def test_a_disk_that_refuses_entries_leaves_the_review_going_and_saying_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No space (or no inode) for an entry: the tasks still give their results, the cache
+    tries no further entry, and the review's closing lines say so."""
+    tried: list[object] = []
+
+    def full(*args: object, **kwargs: object) -> None:
+        tried.append(args)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("tempfile.mkstemp", full)
+    todo, here = _small(), _Counting()
+    here.ran = []
+    stored = Cache(tmp_path)
+    assert len(review.run_all(todo, here, cache=stored)) == len(todo) > 1
+    assert stored.unwritable == "No space left on device" and len(tried) == 1
+    from acp_suggestions.model.cli.review import _say_cache
+
+    _say_cache(stored, len(todo))
+    said = capsys.readouterr().err
+    assert "the cache took no more results (No space left on device): the review went on" in said
 
 
 def test_a_cache_folder_that_is_a_link_or_a_file_is_refused(

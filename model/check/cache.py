@@ -6,9 +6,12 @@ through its configuration (a mutation's breach, a revision), so they are left ou
 digest: editing a card changes the keys of the tasks whose configurations it changes, and no
 other.
 
-The files are read as untrusted: a file that is not a result of this code (truncated,
-planted, from another version) is a miss, and unpickling builds only the model's own
-record types, so a planted file can call nothing."""
+The files are read as untrusted: each entry carries a digest of its contents, checked before
+it is read (a changed byte is a miss, counted); only a regular file under a size limit is read
+(a FIFO or a huge file is a miss); a file that is not a result of this code (truncated,
+planted, from another version) is a miss, and unpickling builds only the model's own record
+types, so a planted file can call nothing.  A cache the disk cannot take (full, no inodes) is
+left alone for the rest of the run, which goes on and says so."""
 
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ import io
 import json
 import os
 import pickle
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -30,6 +34,8 @@ from typing import Any
 ENVIRONMENT = "ACP_SUGGESTIONS_CACHE"  # the default folder, when set
 _SUFFIX = ".result"
 _WORK = "work.json"  # the states each task explored when last run
+_SEAL = hashlib.sha256().digest_size  # an entry: the digest of its contents, then them
+MAX_ENTRY = 1 << 30  # bytes: a larger file is no entry this code wrote
 # The modules whose record types a result is made of: nothing else is built on loading.
 _RECORDS = frozenset(
     f"acp_suggestions.model.{m}"
@@ -150,6 +156,8 @@ class Cache:
         if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
             raise CacheError(f"the cache folder {folder} is not a folder this user can write")
         self.folder, self.hits = folder, 0
+        self.damaged = 0  # entries whose contents did not match their digest
+        self.unwritable = ""  # why the disk took no more entries, once it refused one
 
     def holds(self, task: object) -> bool:
         """Whether a result of `task` is stored (it may still prove unreadable)."""
@@ -171,8 +179,12 @@ class Cache:
 
     def get(self, task: object) -> Any | None:
         """The stored result of `task`, or None when there is none (or none readable)."""
-        data = self._read(key(task) + _SUFFIX)
-        if data is None:
+        sealed = self._read(key(task) + _SUFFIX)
+        if sealed is None:
+            return None
+        seal, data = sealed[:_SEAL], sealed[_SEAL:]
+        if hashlib.sha256(data).digest() != seal:
+            self.damaged += 1
             return None
         try:
             stored_task, result = _Records(io.BytesIO(data)).load()
@@ -187,23 +199,39 @@ class Cache:
         """Store the result of `task`, whole or not at all (a file written aside, then
         renamed over its name); a full disk only loses the entry."""
         data = pickle.dumps((task, result), protocol=pickle.HIGHEST_PROTOCOL)
-        self._write(key(task) + _SUFFIX, data)
+        self._write(key(task) + _SUFFIX, hashlib.sha256(data).digest() + data)
 
     def _read(self, name: str) -> bytes | None:
-        """A file of the folder, never through a link; None when it cannot be read."""
+        """A regular file of the folder, never through a link, opened without waiting (a
+        FIFO), at most MAX_ENTRY bytes; None when it is none or cannot be read."""
         try:
-            fd = os.open(self.folder / name, os.O_RDONLY | os.O_NOFOLLOW)
-            with os.fdopen(fd, "rb") as f:
-                return f.read()
+            fd = os.open(self.folder / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
             return None
+        with os.fdopen(fd, "rb") as f:
+            try:
+                found = os.fstat(fd)
+                if not stat.S_ISREG(found.st_mode) or found.st_size > MAX_ENTRY:
+                    return None
+                return f.read(MAX_ENTRY + 1)
+            except OSError:
+                return None
 
     def _write(self, name: str, data: bytes) -> None:
-        fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".", suffix=".tmp")
+        """Write a file whole or not at all; once the disk refuses one (full, no inodes), no
+        more are tried, and `unwritable` says why."""
+        if self.unwritable:
+            return
+        try:
+            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".", suffix=".tmp")
+        except OSError as e:
+            self.unwritable = e.strerror or str(e)
+            return
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
             os.replace(tmp, self.folder / name)
-        except OSError:
+        except OSError as e:
+            self.unwritable = e.strerror or str(e)
             with contextlib.suppress(OSError):
                 os.unlink(tmp)

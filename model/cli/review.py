@@ -110,6 +110,10 @@ def _say_cache(cache: Cache | None, asked: int) -> None:
             f"{cache.hits} of {asked} results from the cache at {cache.folder} "
             "(`--no-cache` to recompute)"
         )
+        if cache.damaged:
+            err.print(f"{cache.damaged} cache entries did not match their digest: recomputed")
+        if cache.unwritable:
+            err.print(f"the cache took no more results ({cache.unwritable}): the review went on")
 
 
 def _review(args: argparse.Namespace) -> int:
