@@ -46,6 +46,11 @@ def _on_initialize(mode: str, rid: object, request: dict[str, object]) -> None:
     if mode == "wrong-id":
         answer(10_000 + int(str(rid)), initialized(request))
         return
+    if mode == "batch":  # the answer inside a JSON-RPC batch, which ACP does not use
+        said = [{"jsonrpc": "2.0", "id": rid, "result": initialized(request)}]
+        sys.stdout.write(json.dumps(said) + "\n")
+        sys.stdout.flush()
+        return
     result = initialized(request)
     if mode == "auth":
         result["authMethods"] = [{"id": "api-key", "name": "API key"}]

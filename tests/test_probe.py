@@ -179,6 +179,7 @@ HOSTILE = Path(__file__).with_name("hostile_agent.py")
         ("escapes", "the agent exited (code 0) during initialize"),
         ("wrong-id", "no answer to initialize within 3 s"),
         ("duplicate-id", "a response with id 0 answers no request from the client"),
+        ("batch", "the agent sent a JSON-RPC batch (a JSON array, line 2 of the recording)"),
     ],
 )
 def test_a_hostile_agent_is_an_error_with_its_reason_and_leaves_nothing_running(

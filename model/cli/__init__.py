@@ -28,8 +28,17 @@ class Interrupted(KeyboardInterrupt):
         self.signum = signum
 
 
+# The ending signals received: the first raises Interrupted; a second while the run cleans up
+# after it is noted, so the clean-up is not cut short by a traceback; a third ends at once.
+_received: list[int] = []
+
+
 def _raise(signum: int, frame: object) -> None:
-    raise Interrupted(signum)
+    _received.append(signum)
+    if len(_received) == 1:
+        raise Interrupted(signum)
+    if len(_received) >= 3:
+        os._exit(128 + _received[0])
 
 
 # The signals whose Interrupted was raised where Python ignores exceptions (a finalizer, a
@@ -78,6 +87,7 @@ def entry() -> int:
 def run(main: Callable[[], int], pressed: list[int] | None = None) -> int:
     """Run `main` with the `ENDING` signals raised as Interrupted (`pressed`: those that came
     while it loaded) and return its exit code, 128 + the signal's number if one ended it."""
+    _received.clear()
     for signum in ENDING:
         signal.signal(signum, _raise)
     signal.signal(signal.SIGALRM, _raise_lost)
@@ -97,6 +107,8 @@ def run(main: Callable[[], int], pressed: list[int] | None = None) -> int:
         sys.stdout.flush()
     except BrokenPipeError:
         code = code or reader_gone()
+    except ValueError:  # the command closed stdout (an agent's connection at its end)
+        pass
     return code
 
 

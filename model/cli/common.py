@@ -28,6 +28,15 @@ err = Console(stderr=True, soft_wrap=True, markup=False, highlight=False)
 stdout = Console(width=None if sys.stdout.isatty() else 1_000, markup=False, highlight=False)
 
 
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7F, 0xA0)]}
+
+
+def printable(name: str) -> str:
+    """`name` (a file's, as given) safe to print to a terminal: each control character, an
+    escape sequence's start included, shown as `\\xNN`."""
+    return name.translate(_CONTROL)
+
+
 class UsageError(Exception):
     """A bad option value, reported without a traceback."""
 

@@ -18,6 +18,7 @@ from acp_suggestions.model.cli.common import (
     out_options,
     output_folder,
     positive,
+    printable,
     seconds,
 )
 from acp_suggestions.model.exits import Exit
@@ -43,16 +44,17 @@ def _trace_check(args: argparse.Namespace) -> int:
         print(json.dumps(checked.document(reports), indent=2))
     else:
         for r in reports:
+            file = printable(r.file)
             if r.error:
-                err.print(f"acp-suggestions: error: {r.file}: {r.error}")
+                err.print(f"acp-suggestions: error: {file}: {printable(r.error)}")
             elif r.reason:
-                print(f"{r.file}: inconclusive: {r.reason}")
+                print(f"{file}: inconclusive: {r.reason}")
             for f in r.findings:
                 if f.verdict != Verdict.PASS:
                     d = f.as_dict()
                     print(
-                        f"{r.file}:{f.line}: {f.verdict}: {f.rule} ({d['level']}, "
-                        f"{d['section']}): {f.message}"
+                        f"{file}:{f.line}: {f.verdict}: {f.rule} ({d['level']}, "
+                        f"{d['section']}): {printable(f.message)}"
                     )
         print(checked.tally(reports))
     return _exit(args, reports)
@@ -233,9 +235,12 @@ def _agent(args: argparse.Namespace) -> int:
         )
     import asyncio
 
-    from acp_suggestions.model.wire.agent import serve
+    from acp_suggestions.model.wire.agent import NotAPipe, serve
 
-    asyncio.run(serve(scripted.ScriptedAgent(script, args.speaks, args.in_band)))
+    try:
+        asyncio.run(serve(scripted.ScriptedAgent(script, args.speaks, args.in_band)))
+    except NotAPipe as exc:
+        raise UsageError(f"agent: {exc}") from None
     return 0
 
 

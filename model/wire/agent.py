@@ -19,6 +19,7 @@ import argparse
 import asyncio
 import json
 import os
+import stat
 import sys
 from typing import Any
 
@@ -61,6 +62,10 @@ class ReferenceAgent:
         if method in ("session/load", "session/resume"):
             return await self._load(params["sessionId"])
         if method == "session/prompt":
+            if params.get("sessionId") not in self.turns:
+                from acp.exceptions import RequestError
+
+                raise RequestError.invalid_params({"sessionId": "no such session"})
             return await self._prompt(params["sessionId"])
         if method == "session/cancel":
             return None
@@ -189,6 +194,10 @@ def chunk(text: str) -> dict[str, Any]:
     return {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
 
 
+class NotAPipe(Exception):
+    """The agent's stdin or stdout is no stream a client could hold (a regular file)."""
+
+
 PARSE_ERROR = -32700  # JSON-RPC: the line is not JSON
 LINE_LIMIT = 16 << 20  # the longest line read, as the trace checker's
 
@@ -201,6 +210,10 @@ async def serve(agent: Any) -> None:
     from acp.connection import Connection
     from acp.stdio import stdio_streams
 
+    for fd, name in ((0, "stdin"), (1, "stdout")):
+        mode = os.fstat(fd).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)):
+            raise NotAPipe(f"{name} must be a pipe, a socket or a terminal (a client's end)")
     stdin, writer = await stdio_streams(limit=LINE_LIMIT)
     screened = asyncio.StreamReader()
     agent.conn = Connection(agent.handle, writer, screened, listening=False)
@@ -275,7 +288,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     agent = ReferenceAgent(args.breaks or "", args.misbehave or "", args.speaks)
-    asyncio.run(serve(agent))
+    try:
+        asyncio.run(serve(agent))
+    except NotAPipe as exc:
+        parser.exit(2, f"{parser.prog}: error: {exc}\n")
 
 
 if __name__ == "__main__":

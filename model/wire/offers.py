@@ -50,6 +50,8 @@ class Seen:
 
         sender = "client" if event.direction is StreamDirection.OUTGOING else "agent"
         self.lines.append(json.dumps({"from": sender, "msg": event.message}, sort_keys=True))
+        if not isinstance(event.message, dict):  # a batch (an array): no ACP message
+            return
         update = (event.message.get("params") or {}).get("update") or {}
         if sender == "agent" and isinstance(update, dict) and suggests(update):
             self.offered = first_offered(update)
@@ -77,7 +79,16 @@ def first_offered(update: dict[str, Any]) -> list[Any] | None:
 def sent_list(line: str) -> list[Any] | None:
     """The suggestions list an agent's line of the recording carries, or None."""
     record = json.loads(line)
-    update = (
-        (record["msg"].get("params") or {}).get("update") if record["from"] == "agent" else None
-    )
+    msg = record["msg"] if isinstance(record["msg"], dict) else {}
+    update = (msg.get("params") or {}).get("update") if record["from"] == "agent" else None
     return lists_in(update) if isinstance(update, dict) else None
+
+
+def batch_at(lines: list[str]) -> int | None:
+    """The line of the first JSON-RPC batch (a JSON array) the agent sent, if any: ACP has
+    none, so no answer in one is read."""
+    for number, line in enumerate(lines, 1):
+        record = json.loads(line)
+        if record["from"] == "agent" and not isinstance(record["msg"], dict):
+            return number
+    return None

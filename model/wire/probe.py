@@ -32,7 +32,7 @@ from acp_suggestions.model.wire.acting import (
     session_of,
 )
 from acp_suggestions.model.wire.monitors import Verdict
-from acp_suggestions.model.wire.offers import Seen, sent_list
+from acp_suggestions.model.wire.offers import Seen, batch_at, sent_list
 from acp_suggestions.model.wire.reports import FileReport
 from acp_suggestions.model.wire.scenarios import (
     AUTO_SEND,
@@ -335,13 +335,7 @@ class _Probe:
                 outcome.report.error = f"the agent closed the connection ({error})"
             except OSError as error:
                 outcome.report.error = f"could not start the agent ({error})"
-        if overrun.reason:  # the probe ended the agent: that is why the scenario failed
-            outcome.report.error = overrun.reason
-        if self.complaints.messages and not outcome.report.error:
-            outcome.report.error = (
-                "the agent wrote something that is not JSON-RPC to stdout "
-                f"(the SDK's connection: {self.complaints.messages[0]})"
-            )
+        outcome.report.error = self._cause(outcome.report.error, overrun, lines)
         if outcome.report.error:
             outcome.report.error += f"; its stderr is in {self.shown / Path(stderr.name).name}"
         trace.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
@@ -355,6 +349,24 @@ class _Probe:
                 hint = HINTS[advertised[scenario.caps]]
                 outcome.report.unexercised += f" ({hint})"
         return outcome
+
+
+    def _cause(self, error: str, overrun: Overrun, lines: list[str]) -> str:
+        """What made a scenario fail, where something explains it better than `error`: the
+        probe ended the agent, the agent wrote what is not JSON-RPC, or sent a batch."""
+        if overrun.reason:
+            return overrun.reason
+        if self.complaints.messages and not error:
+            return (
+                "the agent wrote something that is not JSON-RPC to stdout "
+                f"(the SDK's connection: {self.complaints.messages[0]})"
+            )
+        if (batch := batch_at(lines)) is not None:
+            return (
+                f"the agent sent a JSON-RPC batch (a JSON array, line {batch} of the recording), "
+                "which ACP does not use"
+            )
+        return error
 
 
 def _check(outcome: Outcome, lines: list[str]) -> None:

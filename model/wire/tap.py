@@ -233,6 +233,8 @@ def trace_file(folder: Path) -> tuple[Path, BinaryIO]:
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
     for n in range(1000):
         path = folder / f"connection-{stamp}-{os.getpid()}-{n}.jsonl"
+        if os.path.lexists(path):  # its final name is taken: the trace could not have it
+            continue
         try:
             fd = os.open(f"{path}.part", flags, 0o644)
         except FileExistsError:
