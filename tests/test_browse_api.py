@@ -209,3 +209,76 @@ def test_a_trace_gone_or_not_text_is_refused(review: Path, tmp_path: Path) -> No
     trace.unlink()
     with pytest.raises(Unreadable, match="cannot be read"):
         folder.jump(trace.name.removesuffix(".itf.json"))
+
+
+def test_a_deep_or_endless_trace_is_refused(tmp_path: Path) -> None:
+    """An ITF file nested 100,000 deep, or with more steps than any run, is refused by name
+    (it was a traceback)."""
+    (tmp_path / "itf").mkdir()
+    name = f"{LT5}.withdrawn_after_prompt"
+    path = tmp_path / "itf" / f"{name}.itf.json"
+    path.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(Unreadable, match="nested too deep"):
+        ReviewFolder(tmp_path).jump(name)
+    steps = [{"#meta": {"action": "user.type"}}] * 1_002
+    path.write_text(json.dumps({"states": steps}), encoding="utf-8")
+    with pytest.raises(Unreadable, match="more than 1000 steps"):
+        ReviewFolder(tmp_path).jump(name)
+
+
+def test_a_path_longer_than_any_run_is_refused_at_once(base: str) -> None:
+    status, body = api(base, "state", path=".".join(["0"] * 20_000))
+    assert status == 400 and "more than 1000 steps" in body["error"]
+
+
+def test_a_search_past_its_limit_is_refused_naming_it(
+    base: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A jump whose search passes the states one request may take: 503, naming the limit;
+    a property broken within them is still found."""
+    from acp_suggestions.model.browse import jumps
+
+    monkeypatch.setattr(jumps, "SEARCH_STATES", 50)
+    args = "--version 2 --prompts 3"
+    status, body = api(base, "shortest", args=args, property="withdrawn_after_prompt")
+    assert status == 503 and "the search passed 50 states" in body["error"]
+
+
+def test_a_burst_with_a_stalled_client_is_answered_and_the_stall_closed(
+    review: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A connection that sends nothing is closed after the idle limit, and meanwhile 200
+    requests at once are each answered (a backlog of 128, a thread each); a client that goes
+    before its answer leaves no traceback."""
+    import socket
+    from concurrent.futures import ThreadPoolExecutor
+
+    from acp_suggestions.model.browse import server as served
+
+    monkeypatch.setattr(served, "IDLE", 1.0)
+    explorer = Explorer(from_args("--version 1 --break LT-5"), from_args, ReviewFolder(review))
+    server = serve(explorer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    try:
+        stalled = socket.create_connection(("127.0.0.1", port))
+        stalled.settimeout(60)
+        with ThreadPoolExecutor(200) as pool:
+            url = f"http://127.0.0.1:{port}/api/state?path=0"
+            codes = list(pool.map(lambda _: get(url)[0], range(200)))
+        assert codes == [200] * 200
+        assert stalled.recv(1) == b""  # closed by the server, idle
+        for _ in range(20):  # clients that go before their answer
+            gone = socket.create_connection(("127.0.0.1", port))
+            gone.sendall(
+                f"GET /api/state?path=0 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+            )
+            gone.setsockopt(
+                socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00"
+            )
+            gone.close()
+        assert get(url)[0] == 200
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "Traceback" not in capfd.readouterr().err

@@ -145,9 +145,11 @@ def test_the_agent_ends_with_a_tap_killed_outright(tmp_path: Path) -> None:
 def test_a_second_signal_leaves_the_agents_exit_and_a_whole_trace(tmp_path: Path) -> None:
     """The editor signals the tap twice (acpx signals the agent's group): the agent, which
     ends cleanly on the first, gives the exit code, and the trace is finished."""
-    script = (
+    script = (  # its exit ignores a second SIGTERM (an interpreter's exit restores the default)
         "import signal, sys\n"
-        "signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))\n"
+        "def end(*_):\n"
+        "    signal.signal(signal.SIGTERM, signal.SIG_IGN); sys.exit(0)\n"
+        "signal.signal(signal.SIGTERM, end)\n"
         'print(\'{"jsonrpc":"2.0","method":"ready"}\', flush=True)\n'
         "signal.pause()\n"
     )
@@ -172,18 +174,21 @@ def test_a_trace_name_taken_meanwhile_is_never_replaced(tmp_path: Path) -> None:
     assert path.read_text() == "ours\n" and not part.exists()
 
 
-# Seeded signal schedules over the tap's lifetime, start-up included: 300 in four parts, so
+# Seeded signal schedules over the tap's lifetime, start-up included: 500 in four parts, so
 # that the test runner's workers share them, each part's run four at a time (a schedule mostly
 # waits for its signals' moments).
-PARTS, SCHEDULES, AT_ONCE = 4, 75, 4
+PARTS, SCHEDULES, AT_ONCE = 4, 125, 4
+# How a tap may end here: its agent's own end (stdin closed), or a signal's code.
+ENDS = {0, *(128 + s for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP))}
 
 
 @pytest.mark.parametrize("part", range(PARTS))
 def test_signals_at_any_moment_never_hang_orphan_or_half_write(part: int, tmp_path: Path) -> None:
     """A seeded schedule of signals (one to three, of SIGTERM, SIGINT and SIGHUP, each after
-    a random delay from the tap's start, when it may still be importing Python) hits a tap in
-    front of an echoing agent: each run ends within the limit, its agent with it, and leaves
-    either no trace or a whole one that checks."""
+    a random delay from the moment the tap's code handles them, while it may still be
+    importing its modules) hits a tap in
+    front of an echoing agent: each run ends within the limit with a code of the table and no
+    traceback, its agent with it, and leaves either no trace or a whole one that checks."""
     with ThreadPoolExecutor(AT_ONCE) as pool:
         runs = [pool.submit(_schedule, part, n, tmp_path / f"run-{n}") for n in range(SCHEDULES)]
         for run in runs:
@@ -193,12 +198,14 @@ def test_signals_at_any_moment_never_hang_orphan_or_half_write(part: int, tmp_pa
 def _schedule(part: int, n: int, out: Path) -> None:
     rng = random.Random(f"{20261205 + part}-{n}")
     token = f"schedule-{part}-{n}-{time.monotonic_ns()}"
-    process = _tap(out, sys.executable, "-c", ECHO, token)
+    process = _tap(out, "sh", "-c", QUIET_ECHO, token)
+    _ours(process.pid)
     for _ in range(rng.randint(1, 3)):
         time.sleep(rng.uniform(0.0, 0.8))
         with contextlib.suppress(ProcessLookupError):
             process.send_signal(rng.choice([signal.SIGTERM, signal.SIGINT, signal.SIGHUP]))
-    process.communicate(timeout=LIMIT)  # a hang fails here
+    _, err = process.communicate(timeout=LIMIT)  # a hang fails here
+    assert process.returncode in ENDS and b"Traceback" not in err, (n, process.returncode, err)
     deadline = time.monotonic() + LIMIT
     while _running(token):
         assert time.monotonic() < deadline, f"schedule {n}: the agent outlived its tap"
@@ -210,6 +217,28 @@ def _schedule(part: int, n: int, out: Path) -> None:
         assert report.verdict is not Verdict.ERROR, (n, report.error)
 
 
+# An echoing agent that any of the signals ends silently (a Python one may be mid-start-up,
+# whose interpreter reports a signal with a traceback of its own); `:` keeps the shell, and
+# with it the token in its command line, rather than replaced by `cat`.
+QUIET_ECHO = "cat; :"
+
+
+def _ours(pid: int) -> None:
+    """Until the tap's own code handles SIGTERM: before it, a signal is the interpreter's to
+    report as it starts (as for any Python program); from it on, importing included, ours."""
+    deadline = time.monotonic() + LIMIT
+    while True:
+        with contextlib.suppress(OSError):
+            status = Path(f"/proc/{pid}/status").read_text()
+            caught = int(
+                next(x for x in status.splitlines() if x.startswith("SigCgt:")).split()[1], 16
+            )
+            if caught >> (signal.SIGTERM - 1) & 1:
+                return
+        assert time.monotonic() < deadline, "the tap never got under way"
+        time.sleep(0.001)
+
+
 def _running(token: str) -> bool:
     """Whether a live process carries `token` in its command line."""
     for proc in Path("/proc").iterdir():
@@ -218,3 +247,18 @@ def _running(token: str) -> bool:
                 if token.encode() in (proc / "cmdline").read_bytes():
                     return True
     return False
+
+
+def test_an_agent_that_ignores_its_end_is_killed_not_orphaned(tmp_path: Path) -> None:
+    """SIGTERM to the tap, passed on to an agent that ignores it: killed after the grace
+    period, the tap ends with the kill's code, and no agent is left."""
+    script = (
+        "import os, signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "print(os.getpid(), flush=True)\ntime.sleep(600)\n"
+    )
+    process = _tap(tmp_path, sys.executable, "-c", script)
+    assert process.stdout is not None
+    agent = int(process.stdout.readline())
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=LIMIT) == 128 + signal.SIGKILL
+    assert not _alive(agent)

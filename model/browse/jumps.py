@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from acp_suggestions.model.browse.setting import Setting, Unreadable, from_job
-from acp_suggestions.model.browse.walk import PathError, path_text
+from acp_suggestions.model.browse.walk import MAX_STEPS, PathError, path_text
 from acp_suggestions.model.check.rows import Counterexample
 from acp_suggestions.model.render.itf import encode
 from acp_suggestions.model.state import World
@@ -20,6 +20,11 @@ from acp_suggestions.model.system import Step, System
 
 _ITF = ".itf.json"
 _MAX_BYTES = 20_000_000  # an ITF file of the review is a few kilobytes; refuse a huge one
+SEARCH_STATES = 300_000  # the most states one jump's search explores (the review's: far fewer)
+
+
+class TooMuch(Exception):
+    """A request that asks for more work than the explorer does for one: says which limit."""
 
 
 @dataclass(frozen=True)
@@ -52,17 +57,27 @@ class Shortest:
     search, run the first time a jump is asked for and kept (one at a time per setting)."""
 
     def __init__(self) -> None:
-        self._found: dict[Setting, dict[str, Counterexample]] = {}
-        self._lock = threading.Lock()
+        self._found: dict[Setting, tuple[dict[str, Counterexample], bool]] = {}
+        self._locks: dict[Setting, threading.Lock] = {}
+        self._lock = threading.Lock()  # guards the table of locks, never a search
 
     def jump(self, setting: Setting, name: str) -> Jump:
-        """The shortest run to where `name` breaks in `setting`."""
+        """The shortest run to where `name` breaks in `setting` (one search per setting at a
+        time, up to SEARCH_STATES states; TooMuch past them, unless it found `name` broken)."""
         from acp_suggestions.model.check.verify import verify
 
         with self._lock:
+            lock = self._locks.setdefault(setting, threading.Lock())
+        with lock:
             if setting not in self._found:
-                self._found[setting] = verify(setting.config).counterexamples()
-        found = self._found[setting]
+                report = verify(setting.config, max_states=SEARCH_STATES, liveness=True)
+                self._found[setting] = (report.counterexamples(), report.result.complete)
+        found, complete = self._found[setting]
+        if name not in found and not complete:
+            raise TooMuch(
+                f"the search passed {SEARCH_STATES:,} states without breaking {name}: too large "
+                f"to search here; run `acp-suggestions check` with these options"
+            )
         if name not in found:
             raise Unreadable(f"{name} is never broken in {setting.title}: every run keeps it")
         cex = found[name]
@@ -104,8 +119,11 @@ class ReviewFolder:
         try:
             states = json.loads(text)["states"]
             actions = [s["#meta"]["action"] for s in states]
-        except (ValueError, KeyError, TypeError) as exc:
-            raise Unreadable(f"{path}: not an ITF trace of this tool ({exc})") from None
+        except (ValueError, KeyError, TypeError, RecursionError) as exc:
+            why = "nested too deep" if isinstance(exc, RecursionError) else exc
+            raise Unreadable(f"{path}: not an ITF trace of this tool ({why})") from None
+        if len(actions) > MAX_STEPS + 1:
+            raise Unreadable(f"{path}: more than {MAX_STEPS} steps, longer than any run")
         setting = from_job(_split(name)[0])
         return Jump(setting, replay(System(setting.config), actions, states))
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -118,11 +119,16 @@ def serve(explorer: Explorer, port: int = 0) -> ThreadingHTTPServer:
             else:
                 self._send(HTTPStatus.NOT_FOUND, _error(f"no such page: {url.path}"))
 
+        timeout = IDLE  # a connection that sends nothing for this long is closed
+
         def _answer(self, route: Callable[[dict[str, str]], Any], query: dict[str, str]) -> None:
             try:
                 out = route(query)
             except Unreadable as exc:
                 self._send(HTTPStatus.BAD_REQUEST, _error(str(exc)))
+                return
+            except jumps.TooMuch as exc:
+                self._send(HTTPStatus.SERVICE_UNAVAILABLE, _error(str(exc)))
                 return
             if isinstance(out, bytes):
                 self._send(HTTPStatus.OK, out, "image/svg+xml")
@@ -140,7 +146,23 @@ def serve(explorer: Explorer, port: int = 0) -> ThreadingHTTPServer:
         def log_message(self, format: str, *args: Any) -> None:
             """Quiet: the terminal shows the URL, not every request."""
 
-    return ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    return _Server(("127.0.0.1", port), Handler)
+
+
+IDLE = 15.0  # seconds a connection may stay silent
+
+
+class _Server(ThreadingHTTPServer):
+    """The standard threading server, with room for a browser's bursts and quiet about a
+    client that went away: one line for any other fault of a request, not a traceback."""
+
+    request_queue_size = 128
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        fault = sys.exc_info()[1]
+        if isinstance(fault, (ConnectionError, TimeoutError)):
+            return
+        print(f"acp-suggestions explore: a request failed: {fault!r}", file=sys.stderr)
 
 
 def _error(message: str) -> bytes:

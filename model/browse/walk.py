@@ -53,10 +53,15 @@ class PathError(Unreadable):
     """A path that names an action not enabled where it is taken."""
 
 
+MAX_STEPS = 1_000  # the longest path read: runs at any bound the explorer serves are shorter
+
+
 def parse_path(text: str) -> tuple[int, ...]:
     """A path as a URL writes it: action indexes joined by dots (empty: the initial state)."""
     if not text:
         return ()
+    if text.count(".") >= MAX_STEPS:
+        raise PathError(f"a path of more than {MAX_STEPS} steps: no run of the model is that long")
     try:
         path = tuple(int(part) for part in text.split("."))
     except ValueError:

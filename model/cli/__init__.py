@@ -12,7 +12,7 @@ import _signal as signal
 import contextlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 # The signals that end a run, each the same way: the work stops, workers and agents are
 # ended, the output folder keeps the previous run's files, exit 128 + the signal's number.
@@ -82,6 +82,21 @@ def entry() -> int:
             sys.stderr.flush()
         os._exit(code)
     return code
+
+
+@contextlib.contextmanager
+def signals_noted() -> Iterator[None]:
+    """While slow imports run, an ending signal is noted rather than raised (raised inside an
+    import it could be lost or print a traceback), then raised as Interrupted after them."""
+    pressed: list[int] = []
+    previous = {s: signal.signal(s, lambda signum, frame: pressed.append(signum)) for s in ENDING}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if pressed:
+        _raise(pressed[0], None)
 
 
 def run(main: Callable[[], int], pressed: list[int] | None = None) -> int:

@@ -208,7 +208,10 @@ def _probe(args: argparse.Namespace) -> int:
 
 
 def _tap(args: argparse.Namespace) -> int:
-    from acp_suggestions.model.wire import tap
+    from acp_suggestions.model.cli import signals_noted
+
+    with signals_noted():  # the recorder's modules load before any signal is the tap's
+        from acp_suggestions.model.wire import tap
 
     command = _agent_command(args, "tap")
     try:

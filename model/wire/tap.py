@@ -50,6 +50,13 @@ CHUNK = 1 << 20  # the most read at once
 # much as the longest line recorded, MAX_LINE, while all that waits may be one line).
 BOUND = 16 << 20
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+KILL_AFTER = 5.0  # seconds an agent told to end (SIGTERM, SIGHUP) has before it is killed
+
+
+def _main_thread_only() -> None:
+    """In a thread of the tap's: leave the forwarded signals to the main thread, so that
+    they interrupt its read of the agent at once rather than wait for its next output."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED)
 
 
 class _Tee:
@@ -112,6 +119,7 @@ class _Tee:
         os.close(self.tell)  # the recorder reads the spool to its end, then ends
 
     def _write(self) -> None:
+        _main_thread_only()
         alive = True
         while (item := self.frames.get()) is not None:
             data, sender, length = item
@@ -250,6 +258,14 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
+class _Timer(threading.Timer):
+    """A timer thread that leaves the forwarded signals to the main thread."""
+
+    def run(self) -> None:
+        _main_thread_only()
+        super().run()
+
+
 class _Signals:
     """The tap's signals, from before the agent starts to the tap's end: each is passed on to
     the agent while it runs; one that comes before it started ends the tap, unstarted."""
@@ -257,6 +273,7 @@ class _Signals:
     def __init__(self) -> None:
         self.agent: subprocess.Popen[bytes] | None = None
         self.early = 0  # a signal that came before the agent started
+        self.killer: _Timer | None = None  # kills an agent that ignores its end
         self.previous = {s: signal.signal(s, self._handle) for s in FORWARDED}
 
     def _handle(self, signum: int, _: object) -> None:
@@ -264,8 +281,20 @@ class _Signals:
             self.early = self.early or signum
         elif self.agent.poll() is None:
             self.agent.send_signal(signum)
+            if signum != signal.SIGINT and self.killer is None:  # told to end, not to stop
+                self.killer = _Timer(KILL_AFTER, self._kill)
+                self.killer.daemon = True
+                self.killer.start()
+
+    def _kill(self) -> None:
+        """The agent did not end within KILL_AFTER of being told to: it is killed, so none
+        outlives the tap."""
+        if self.agent is not None and self.agent.poll() is None:
+            self.agent.kill()
 
     def restore(self) -> None:
+        if self.killer is not None:
+            self.killer.cancel()
         for s, handler in self.previous.items():
             signal.signal(s, handler)
 
@@ -373,6 +402,7 @@ def _publish(part: Path, path: Path) -> bool:
 
 def _to_agent(stdin: IO[bytes], tee: _Tee) -> None:
     """The client's direction: this process's stdin to the agent's, closed at its end."""
+    _main_thread_only()
     try:
         _forward(0, stdin.fileno(), "client", tee)
     finally:
