@@ -10,11 +10,13 @@ Run: .venv/bin/python benchmarks/tap.py [--runs N] [--messages N] [--mib N] [--l
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -52,12 +54,6 @@ PROXY = (
     "threading.Thread(target=copy, args=(0, a.stdin.fileno(), a.stdin), daemon=True).start()\n"
     "copy(a.stdout.fileno(), 1)\nsys.exit(a.wait())"
 )
-# Runs a command with the same stdin and stdout; writes its process tree's peak RSS to a file.
-PEAK = (
-    "import resource, subprocess, sys\ncode = subprocess.call(sys.argv[2:])\n"
-    "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n"
-    "sys.exit(code)"
-)
 TAP = [sys.executable, "-m", "acp_suggestions.model.cli", "tap"]
 
 
@@ -77,39 +73,76 @@ def round_trip_us(command: list[str], messages: int) -> float:
     return statistics.median(times[10:]) * 1e6  # the first ones include start-up
 
 
+def _peak_kib(pid: int) -> int:
+    """The peak resident memory of process `pid` so far (0 once it is gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return 0
+    return next((int(x.split()[1]) for x in status.splitlines() if x.startswith("VmHWM:")), 0)
+
+
+def _between(pid: int) -> list[int]:
+    """The processes between the client and the agent: `pid` and its children that run the
+    same program (the tap's recorder is a fork of the tap), the agent left out."""
+    try:
+        mine = Path(f"/proc/{pid}/cmdline").read_bytes()
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return [pid]
+    same = []
+    for child in map(int, children):
+        with contextlib.suppress(OSError):
+            if Path(f"/proc/{child}/cmdline").read_bytes() == mine:
+                same.append(child)
+    return [pid, *same]
+
+
+def _watch(pid: int, peaks: dict[int, int], done: threading.Event) -> None:
+    """Each process between's peak memory, read every 5 ms until `done` (its high-water mark
+    only grows, so the last reading before it exits is its peak)."""
+    while not done.wait(0.005):
+        for p in _between(pid):
+            peaks[p] = max(peaks.get(p, 0), _peak_kib(p))
+
+
 def stream(front: list[str], data: Path, to_agent: bool, size: int) -> tuple[float, float, int]:
     """Seconds to the last byte at the receiver and to the end of the process in between,
-    and that process tree's peak memory in KiB, for `data` sent the one way through `front`."""
+    and the peak memory in KiB of the processes in between together (the tap and its
+    recorder; none for a bare pipe), for `data` sent the one way through `front`."""
     agent = [sys.executable, "-c", *((SINK, str(size)) if to_agent else (SOURCE, str(data)))]
-    with tempfile.NamedTemporaryFile() as peak:
-        run = subprocess.Popen(
-            [sys.executable, "-c", PEAK, peak.name, *front, *agent],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            bufsize=0,
-        )
-        assert run.stdin is not None and run.stdout is not None
-        assert run.stdout.readline() == b"ready\n"
-        started = time.perf_counter()
-        if to_agent:
-            with open(data, "rb") as f:
-                while chunk := f.read(1 << 20):
-                    run.stdin.write(chunk)
-            expected = 1  # the sink's one line
-        else:
-            run.stdin.write(b"go\n")
-            expected = size
-        received = 0
-        while received < expected:
-            chunk = run.stdout.read(1 << 20)
-            assert chunk, f"the stream ended after {received} of {expected} bytes"
-            received += len(chunk)
-        last = time.perf_counter() - started
-        run.stdin.close()
-        run.stdout.read()
-        assert run.wait() == 0
-        ended = time.perf_counter() - started
-        return last, ended, int(Path(peak.name).read_text())
+    peaks: dict[int, int] = {}
+    done = threading.Event()
+    pipe = subprocess.PIPE
+    run = subprocess.Popen([*front, *agent], stdin=pipe, stdout=pipe, bufsize=0)
+    assert run.stdin is not None and run.stdout is not None
+    watcher = threading.Thread(target=_watch, args=(run.pid, peaks, done), daemon=True)
+    if front:
+        watcher.start()
+    assert run.stdout.readline() == b"ready\n"
+    started = time.perf_counter()
+    if to_agent:
+        with open(data, "rb") as f:
+            while chunk := f.read(1 << 20):
+                run.stdin.write(chunk)
+        expected = 1  # the sink's one line
+    else:
+        run.stdin.write(b"go\n")
+        expected = size
+    received = 0
+    while received < expected:
+        chunk = run.stdout.read(1 << 20)
+        assert chunk, f"the stream ended after {received} of {expected} bytes"
+        received += len(chunk)
+    last = time.perf_counter() - started
+    run.stdin.close()
+    run.stdout.read()
+    assert run.wait() == 0
+    ended = time.perf_counter() - started
+    done.set()
+    if front:
+        watcher.join()
+    return last, ended, sum(peaks.values())
 
 
 def _data(folder: Path, mib: int, line_mib: int) -> dict[str, Path]:
@@ -137,7 +170,20 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=300)
     parser.add_argument("--mib", type=int, default=100)
     parser.add_argument("--line-mib", type=int, default=40)
+    parser.add_argument(
+        "--busy", type=int, default=0, help="busy loops beside it (their own section of the page)"
+    )
     args = parser.parse_args()
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
+    try:
+        _measure(args)
+    finally:
+        for loop in loops:
+            loop.kill()
+
+
+def _measure(args: argparse.Namespace) -> None:
+    """Every figure, alternately, and the page's section for them."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "traces"
         fronts = {
@@ -157,7 +203,10 @@ def main() -> None:
                         size = data.stat().st_size
                         run = stream(front, data, way == "client to agent", size)
                         figures.setdefault((shape, way, name), []).append(run)
-    page.publish("tap", _table(args, latency, figures))
+    if args.busy:
+        page.publish("tap", _table(args, latency, figures), part="busy")
+    else:
+        page.publish("tap", _table(args, latency, figures))
 
 
 def _table(
@@ -167,8 +216,10 @@ def _table(
 ) -> list[str]:
     base = statistics.median(latency["bare pipe"])
     rows = [
-        f"Medians of {args.runs} runs, side by side. The round trip of one message through an "
-        f"echoing agent ({args.messages} messages a run):",
+        f"Medians of {args.runs} runs, side by side"
+        + (f", with {args.busy} busy loops beside them" if args.busy else "")
+        + f". The round trip of one message through an echoing agent ({args.messages} messages "
+        "a run):",
         "",
         "| between the client and the agent | round trip | added |",
         "| --- | --- | --- |",
@@ -179,8 +230,8 @@ def _table(
     rows += [
         "",
         "A stream one way: the last byte at the receiver and the end of the process between "
-        "(each also as a multiple of the bare pipe's), and the peak memory of the largest "
-        "process of that tree (the tap, its recorder or the agent):",
+        "(each also as a multiple of the bare pipe's), and the peak memory of what is between, "
+        "together (the tap and its recorder), read every 5 ms:",
         "",
         "| stream | way | between | last byte | end | peak memory |",
         "| --- | --- | --- | --- | --- | --- |",
@@ -191,9 +242,10 @@ def _table(
         last, ended = (statistics.median(r[i] for r in runs) for i in (0, 1))
         last0, ended0 = (statistics.median(r[i] for r in bare) for i in (0, 1))
         memory = statistics.median(r[2] for r in runs) / 1024
+        shown = f"{memory:.0f} MiB" if name != "bare pipe" else "none between"
         rows.append(
             f"| {shape} | {way} | {name} | {last:.2f} s ({last / last0:.1f}x) | "
-            f"{ended:.2f} s ({ended / ended0:.1f}x) | {memory:.0f} MiB |"
+            f"{ended:.2f} s ({ended / ended0:.1f}x) | {shown} |"
         )
     return rows
 

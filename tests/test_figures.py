@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from acp_suggestions.model.browse import jumps
 from acp_suggestions.model.check import store
 from acp_suggestions.model.check.levels import Search
 
@@ -35,6 +36,7 @@ WRITTEN = re.compile(
 LIMITS = {
     "32,768 states": Search.batch,
     "300 bytes a state": store.BYTES_PER_STATE,
+    "300,000 states": jumps.SEARCH_STATES,
 }
 
 

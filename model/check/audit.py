@@ -24,7 +24,7 @@ import networkx as nx
 from rapidfuzz import fuzz, process, utils
 
 from acp_suggestions.model.amendments import Adoption
-from acp_suggestions.model.rules import RULES, SIGNATURES, Revision
+from acp_suggestions.model.rules import RULES, RULES_BY_ID, SIGNATURES, Revision
 
 _UPPER = re.compile(
     r"\b(MUST NOT|MUST|SHALL NOT|SHALL|SHOULD NOT|SHOULD|MAY|REQUIRED|RECOMMENDED|OPTIONAL)\b"
@@ -86,6 +86,17 @@ class LeadIn:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class WrongExample:
+    """A JSON example of the RFD's source that its own words refuse: its first line, the rule
+    it breaks (none for one that is not JSON), why, and the RFD's sentence of that rule."""
+
+    line: int
+    rule: str
+    why: str
+    sentence: str
+
+
 @dataclass
 class Audit:
     """The audit of one text."""
@@ -93,6 +104,7 @@ class Audit:
     sentences: list[Sentence] = field(default_factory=list)
     rules_without_sentence: list[str] = field(default_factory=list)
     lead_ins: list[LeadIn] = field(default_factory=list)
+    wrong_examples: list[WrongExample] = field(default_factory=list)  # an MDX source's
 
     @property
     def level_changes(self) -> list[Sentence]:
@@ -107,8 +119,15 @@ class Audit:
 
     @property
     def clean(self) -> bool:
-        """Every normative sentence states a rule at its level, and every rule has one."""
-        return not (self.unmapped or self.rules_without_sentence or self.level_changes)
+        """Every normative sentence states a rule at its level, every rule has one, and no
+        example contradicts the text."""
+        found = self.unmapped, self.rules_without_sentence, self.level_changes
+        return not any(found) and not self.wrong_examples
+
+    def sentence_of(self, rule: str) -> str:
+        """The text's sentence that states `rule`, or the catalogue's summary of it."""
+        found = next((s.text for s in self.sentences if s.rule == rule), "")
+        return found or (RULES_BY_ID[rule].summary if rule in RULES_BY_ID else "")
 
     def as_dict(self) -> dict[str, Any]:
         """Plain data for review.json."""
@@ -132,6 +151,7 @@ class Audit:
             "level_changes": [s.level_note() for s in self.level_changes],
             "lower_case_keywords": [s.line for s in self.sentences if s.lower_case],
             "empty_lead_ins": [asdict(x) for x in self.lead_ins],
+            "wrong_examples": [asdict(x) for x in self.wrong_examples],
         }
 
 

@@ -9,8 +9,10 @@ import argparse
 from acp_suggestions.model.check.executor import ExecutorError
 from acp_suggestions.model.cli import (
     browse,
+    client,
     diagrams,
     explore,
+    prcheck,
     reader_gone,
     review,
     simulate,
@@ -42,7 +44,7 @@ def parser() -> argparse.ArgumentParser:
         "  acp-suggestions explore --version 1 --break LT-5",
     )
     sub = p.add_subparsers(dest="command", required=True)
-    for command in (explore, review, wire, simulate, diagrams, browse):
+    for command in (explore, review, prcheck, wire, client, simulate, diagrams, browse):
         command.add_parsers(sub)
     return p
 

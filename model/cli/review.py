@@ -40,12 +40,25 @@ if TYPE_CHECKING:
     from acp_suggestions.model.cli.common import Subparsers
 
 
-def _audited(path: str, revision: str, option: str, adopt: bool = True) -> Audit:
+def audited(path: str, revision: str, option: str, adopt: bool = True) -> Audit:
     """The audit of an RFD file, taking the review's proposals as adoptable unless told not
     to; a file with no keyword sentence is refused."""
+    from acp_suggestions.model.check import mdx
     from acp_suggestions.model.check.audit import audit
 
-    found = audit(read_rfd(path, option), Revision(revision), ADOPTIONS if adopt else ())
+    text, examples = read_rfd(path, option), list[mdx.Example]()
+    if path.endswith(".mdx"):  # the RFD's source, read as its page reads, on its own lines
+        text, examples = mdx.read(text)
+    found = audit(text, Revision(revision), ADOPTIONS if adopt else ())
+    if examples:
+        from acp_suggestions.model.check.audit import WrongExample
+        from acp_suggestions.model.wire import rfd_examples
+
+        blocks = [(e.line, e.language, e.text) for e in examples]
+        found.wrong_examples = [
+            WrongExample(line, rule, why, found.sentence_of(rule) if rule else "")
+            for line, rule, why in rfd_examples.check(blocks)
+        ]
     if not found.sentences:
         where = f"{option} {path}" if option else path
         raise UsageError(
@@ -59,11 +72,11 @@ def _audit_of_file(args: argparse.Namespace, file: str, option: str) -> AuditOfF
     from acp_suggestions.model.check.audit import compare
     from acp_suggestions.model.check.summary import AuditOfFile
 
-    found = _audited(file, args.rfd_revision, option, not args.no_amendments)
+    found = audited(file, args.rfd_revision, option, not args.no_amendments)
     if not args.against:
         return AuditOfFile(Path(file).name, args.rfd_revision, found)
     revision = args.against_revision or args.rfd_revision
-    old = _audited(args.against, revision, "--against", not args.no_amendments)
+    old = audited(args.against, revision, "--against", not args.no_amendments)
     changes = tuple(compare(old, found))
     return AuditOfFile(Path(file).name, args.rfd_revision, found, Path(args.against).name, changes)
 
@@ -91,8 +104,13 @@ def _audit(args: argparse.Namespace) -> int:
     from acp_suggestions.model.render import audit as rendered
 
     of = _audit_of_file(args, args.file, "")
-    write = {"text": rendered.text, "json": rendered.as_json, "junit": rendered.junit}
-    sys.stdout.write(write[args.format](of))
+    if args.format == "sarif":
+        from acp_suggestions.model.render import sarif
+
+        sys.stdout.write(sarif.audit(of, Path(args.file).as_posix()))
+    else:
+        write = {"text": rendered.text, "json": rendered.as_json, "junit": rendered.junit}
+        sys.stdout.write(write[args.format](of))
     return Exit.BROKEN if rendered.problems(of) else Exit.OK
 
 
@@ -416,9 +434,17 @@ def add_parsers(sub: Subparsers) -> None:
         help="map an RFD text's RFC 2119 sentences to the rules (exit 1 on a sentence "
         "without a rule, a rule without a sentence, or a changed level)",
     )
-    aud.add_argument("file", metavar="FILE", help="the RFD text")
+    aud.add_argument(
+        "file", metavar="FILE", help="the RFD: a plain text, or its MDX source (FILE.mdx)"
+    )
     _audit_options(aud, "the revision FILE is")
-    aud.add_argument("--format", choices=["text", "json", "junit"], default="text")
+    aud.add_argument(
+        "--format",
+        choices=["text", "json", "junit", "sarif"],
+        default="text",
+        help="text for people, json for tools, junit for CI, sarif for code scanning (each "
+        "finding on the RFD's line)",
+    )
     aud.set_defaults(run=_audit)
 
     fnd = sub.add_parser(

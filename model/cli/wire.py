@@ -90,7 +90,7 @@ def _choices(args: argparse.Namespace) -> Choices | None:
         raise UsageError(f"--user-actions {args.user_actions}: {exc}") from None
 
 
-def _agent_command(args: argparse.Namespace, name: str) -> list[str]:
+def agent_command(args: argparse.Namespace, name: str) -> list[str]:
     """The agent's command after `--`, checked to be one this machine can run."""
     command: list[str] = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
@@ -114,7 +114,7 @@ def _probe(args: argparse.Namespace) -> int:
     from acp_suggestions.model.wire import probe, scenarios
     from acp_suggestions.model.wire import reports as checked
 
-    command = _agent_command(args, "probe")
+    command = agent_command(args, "probe")
     names = [s.name for s in (*scenarios.SCENARIOS, scenarios.LEGACY_SCENARIO)]
     for name in args.scenario:
         if name not in names:
@@ -213,7 +213,7 @@ def _tap(args: argparse.Namespace) -> int:
     with signals_noted():  # the recorder's modules load before any signal is the tap's
         from acp_suggestions.model.wire import tap
 
-    command = _agent_command(args, "tap")
+    command = agent_command(args, "tap")
     try:
         return tap.run(command, Path(args.out), args.check, err.print)
     except tap.FolderError as exc:
@@ -245,43 +245,6 @@ def _agent(args: argparse.Namespace) -> int:
     except NotAPipe as exc:
         raise UsageError(f"agent: {exc}") from None
     return 0
-
-
-def _client(args: argparse.Namespace) -> int:
-    import asyncio
-
-    from acp_suggestions.model.wire import client
-
-    command = _agent_command(args, "client")
-    script = tuple(s.strip() for s in args.script.split(",") if s.strip())
-    wrong = [s for s in script if s not in client.STEPS]
-    if wrong or not script:
-        raise UsageError(
-            f"client: --script {args.script!r}: "
-            + (f"no step {wrong[0]!r}" if wrong else "no step")
-            + f" (steps: {', '.join(client.STEPS)}, separated by commas)"
-        )
-    options = client.Options(
-        args.version,
-        args.channel,
-        args.presentation,
-        args.auto_send,
-        args.breaks or "",
-        script,
-        args.timeout,
-    )
-    ref = client.ReferenceClient(options)
-    try:
-        asyncio.run(client.serve(ref, command, dict(os.environ)))
-    except client.ClientError as exc:
-        err.print(f"acp-suggestions client: {exc}")
-        return Exit.USAGE
-    finally:
-        if args.user_actions:  # what the user did, also when the agent failed them
-            from acp_suggestions.model.render.atomic import write_atomic
-
-            write_atomic(Path(args.user_actions), client.record_text(ref))
-    return Exit.OK
 
 
 def evidence_option(parser: argparse.ArgumentParser) -> None:
@@ -457,66 +420,3 @@ def add_parsers(sub: Subparsers) -> None:
         "session's first turn (for a client that hides the agent's stderr, as acpx does)",
     )
     ag.set_defaults(run=_agent)
-
-    from acp_suggestions.model.wire.client import BREAKS, CHANNELS, PRESENTATIONS, STEPS
-
-    cl = sub.add_parser(
-        "client",
-        help="a reference ACP client with suggestions, headless, driven by a script of its "
-        "user's actions",
-        description="Start AGENT and act as an editor whose user follows --script; the client "
-        "reports what it offers after each list (the _acp-suggestions/offered notification) "
-        "and --user-actions writes what its user did, so that `trace check` judges it from a "
-        "recording (run the agent through `tap`).  --break makes it break one rule.",
-    )
-    cl.add_argument(
-        "--version",
-        type=int,
-        choices=[1, 2],
-        default=2,
-        help="protocol to ask for (default 2); it goes on in the one the agent answers",
-    )
-    cl.add_argument(
-        "--channel",
-        choices=list(CHANNELS),
-        default="rfd",
-        help="advertise the RFD's capability, the legacy _meta channel's allowlist (the Claude "
-        "adapter's), or both (default rfd)",
-    )
-    cl.add_argument(
-        "--presentation",
-        choices=PRESENTATIONS,
-        default="grey-text",
-        help="grey text (Tab, then Enter) or chips (a click sends); default grey-text",
-    )
-    cl.add_argument(
-        "--auto-send",
-        action="store_true",
-        help="the user turns on the setting that sends suggestions by itself",
-    )
-    cl.add_argument(
-        "--break",
-        dest="breaks",
-        choices=sorted(BREAKS),
-        help="break this rule: "
-        + "; ".join(f"{rule} {what}" for rule, what in sorted(BREAKS.items())),
-    )
-    cl.add_argument(
-        "--script",
-        default="send,accept",
-        help=f"the user's steps, comma-separated, of {', '.join(STEPS)} (default send,accept: "
-        "type a prompt and send it, then accept the suggestion that follows the turn and send it)",
-    )
-    cl.add_argument(
-        "--user-actions",
-        metavar="FILE",
-        help="write what the user did here, for `trace check --user-actions`",
-    )
-    cl.add_argument(
-        "--timeout",
-        type=seconds,
-        default=60.0,
-        help="seconds a step may wait for the agent (default 60)",
-    )
-    cl.add_argument("command", nargs=argparse.REMAINDER, help="-- AGENT ARGS...")
-    cl.set_defaults(run=_client)

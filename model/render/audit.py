@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from acp_suggestions.model import junit as junit_xml
-from acp_suggestions.model.check.audit import Change
+from acp_suggestions.model.check.audit import Change, WrongExample
 from acp_suggestions.model.invariants import PROPERTIES_BY_NAME
 from acp_suggestions.model.liveness import LIVENESS
 from acp_suggestions.model.mutations import MUTATIONS
@@ -27,7 +27,15 @@ def problems(of: AuditOfFile) -> list[str]:
         for s in audit.unmapped
     ]
     out += [f"{r}: no sentence states it" for r in audit.rules_without_sentence]
-    return out + [f"line {s.line}: {s.level_note()}" for s in audit.level_changes]
+    out += [f"line {s.line}: {s.level_note()}" for s in audit.level_changes]
+    return out + [f"line {x.line}: {example_note(x)}" for x in audit.wrong_examples]
+
+
+def example_note(x: WrongExample) -> str:
+    """A wrong example in words: the rule it breaks and why, with the sentence it contradicts."""
+    if not x.rule:
+        return f"example: {x.why}"
+    return f"example breaks {x.rule}: {x.why} (the RFD: “{x.sentence}”)"
 
 
 def reviewed_by(rule: str) -> list[str]:
@@ -61,6 +69,8 @@ def text(of: AuditOfFile) -> str:
         out.append(f"  {r}: no sentence states it")
     for x in of.audit.lead_ins:
         out.append(f"  line {x.line}: ends in a colon with nothing after it (lost?): “{x.text}”")
+    for e in of.audit.wrong_examples:
+        out.append(f"  line {e.line}: {example_note(e)}")
     if of.against:
         out.append(f"changes since {of.against}:")
         for c in of.changes:
@@ -115,7 +125,12 @@ def junit(of: AuditOfFile) -> str:
         case = ET.SubElement(suite, "testcase", classname=of.file, name=r)
         ET.SubElement(case, "failure", message=f"{r}: no sentence states it", type="audit")
         failures += 1
+    for e in of.audit.wrong_examples:
+        case = ET.SubElement(suite, "testcase", classname=of.file, name=f"example at line {e.line}")
+        ET.SubElement(case, "failure", message=example_note(e), type="audit")
+        failures += 1
     tests = len(of.audit.sentences) + len(of.audit.rules_without_sentence)
+    tests += len(of.audit.wrong_examples)
     for element in (suite, root):
         element.set("tests", str(tests))
         element.set("failures", str(failures))

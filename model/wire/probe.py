@@ -350,7 +350,6 @@ class _Probe:
                 outcome.report.unexercised += f" ({hint})"
         return outcome
 
-
     def _cause(self, error: str, overrun: Overrun, lines: list[str]) -> str:
         """What made a scenario fail, where something explains it better than `error`: the
         probe ended the agent, the agent wrote what is not JSON-RPC, or sent a batch."""
