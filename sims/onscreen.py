@@ -18,12 +18,12 @@ def measure(executor: Executor, cache: Cache | None = None) -> ScreenTime:
     before the latest prompt offered, at all and long enough to notice); taken from `cache`
     when it holds the figures of this scenario and seed."""
     task = ("on-screen", SEED, DEFAULT_SCENARIO.read_text(encoding="utf-8"))
-    stored = cache.get(task) if cache else None
+    stored = cache.get(task, "simulator") if cache else None
     if isinstance(stored, ScreenTime):
         return stored
     measured = _measure(executor)
     if cache:
-        cache.put(task, measured)
+        cache.put(task, measured, "simulator")
     return measured
 
 

@@ -1,10 +1,13 @@
 """The review's finished tasks remembered on disk, each under a digest of what decides its
 result: a canonical encoding of the task (its configuration, in a form that no hash seed or
-dict order changes) and a digest of the model's code.  A task whose key is found is not run
-again; a changed line of code changes every key.  The rule cards are data a task reads only
-through its configuration (a mutation's breach, a revision), so they are left out of the code's
-digest: editing a card changes the keys of the tasks whose configurations it changes, and no
-other.
+dict order changes) and a digest of the code that can compute it, read from the import
+statements: the search engine (`model/check/`) and what it imports, or for the simulator's
+figures the simulator and what it imports; not the rendering, the wire tools, the browser or
+the command line.  A task whose key is found is not run again; a changed line of that code
+changes every key, and an edit elsewhere (a comment in `model/render/`, the letter's wording)
+changes none.  The rule cards are data a task reads only through its configuration (a
+mutation's breach, a revision), so they are left out of the code's digest: editing a card
+changes the keys of the tasks whose configurations it changes, and no other.
 
 The files are read as untrusted: each entry carries a digest of its contents, checked before
 it is read (a changed byte is a miss, counted); only a regular file under a size limit is read
@@ -15,6 +18,7 @@ left alone for the rest of the run, which goes on and says so."""
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import dataclasses
 import enum
@@ -29,7 +33,7 @@ import pickle
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 ENVIRONMENT = "ACP_SUGGESTIONS_CACHE"  # the default folder, when set
 _SUFFIX = ".result"
@@ -60,30 +64,81 @@ _RECORDS = frozenset(
 
 # The rule cards, in the model's folder (see above).
 CARDS = frozenset({"rules/current.py", "rules/draft.py", "rules/legacy.py"})
+_PACKAGES = ("acp_suggestions.model", "acp_suggestions.sims")
 
 
-def code_digest(model: Path, sims: Path) -> str:
-    """A digest of every module of the model and the simulator, the rule cards left out."""
+def _module_file(roots: dict[str, Path], name: str) -> Path | None:
+    """The file of module `name` (`acp_suggestions.model.X.Y`, or of the simulator) under its
+    package's folder in `roots`, if it is one."""
+    for package, root in roots.items():
+        if name == package:
+            return root / "__init__.py"
+        if name.startswith(package + "."):
+            base = root.joinpath(*name[len(package) + 1 :].split("."))
+            return next(
+                (p for p in (base.with_suffix(".py"), base / "__init__.py") if p.is_file()), None
+            )
+    return None
+
+
+def _imports(path: Path) -> set[str]:
+    """The modules of the model or the simulator a file imports, anywhere in it (a function's
+    own imports too), with each `from PACKAGE import name` as both the package and its
+    submodule, and each package on the way."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_bytes())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+    ours = {n for n in found if n.startswith(_PACKAGES)}
+    return ours | {".".join(n.split(".")[:k]) for n in ours for k in range(2, n.count(".") + 1)}
+
+
+# Whose results are cached: the search engine's tasks, and the simulator's figures.
+Code = Literal["engine", "simulator"]
+
+
+def reached(model: Path, sims: Path, code: Code = "engine") -> list[Path]:
+    """Every file the `code` whose results are cached can run: its modules (the engine's,
+    `model/check/`; or the simulator's) and what they import, and each package on the way;
+    for the engine, not the rendering, the wire tools, the browser or the command line, so
+    editing them keeps every key."""
+    roots = dict(zip(_PACKAGES, (model, sims), strict=True))
+    todo = list((model / "check" if code == "engine" else sims).rglob("*.py"))
+    seen: set[Path] = set()
+    while todo:
+        path = todo.pop()
+        if path not in seen:
+            seen.add(path)
+            todo += [f for n in _imports(path) if (f := _module_file(roots, n)) is not None]
+    return sorted(seen)
+
+
+def code_digest(model: Path, sims: Path, code: Code = "engine") -> str:
+    """A digest of every module the `code` whose results are cached can run (`reached`), the
+    rule cards left out."""
     digest = hashlib.sha256()
-    for root, left_out in ((model, CARDS), (sims, frozenset())):
-        for path in sorted(root.rglob("*.py")):
-            name = path.relative_to(root).as_posix()
-            if name in left_out:
-                continue
-            digest.update(f"{root.name}/{name}".encode() + b"\0" + path.read_bytes() + b"\0")
+    for path in reached(model, sims, code):
+        root = model if path.is_relative_to(model) else sims
+        name = path.relative_to(root).as_posix()
+        if root == model and name in CARDS:
+            continue
+        digest.update(f"{root.name}/{name}".encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 
 @functools.cache
-def code() -> str:
-    """The digest of the code this process runs (the simulator's files are read, not
+def code_of(code: Code = "engine") -> str:
+    """The digest of the `code` this process runs (the simulator's files are read, not
     imported: the model does not depend on it)."""
     roots = []
-    for package in ("acp_suggestions.model", "acp_suggestions.sims"):
+    for package in _PACKAGES:
         spec = importlib.util.find_spec(package)
         assert spec is not None and spec.origin is not None  # both are of this distribution
         roots.append(Path(spec.origin).parent)
-    return code_digest(*roots)
+    model, sims = roots
+    return code_digest(model, sims, code)
 
 
 class CacheError(Exception):
@@ -125,9 +180,10 @@ def identity(task: object) -> str:
     return hashlib.sha256(encoded.encode()).hexdigest()[:32]
 
 
-def key(task: object) -> str:
-    """The digest a task's result is stored under: of the code and the task."""
-    return hashlib.sha256(f"{code()} {identity(task)}".encode()).hexdigest()
+def key(task: object, code: Code = "engine") -> str:
+    """The digest a task's result is stored under: of the code that computes it and the
+    task."""
+    return hashlib.sha256(f"{code_of(code)} {identity(task)}".encode()).hexdigest()
 
 
 class _Records(pickle.Unpickler):
@@ -177,9 +233,10 @@ class Cache:
         """Add what tasks explored to the table of work (`work`)."""
         self._write(_WORK, json.dumps(self.work() | states, sort_keys=True).encode())
 
-    def get(self, task: object) -> Any | None:
-        """The stored result of `task`, or None when there is none (or none readable)."""
-        sealed = self._read(key(task) + _SUFFIX)
+    def get(self, task: object, code: Code = "engine") -> Any | None:
+        """The stored result of `task` (computed by `code`), or None when there is none (or
+        none readable)."""
+        sealed = self._read(key(task, code) + _SUFFIX)
         if sealed is None:
             return None
         seal, data = sealed[:_SEAL], sealed[_SEAL:]
@@ -195,11 +252,11 @@ class Cache:
         self.hits += 1
         return result
 
-    def put(self, task: object, result: object) -> None:
-        """Store the result of `task`, whole or not at all (a file written aside, then
-        renamed over its name); a full disk only loses the entry."""
+    def put(self, task: object, result: object, code: Code = "engine") -> None:
+        """Store the result of `task` (computed by `code`), whole or not at all (a file
+        written aside, then renamed over its name); a full disk only loses the entry."""
         data = pickle.dumps((task, result), protocol=pickle.HIGHEST_PROTOCOL)
-        self._write(key(task) + _SUFFIX, hashlib.sha256(data).digest() + data)
+        self._write(key(task, code) + _SUFFIX, hashlib.sha256(data).digest() + data)
 
     def _read(self, name: str) -> bytes | None:
         """A regular file of the folder, never through a link, opened without waiting (a
