@@ -264,3 +264,28 @@ def test_a_wrong_user_record_is_refused_with_its_line(
     trace = str(_auto_sending(tmp_path))
     assert main(["trace", "check", trace, "--user-actions", str(record)]) == 2
     assert says in capsys.readouterr().err
+
+
+def test_sarif_puts_each_violation_on_its_traces_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--format sarif`: a violation an error on its line, an unusable file an error on the
+    file; valid against the SARIF 2.1.0 schema."""
+    import jsonschema
+
+    broken = tmp_path / "broken.jsonl"
+    broken.write_bytes(b"".join(encoded([*first_turn(), prompt(3), res("agent", 3, {})])))
+    missing = tmp_path / "missing.jsonl"
+    assert main(["trace", "check", str(broken), str(missing), "--format", "sarif"]) == 2
+    log = json.loads(capsys.readouterr().out)
+    schema = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text())
+    jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker()).validate(log)
+    found = {
+        (
+            r["ruleId"],
+            r["level"],
+            r["locations"][0]["physicalLocation"].get("region", {}).get("startLine"),
+        )
+        for r in log["runs"][0]["results"]
+    }
+    assert ("LT-5", "error", 9) in found and ("unusable", "error", None) in found

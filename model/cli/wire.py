@@ -40,6 +40,8 @@ def _trace_check(args: argparse.Namespace) -> int:
         reports = [checked.for_side(r, args.side) for r in reports]
     if args.format == "junit":
         print(checked.junit(reports), end="")
+    elif args.format == "sarif":
+        print(checked.sarif(reports), end="")
     elif args.format == "json":
         print(json.dumps(checked.document(reports), indent=2))
     else:
@@ -271,9 +273,10 @@ def add_parsers(sub: Subparsers) -> None:
     observer_option(tc, "the trace was")
     tc.add_argument(
         "--format",
-        choices=["text", "json", "junit"],
+        choices=["text", "json", "junit", "sarif"],
         default="text",
-        help="text for people, json for tools, junit for CI (default: text)",
+        help="text for people, json for tools, junit for CI, sarif for code scanning (each "
+        "finding on its trace's line) (default: text)",
     )
     tc.add_argument(
         "--user-actions",

@@ -1,19 +1,17 @@
-"""The audit of an RFD text as SARIF 2.1.0, the format code scanning reads: each finding a
-result on the RFD's line (a rule with no sentence, on the file), so a pull request shows it
-where the author wrote the sentence."""
+"""The audit of an RFD text as SARIF 2.1.0 (`model.sarif`): each finding a result on the RFD's
+line (a rule with no sentence, on the file), so a pull request shows it where the author wrote
+the sentence."""
 
 from __future__ import annotations
 
-import json
-from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 from acp_suggestions.model.render.audit import example_note
+from acp_suggestions.model.sarif import log, result
 
 if TYPE_CHECKING:
     from acp_suggestions.model.check.summary import AuditOfFile
 
-SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 # The kinds of finding, as SARIF rules: id, level, what it means.
 RULES: tuple[tuple[str, str, str], ...] = (
     ("no-rule", "error", "A normative sentence states no rule of the catalogue."),
@@ -28,15 +26,7 @@ _LEVEL = {rule: level for rule, level, _ in RULES}
 
 
 def _result(rule: str, text: str, uri: str, line: int | None) -> dict[str, Any]:
-    location: dict[str, Any] = {"artifactLocation": {"uri": uri}}
-    if line is not None:
-        location["region"] = {"startLine": line}
-    return {
-        "ruleId": rule,
-        "level": _LEVEL[rule],
-        "message": {"text": text},
-        "locations": [{"physicalLocation": location}],
-    }
+    return result(rule, _LEVEL[rule], text, uri, line)
 
 
 def audit(of: AuditOfFile, uri: str) -> str:
@@ -72,22 +62,4 @@ def audit(of: AuditOfFile, uri: str) -> str:
         results.append(
             _result("changed", f"{c.kind} ({c.rule or 'no rule'}): {s.text}", uri, where)
         )
-    driver = {
-        "name": "acp-suggestions audit",
-        "version": metadata.version("acp-prompt-suggestions-model"),
-        "informationUri": "https://agentclientprotocol.com",
-        "rules": [
-            {
-                "id": rule,
-                "shortDescription": {"text": text},
-                "defaultConfiguration": {"level": level},
-            }
-            for rule, level, text in RULES
-        ],
-    }
-    log = {
-        "$schema": SCHEMA,
-        "version": "2.1.0",
-        "runs": [{"tool": {"driver": driver}, "results": results}],
-    }
-    return json.dumps(log, indent=2) + "\n"
+    return log("acp-suggestions audit", RULES, results)

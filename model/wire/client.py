@@ -2,9 +2,9 @@
 client that keeps the rules or breaks one: `acp-suggestions client [--break RULE] -- AGENT`.
 
 It advertises `promptSuggestions` (text and resource links only; or the legacy channel's
-allowlist), offers the most recent list
-(skipping a suggestion whole when it holds a block of another kind), and reports what it
-offers after each update it reads (`model.wire.client_offers`).  A script of its user's
+allowlist), offers the most recent list (skipping a suggestion whole when it holds a block of
+another kind), and reports what it offers after each update it reads
+(`model.wire.client_offers`).  A script of its user's
 actions drives it (`send` a typed prompt, `accept` the suggestion offered after the turn and
 send it, `reopen` the session), and it writes what the user did as a user-actions record
 (`model.wire.user_actions`), so that `trace check` judges it from the wire.  `--break` makes
@@ -28,6 +28,7 @@ from acp_suggestions.model.messages import (
 )
 from acp_suggestions.model.wire.acting import ProbeError, answered, session_of
 from acp_suggestions.model.wire.client_offers import OFFERED
+from acp_suggestions.model.wire.probe import ADVERTISED, LEGACY
 from acp_suggestions.model.wire.spawn import Overrun, bounded_agent
 
 # What `--break` makes the client do, by the rule it breaks.
@@ -40,13 +41,13 @@ BREAKS = {
 }
 STEPS = ("send", "accept", "reopen")
 PRESENTATIONS = ("grey-text", "chips")
-# What the client advertises, by `--channel`: the RFD's capability, the legacy allowlist of
-# the Claude adapter's `_meta` channel, or both.
+# What the client advertises, by `--channel`, as the probe does: the RFD's capability, the
+# legacy allowlist of the Claude adapter's `_meta` channel, or both.
 CHANNELS: dict[str, dict[str, Any]] = {
-    "rfd": {"session": {"promptSuggestions": {}}},
-    "legacy": {"_meta": {"jetbrains": {"air": {"version": 1, "capabilities": []}}}},
+    "rfd": ADVERTISED,
+    "legacy": LEGACY,
+    "both": {**ADVERTISED, **LEGACY},
 }
-CHANNELS["both"] = {**CHANNELS["rfd"], **CHANNELS["legacy"]}
 TYPED = [{"type": "text", "text": "Run the tests"}]  # what the user types for a `send`
 
 

@@ -63,46 +63,34 @@ def _trimmed(offered: list[Any], whole: list[Any]) -> bool:
     return len(offered) < len(whole) and all(block in rest for block in offered)
 
 
+def _why(report: Report, blocks: list[Any], current: tuple[Suggestion, ...]) -> tuple[RuleId, str]:
+    """The rule an offered suggestion that is not in `current` breaks, and how."""
+    n = report.seen
+    if any(_trimmed(blocks, whole.blocks()) for whole in current):
+        return RuleId.SC_5, (
+            f"the client offers what remains of a suggestion of update {n} with some of its "
+            "blocks left out, rather than skipping it whole"
+        )
+    if not n:
+        return RuleId.LT_1, "the client offers a suggestion before it read any list of the session"
+    if not current:
+        return (
+            RuleId.UPD_3,
+            f"the client offers a list after update {n}, the empty list that withdrew it",
+        )
+    return RuleId.LT_2, (
+        f"the client offers a suggestion that is not in update {n}, the most recent list it read"
+    )
+
+
 def judge(report: Report, current: tuple[Suggestion, ...]) -> tuple[RuleId, Verdict, str]:
     """The verdict on a report against the list of the update it names (`current`): the rule,
     the verdict and why."""
     lists = [s.blocks() for s in current]
     for suggestion in report.offered:
-        blocks = suggestion.blocks()
-        if blocks in lists:
-            continue
-        if any(_trimmed(blocks, whole) for whole in lists):
-            return (
-                RuleId.SC_5,
-                Verdict.VIOLATION,
-                (
-                    f"the client offers what remains of a suggestion of update {report.seen} "
-                    "with some of its blocks left out, rather than skipping it whole"
-                ),
-            )
-        if not report.seen:
-            return (
-                RuleId.LT_1,
-                Verdict.VIOLATION,
-                ("the client offers a suggestion before it read any list of the session"),
-            )
-        if not current:
-            return (
-                RuleId.UPD_3,
-                Verdict.VIOLATION,
-                (
-                    f"the client offers a list after update {report.seen}, the empty list that "
-                    "withdrew it"
-                ),
-            )
-        return (
-            RuleId.LT_2,
-            Verdict.VIOLATION,
-            (
-                f"the client offers a suggestion that is not in update {report.seen}, the most "
-                "recent list it had read"
-            ),
-        )
+        if (blocks := suggestion.blocks()) not in lists:
+            rule, why = _why(report, blocks, current)
+            return rule, Verdict.VIOLATION, why
     return RuleId.LT_2, Verdict.PASS, "what the client offers is in the most recent list it read"
 
 

@@ -189,6 +189,26 @@ def tally(reports: list[FileReport]) -> str:
     )
 
 
+def sarif(reports: list[FileReport]) -> str:
+    """The reports as a SARIF log (`model.sarif`): each violation an error and each finding
+    left open a note, on its trace's line; an unusable file an error on the file."""
+    from acp_suggestions.model import sarif as log
+    from acp_suggestions.model.rules import RULES_BY_ID
+
+    levels = {Verdict.VIOLATION: "error", Verdict.INCONCLUSIVE: "note"}
+    results = [
+        log.result(f.rule, levels[f.verdict], f.message, r.file, f.line)
+        for r in reports
+        for f in r.findings
+        if f.verdict in levels
+    ]
+    results += [log.result("unusable", "error", r.error, r.file, None) for r in reports if r.error]
+    named = sorted({x["ruleId"] for x in results} - {"unusable"})
+    rules = [(rule, "error", RULES_BY_ID[rule].summary) for rule in named]
+    rules.append(("unusable", "error", "The trace cannot be read as ACP traffic."))
+    return log.log("acp-suggestions trace check", rules, results)
+
+
 def junit(reports: list[FileReport]) -> str:
     """The reports as JUnit XML valid against the schema CI servers use (Jenkins'): one
     testsuite per file, the totals on testsuites; a violation fails its test case, an
