@@ -33,10 +33,10 @@ def test_rules_json_lists_every_rule(capsys: pytest.CaptureFixture[str]) -> None
 
 def test_check_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["in_force_violated"] == []
+    assert json.loads(capsys.readouterr().out)["violated_in_force"] == []
     assert main(["check", "--json", "--break", "LT-5"]) == 1
     out = json.loads(capsys.readouterr().out)
-    assert "withdrawn_after_prompt" in out["in_force_violated"]
+    assert "withdrawn_after_prompt" in out["violated_in_force"]
     assert out["liveness_violated"] == ["out_of_date_list_eventually_dropped"]
 
 
@@ -157,7 +157,7 @@ def test_only_properties_in_force_decide_the_exit_code(capsys: pytest.CaptureFix
     """The draft's compliant peers break LT-5's leads-to property, which is not the draft's."""
     assert main(["check", "--revision", "2026-10-15", "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
-    assert out["in_force_violated"] == ["no_offer_from_before_own_prompt"]
+    assert out["violated_in_force"] == ["no_offer_from_before_own_prompt"]
     assert standing(("CAP-3",), Config(version=1)) == "not in v1"  # a v2-only rule
     assert standing(("D-4",), Config(version=1)) == "other revision"
     assert standing((), Config(version=1)) == "a goal, not a rule"
@@ -166,7 +166,7 @@ def test_only_properties_in_force_decide_the_exit_code(capsys: pytest.CaptureFix
 def test_client_strategies_combine(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["check", "--revision", "2026-10-15", "--client", "drop-on-send,fence-prompt"]
     assert main([*argv, "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["in_force_violated"] == []
+    assert json.loads(capsys.readouterr().out)["violated_in_force"] == []
     assert main(["check", "--client", "drop-on-send,bogus"]) == 2
     assert "unknown client preset or strategy 'bogus'" in capsys.readouterr().err
 

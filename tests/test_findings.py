@@ -35,14 +35,14 @@ def test_finding_2_a_list_crosses_the_prompt_of_a_client_that_only_stops_on_send
     d4 = "no_offer_from_before_own_prompt"
     fenced = ["--revision", "2026-10-15", "--client", "drop-on-send,fence-prompt"]
     for extra in ([], ["--version", "2"], ["--semantics", "python-sdk"]):
-        assert d4 not in _check(capsys, *fenced, *extra)["in_force_violated"]
+        assert d4 not in _check(capsys, *fenced, *extra)["violated_in_force"]
     unordered = _check(capsys, *fenced, "--semantics", "unordered")
-    assert d4 in unordered["in_force_violated"]
+    assert d4 in unordered["violated_in_force"]
     # In v2 over the SDK only a fence that ends at the session/prompt response keeps it.
     v2_sdk = ["--version", "2", "--semantics", "python-sdk"]
-    assert d4 in _check(capsys, *fenced, *v2_sdk)["in_force_violated"]
+    assert d4 in _check(capsys, *fenced, *v2_sdk)["violated_in_force"]
     to_response = [*fenced[:3], "drop-on-send,fence-response", *v2_sdk]
-    assert d4 not in _check(capsys, *to_response)["in_force_violated"]
+    assert d4 not in _check(capsys, *to_response)["violated_in_force"]
     lossy = _check(capsys, "--client", "fence-prompt")
     assert lossy["liveness_violated"] == ["fresh_list_eventually_offered"]
     assert _check(capsys, "--client", "fence-prompt", "--version", "2")["liveness_violated"] == []
@@ -57,10 +57,10 @@ def test_finding_3_the_sdk_lets_a_withdrawal_overtake_its_list(
     assert "   7. client receives prompt_suggestions_update suggestions: [text]" in block
     v1 = _check(capsys, "--semantics", "python-sdk")
     assert {"withdrawn_after_prompt", "out_of_date_list_eventually_dropped"} <= set(
-        v1["in_force_violated"]
+        v1["violated_in_force"]
     )
     v2 = _check(capsys, "--semantics", "python-sdk", "--version", "2")
-    assert "withdrawn_after_foreground_work" in v2["in_force_violated"]
+    assert "withdrawn_after_foreground_work" in v2["violated_in_force"]
 
 
 def test_finding_4_a_client_that_fences_on_load_keeps_everything_over_stdio(
@@ -68,9 +68,9 @@ def test_finding_4_a_client_that_fences_on_load_keeps_everything_over_stdio(
 ) -> None:
     for version in ("1", "2"):
         live = _check(capsys, "--live-load", "--version", version)
-        assert "withdrawn_after_prompt" in live["in_force_violated"]
+        assert "withdrawn_after_prompt" in live["violated_in_force"]
         fenced = _check(capsys, "--live-load", "--version", version, "--client", "fence-load")
-        assert fenced["in_force_violated"] == [] and fenced["deadlocks"] == 0
+        assert fenced["violated_in_force"] == [] and fenced["deadlocks"] == 0
 
 
 def test_finding_5_the_legacy_adapter_keeps_its_list_over_compaction(

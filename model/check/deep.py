@@ -185,9 +185,9 @@ def _in_force_broken(
 ) -> tuple[list[str], int, bool, int | None, bool]:
     """The in-force properties broken in `cfg` (leads-to only on a whole graph), with the
     exploration's states, completeness, checked depth and whether liveness was decided."""
-    verdicts = verify(cfg, max_states=max_states, spill=spill)
-    result = verdicts.result
-    return verdicts.broken(), result.states, result.complete, result.depth, verdicts.decided
+    report = verify(cfg, max_states=max_states, spill=spill)
+    result = report.result
+    return report.broken(), result.states, result.complete, result.depth, report.decided
 
 
 @functools.cache

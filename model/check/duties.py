@@ -116,9 +116,9 @@ def violated(cfg: Config, liveness: bool) -> dict[str, int]:
     """The properties that fail in `cfg` (in force or not), each with the length of its
     shortest counterexample; leads-to properties only when `liveness` (it needs the graph).
     A search of its own: the reference the family's filters are compared with."""
-    verdicts = verify(cfg, liveness=liveness)
-    assert verdicts.result.complete
-    return verdicts.lengths()
+    report = verify(cfg, liveness=liveness)
+    assert report.result.complete
+    return report.lengths()
 
 
 @dataclass

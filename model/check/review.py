@@ -204,8 +204,8 @@ def _live(job: Job) -> bool:
 def run(job: Job) -> Outcome:
     """Explore one job and decide liveness on its graph."""
     live = _live(job)
-    verdicts = verify(job.config, liveness=live)
-    paths, result = verdicts.counterexamples(), verdicts.result
+    report = verify(job.config, liveness=live)
+    paths, result = report.counterexamples(), report.result
     violated = [p for p in PROPERTY_ORDER if p in paths]
     return Outcome(job, result.states, result.transitions, result.complete, violated, paths)
 

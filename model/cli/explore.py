@@ -278,7 +278,7 @@ def _check(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     with progress("states expanded, of the --max-states cap", args.max_states, False) as advance:
         # A search cut short has no whole graph: it decides no leads-to property.
-        verdicts = verify(
+        report = verify(
             cfg,
             liveness=not args.safety_only,
             max_states=args.max_states,
@@ -286,7 +286,7 @@ def _check(args: argparse.Namespace) -> int:
             progress=advance,
         )
     seconds = time.perf_counter() - started
-    result, rows = verdicts.result, verdicts.rows()
+    result, rows = report.result, report.rows()
     if args.json:
         out = {
             "states": result.states,
@@ -296,11 +296,11 @@ def _check(args: argparse.Namespace) -> int:
             "terminal": result.terminal,
             "deadlocks": result.deadlocks,
             "violated": result.violated,
-            "in_force_violated": verdicts.broken(),
+            "violated_in_force": report.broken(),
             "liveness_violated": sorted(
                 r.name for r in rows if r.kind == "leads-to" and r.status.broken
             ),
-            "liveness_decided": verdicts.decided,
+            "liveness_decided": report.decided,
             "reached": sorted(result.reached),
         }
         print(json.dumps(out, indent=2, sort_keys=True))
@@ -321,7 +321,7 @@ def _check(args: argparse.Namespace) -> int:
             if row.counterexample is not None:
                 for line in _told(cfg, row):
                     console.print(line)
-    code = verdicts.exit_code
+    code = report.exit_code
     goals = [n for n in result.violated if args.user_goals and n in USER_PROPERTIES]
     if goals and code is not Exit.BROKEN:
         err.print(f"acp-suggestions: --user-goals: not met: {', '.join(goals)}")
