@@ -18,13 +18,16 @@ from urllib.request import Request, urlopen
 
 import pytest
 
-from acp_suggestions.model.browse import setting
+from acp_suggestions.model.browse import setting, walk
 from acp_suggestions.model.browse.jumps import ReviewFolder
 from acp_suggestions.model.browse.server import Explorer, serve
 from acp_suggestions.model.browse.setting import Unreadable
 from acp_suggestions.model.check.verify import verify
 from acp_suggestions.model.cli.browse import from_args
+from acp_suggestions.model.config import baseline
+from acp_suggestions.model.mutations import MUTATIONS, MUTATIONS_BY_RULE
 from acp_suggestions.model.render.itf import dumps, to_itf
+from acp_suggestions.model.rules import Revision
 
 LT5 = "mutation.LT-5.v1.fifo"
 
@@ -282,3 +285,16 @@ def test_a_burst_with_a_stalled_client_is_answered_and_the_stall_closed(
         server.shutdown()
         server.server_close()
     assert "Traceback" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [m.rule for m in MUTATIONS if m.revision is Revision.CURRENT],
+)
+def test_each_rule_broken_alone_breaks_its_property_on_a_step_that_names_it(rule: str) -> None:
+    """The explorer's table of the rules each action stands on, held to the model: the
+    shortest run to where a rule's breach shows passes a step the page labels with it."""
+    mutation = MUTATIONS_BY_RULE[rule]
+    cfg = mutation.apply(baseline(Revision.CURRENT, mutation.versions[0]))
+    cex = verify(cfg, liveness=False).counterexamples()[mutation.expect.name]
+    assert rule in [r for step in cex.steps for r in walk.stands_on(cfg, step)]

@@ -20,7 +20,9 @@ from acp_suggestions.model.rules import RULES_BY_ID, RuleId, in_force
 from acp_suggestions.model.state import Load, Prompt, SuggestionList, Update, World
 from acp_suggestions.model.system import Act, Step, System
 
-# The rules each action stands on: what the RFD says of that move (a delivery's, by message).
+# The rules each action stands on: what the RFD says of that move (a delivery's, by message);
+# a test holds it to the model: each rule broken alone breaks its property on a step that
+# names it.
 _STANDS_ON: dict[object, tuple[RuleId, ...]] = {
     Act.ACCEPT: (RuleId.CP_1,),
     Act.SELECT: (RuleId.CP_1, RuleId.CP_2),
@@ -30,13 +32,13 @@ _STANDS_ON: dict[object, tuple[RuleId, ...]] = {
     Act.RESUME_WITHOUT_REPLAY: (RuleId.RP_2,),
     Act.AUTO_SEND: (RuleId.CP_1, RuleId.CP_3),
     Act.PREDICT: (RuleId.LT_3,),
-    Act.PUBLISH: (RuleId.TM_1, RuleId.CAP_2, RuleId.LT_4, RuleId.SC_2, RuleId.SC_3),
+    Act.PUBLISH: (RuleId.TM_1, RuleId.CAP_2, RuleId.LT_4, RuleId.SC_2, RuleId.SC_3, RuleId.SC_7),
     Act.REPLAY_DONE: (RuleId.RP_3,),
     Act.ACCEPT_PROMPT: (RuleId.LT_5,),
     Act.FOREGROUND_WORK: (RuleId.LT_6,),
     Prompt: (RuleId.LT_5,),  # v1: read is accepted
     Load: (RuleId.RP_1, RuleId.RP_2),
-    Update: (RuleId.UPD_3, RuleId.UPD_6, RuleId.SC_4, RuleId.LT_2),
+    Update: (RuleId.UPD_3, RuleId.UPD_6, RuleId.SC_4, RuleId.SC_5, RuleId.SC_6, RuleId.LT_2),
 }
 
 
