@@ -35,6 +35,35 @@ def _counts_free(output: str) -> str:
     return re.sub(r"(?m)^(lists seen) \d+, (withdrawals seen) \d+", r"\1 N, \2 N", output)
 
 
+_RULE_LINE = re.compile(r"^  [A-Z]+-\d+: ")
+
+
+def _timing_free(line: str) -> str:
+    """A rule's summary line with its counts and places left out (how often each race shows
+    depends on timing), else the line as it is."""
+    if not _RULE_LINE.match(line):
+        return line
+    rule, said = line.split(": ", 1)
+    said = re.sub(r"; inconclusive \d+ \([^)]*\)", "", said)
+    return f"{rule}: " + re.sub(r"\d+", "N", re.sub(r"\([^)]*\)", "(...)", said))
+
+
+def _as_shown(run: str, page: str, broken: bool) -> bool:
+    """Whether a probe's output is the page's but for timing: the same lines, counts aside;
+    and an agent that breaks a rule may be caught in a race more than the page shows when
+    timing exposes it there too (a scenario the page shows passing, violated, or left open
+    where a list may have crossed the prompt), never less."""
+    ran, shown = _counts_free(run).splitlines(), _counts_free(page).splitlines()
+    if len(ran) != len(shown):
+        return False
+    for got, want in zip(map(_timing_free, ran), map(_timing_free, shown), strict=True):
+        more = (want[:-4] + "violation", want[:-4] + "inconclusive")
+        caught_more = broken and want.endswith(": pass") and got in more
+        if got != want and not caught_more:
+            return False
+    return True
+
+
 def test_the_tutorial_walks_three_steps_on_the_reference_and_scripted_agents() -> None:
     commands = [command for command, _ in STEPS]
     assert len(commands) == 3 and all(any(k in c for k in EXITS) for c in commands)
@@ -54,6 +83,6 @@ def test_each_step_prints_what_the_page_shows(command: str, shown: str, tmp_path
     ran = subprocess.run([*CLI, *words], cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert ran.returncode == next(code for k, code in EXITS.items() if k in command), ran.stderr
     if shown:
-        assert _counts_free(ran.stdout) == _counts_free(shown), command
+        assert _as_shown(ran.stdout, shown, "--break" in command), (command, ran.stdout)
     else:
         assert "crossing-prompt" in ran.stdout

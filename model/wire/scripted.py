@@ -167,7 +167,8 @@ SCRIPTS: tuple[Script, ...] = (
     ),
     Script(
         "unadvertised",
-        "ends each turn with a prediction although the client did not advertise promptSuggestions",
+        "sends a prediction in each turn, before its answer, and one after it, although the "
+        "client did not advertise promptSuggestions",
         "nothing: it never asked for suggestions, and the agent breaks CAP-2; the RFD does "
         "not say what such a client does with the update (acpx ignores it)",
         "turn",
@@ -244,6 +245,8 @@ class ScriptedAgent(ReferenceAgent):
         if self.script.mid_turn and self._may_suggest():
             await self._suggest(sid, [said(_MID_TURN)])
             await self._suggest(sid, [])
+        if self.script.ungated:  # before the answer, so a client that quits on it gets it
+            await self._suggest(sid, [said(_MID_TURN)])
 
     async def _predict(self, sid: str, turn: int) -> None:
         if self.script.prediction == "none":
