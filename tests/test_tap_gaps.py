@@ -273,3 +273,22 @@ def test_a_disk_that_cannot_keep_up_leaves_gap_frames_and_holds_nothing_back() -
     # After each gap the line it may have cut is dropped: here a whole one, at most.
     lost = 64 * len(chunk) - recorder.gaps - kept * len(line)
     assert recorder.gaps and marks and 0 <= lost <= marks * len(line)
+
+
+def test_the_spool_gives_back_to_the_disk_what_the_recorder_has_read(tmp_path: Path) -> None:
+    """200 MiB through the spool, read to its end: the disk holds about the last stretch, not
+    the session (on a filesystem that can punch holes, as Linux's usual ones can)."""
+    from acp_suggestions.model.wire import recording
+
+    spool = os.open(tmp_path, os.O_TMPFILE | os.O_RDWR, 0o600)
+    wakes, tell = os.pipe()
+    for _ in range(200):
+        os.write(spool, b"x" * MIB)
+    os.close(tell)  # done: reading ends at the spool's end
+    follow = recording.Follow(spool, wakes)
+    while follow.read(MIB):
+        pass
+    used = os.fstat(spool).st_blocks * 512
+    os.close(spool)
+    os.close(wakes)
+    assert follow.at == 200 * MIB and used <= 2 * recording.FREED, used

@@ -8,6 +8,7 @@ checks nothing after it."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import io
 import json
 import os
@@ -38,17 +39,34 @@ def frame(sender: str, kind: bytes, at: float, data: bytes = b"", length: int = 
     return HEAD.pack(sender[0].encode(), kind, length or len(data), at) + data
 
 
+FREED = 64 << 20  # bytes of the spool read before they are given back to the disk
+
+
+def _punch(fd: int, offset: int, length: int) -> None:
+    """Give the disk back the spool's bytes `offset` to `offset + length`, keeping its size
+    (Linux's fallocate, punching a hole); where that is not possible, they stay."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.fallocate.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int64]
+        punch_hole, keep_size = 0x02, 0x01
+        libc.fallocate(fd, punch_hole | keep_size, offset, length)
+
+
 class Follow(io.RawIOBase):
     """The spool as the tap writes it, read from the start: at its end, reading waits until the
-    tap appends more (a byte on `wakes`) or is done (`wakes` closed)."""
+    tap appends more (a byte on `wakes`) or is done (`wakes` closed).  What it has read is
+    given back to the disk as it goes, so the spool holds about the backlog, not the session."""
 
     def __init__(self, spool: int, wakes: int) -> None:
-        self.spool, self.wakes, self.at = spool, wakes, 0
+        self.spool, self.wakes, self.at, self.freed = spool, wakes, 0, 0
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer: Any) -> int:
+        if self.at - self.freed >= FREED:
+            _punch(self.spool, self.freed, self.at - self.freed)
+            self.freed = self.at
         while True:
             got = os.preadv(self.spool, [buffer], self.at)
             if got or not os.read(self.wakes, 1 << 16):  # data, or the tap is done
