@@ -136,3 +136,22 @@ def test_the_action_sets_up_python_and_uploads_the_sarif_log(needs: str) -> None
     assert any(u.startswith(needs + "@") for u in uses)
     upload = next(s for s in action["runs"]["steps"] if s.get("uses", "").startswith(needs))
     assert needs.startswith("actions/") or "always()" in upload["if"]
+
+
+def test_an_rfd_that_leads_out_of_the_checkout_is_refused(tmp_path: Path) -> None:
+    """A link from the checkout to a file elsewhere: refused by name (exit 2), nothing read
+    through it from git."""
+    repo, event = _pull_request(tmp_path, "x\n", "y\n")
+    outside = tmp_path / "elsewhere.mdx"
+    outside.write_text("z\n", encoding="utf-8")
+    (repo / "linked.mdx").symlink_to(outside)
+    ran = subprocess.run(
+        [sys.executable, "-m", "acp_suggestions.model.cli", "pr-check", "linked.mdx"],
+        cwd=repo,
+        env={**os.environ, "GITHUB_EVENT_PATH": str(event)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert ran.returncode == 2 and "not a file of the git checkout" in ran.stderr, ran.stderr

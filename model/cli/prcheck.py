@@ -53,10 +53,17 @@ def _base(given: str | None) -> str:
     return sha
 
 
-def _base_text(rfd: Path, base: str) -> str | None:
+def _in_checkout(rfd: Path) -> tuple[Path, str]:
+    """The git checkout `rfd` is in, and its path there; UsageError if it leads out of it (a
+    link to a file elsewhere, say), before anything is read through it."""
+    top = Path(_git(rfd.parent, "rev-parse", "--show-toplevel").strip()).resolve()
+    if not rfd.resolve().is_relative_to(top):
+        raise UsageError(f"pr-check: {rfd}: not a file of the git checkout at {top}")
+    return top, rfd.resolve().relative_to(top).as_posix()
+
+
+def _base_text(top: Path, relative: str, base: str) -> str | None:
     """The RFD's text at `base`, or None where the base has no such file (a new RFD)."""
-    top = Path(_git(rfd.parent, "rev-parse", "--show-toplevel").strip())
-    relative = rfd.resolve().relative_to(top.resolve()).as_posix()
     _git(top, "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}")
     try:
         return _git(top, "show", f"{base}:{relative}")
@@ -110,8 +117,9 @@ def _pr_check(args: argparse.Namespace) -> int:
     if not rfd.is_file():
         raise UsageError(f"pr-check: {rfd}: no such file")
     base = _base(args.base)
+    top, relative = _in_checkout(rfd)
     head = audited(str(rfd), args.rfd_revision, "")
-    old_text = _base_text(rfd, base)
+    old_text = _base_text(top, relative, base)
     of = AuditOfFile(rfd.as_posix(), args.rfd_revision, head)
     if old_text is not None:
         with tempfile.TemporaryDirectory() as scratch:
