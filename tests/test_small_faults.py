@@ -135,3 +135,31 @@ def test_the_cli_survives_a_second_signal_during_its_clean_up(tmp_path: Path) ->
     run.stdin.flush()
     assert run.wait(timeout=120) == 143
     assert run.stderr is not None and "Traceback" not in run.stderr.read()
+
+
+def test_a_signal_that_lands_while_a_class_is_made_ends_the_run_by_its_code(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An Interrupted raised inside `__set_name__` (a dataclass being made during an import)
+    comes out as a RuntimeError caused by it: the run still ends with the signal's code, no
+    traceback; any other RuntimeError is not swallowed."""
+    monkeypatch.setattr(cli, "_received", [])
+    monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)  # run() sets its own
+    handlers = {s: signal.getsignal(s) for s in (*cli.ENDING, signal.SIGALRM)}
+
+    def made_while_signalled() -> int:
+        try:
+            raise cli.Interrupted(signal.SIGTERM)
+        except cli.Interrupted as stop:
+            raise RuntimeError("Error calling __set_name__") from stop
+
+    def broken() -> int:
+        raise RuntimeError("a fault of its own")
+
+    try:
+        assert cli.run(made_while_signalled) == 128 + signal.SIGTERM
+        with pytest.raises(RuntimeError, match="a fault of its own"):
+            cli.run(broken)
+    finally:  # run() leaves the signals ignored, as a command's end does
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)

@@ -118,6 +118,11 @@ def run(main: Callable[[], int], pressed: list[int] | None = None) -> int:
     except KeyboardInterrupt:
         _ignore_endings()
         code = 130
+    except RuntimeError as wrapped:  # raised while a class was made (`__set_name__`), in an
+        if not isinstance(wrapped.__cause__, Interrupted):  # import: the signal all the same
+            raise
+        _ignore_endings()
+        code = 128 + wrapped.__cause__.signum
     try:
         sys.stdout.flush()
     except BrokenPipeError:

@@ -52,7 +52,11 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `acp-suggestions`; an interruption (`KeyboardInterrupt`) goes to the
     caller, `model.cli.entry`, which turns it into the signal's exit code."""
-    args = parser().parse_args(argv)
+    from acp_suggestions.model.cli import signals_noted
+
+    with signals_noted():  # the commands' modules load before any signal is raised
+        commands = parser()
+    args = commands.parse_args(argv)
     try:
         return int(args.run(args))
     except (UsageError, FolderError) as exc:
