@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from acp_suggestions.api import check_records, review, summary_of, write_report
-    from acp_suggestions.model.check.rows import Counterexample, Row, Status
-    from acp_suggestions.model.check.verify import CheckReport, verify
+    from acp_suggestions.model.binding.rows import Counterexample, Row, Status
+    from acp_suggestions.model.binding.verify import CheckReport, verify
     from acp_suggestions.model.config import Bounds, Config, baseline
     from acp_suggestions.model.network import Semantics
     from acp_suggestions.model.rules import RULES, Revision
@@ -30,11 +30,11 @@ _FROM = {
     "Revision": "acp_suggestions.model.rules",
     "RULES": "acp_suggestions.model.rules",
     "Semantics": "acp_suggestions.model.network",
-    "verify": "acp_suggestions.model.check.verify",
-    "CheckReport": "acp_suggestions.model.check.verify",
-    "Row": "acp_suggestions.model.check.rows",
-    "Status": "acp_suggestions.model.check.rows",
-    "Counterexample": "acp_suggestions.model.check.rows",
+    "verify": "acp_suggestions.model.binding.verify",
+    "CheckReport": "acp_suggestions.model.binding.verify",
+    "Row": "acp_suggestions.model.binding.rows",
+    "Status": "acp_suggestions.model.binding.rows",
+    "Counterexample": "acp_suggestions.model.binding.rows",
     "check_file": "acp_suggestions.model.wire.reports",
     "FileReport": "acp_suggestions.model.wire.reports",
     "Verdict": "acp_suggestions.model.wire.monitors",

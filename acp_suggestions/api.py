@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from acp_suggestions.model.amendments import PROPOSED_BY_FINDINGS
-from acp_suggestions.model.check import review as reviewing
-from acp_suggestions.model.check.cache import Cache
-from acp_suggestions.model.check.executor import Executor
-from acp_suggestions.model.check.review import Done, Outcome
-from acp_suggestions.model.check.summary import Summary, summarize
 from acp_suggestions.model.render import report
+from acp_suggestions.model.review import jobs as reviewing
+from acp_suggestions.model.review.cache import Cache
+from acp_suggestions.model.review.executor import Executor
+from acp_suggestions.model.review.jobs import Done, Outcome
+from acp_suggestions.model.review.summary import Summary, summarize
 from acp_suggestions.model.wire import examples
 from acp_suggestions.model.wire.decode import Gap
 from acp_suggestions.model.wire.monitors import Observer

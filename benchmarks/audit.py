@@ -15,7 +15,7 @@ from pathlib import Path
 
 import page
 
-from acp_suggestions.model.check.audit import audit
+from acp_suggestions.model.review.audit import audit
 from acp_suggestions.model.rules import Revision
 
 RFD = (

@@ -17,10 +17,10 @@ from urllib.request import urlopen
 
 import page
 
+from acp_suggestions.model.binding.verify import verify
 from acp_suggestions.model.browse import setting
 from acp_suggestions.model.browse.server import Explorer, serve
 from acp_suggestions.model.browse.walk import follow, path_text
-from acp_suggestions.model.check.verify import verify
 from acp_suggestions.model.cli.browse import from_args
 from acp_suggestions.model.system import System
 

@@ -7,7 +7,7 @@
    or pairs) on 1
    and on 2 local worker processes, and the speed-up;
 3. the default review on the local pool of 2 processes and on a Dask `LocalCluster` of 2 worker
-   processes set up as `model.check.executor.WORKER_CONFIG` says, alternated, medians of --runs
+   processes set up as `model.review.executor.WORKER_CONFIG` says, alternated, medians of --runs
    runs: the Dask executor's overhead (the cluster is started once, before, as a user's is).
 
 Run: .venv/bin/python benchmarks/cluster.py [--runs N] [--max-states N] [--sessions N]
@@ -24,8 +24,10 @@ from dataclasses import replace
 import page
 
 from acp_suggestions.model.amendments import PROPOSED_BY_FINDINGS
-from acp_suggestions.model.check import deep, duties, review, sessions
-from acp_suggestions.model.check.executor import Executor, local_cluster
+from acp_suggestions.model.binding import sessions
+from acp_suggestions.model.review import deep, duties
+from acp_suggestions.model.review import jobs as review
+from acp_suggestions.model.review.executor import Executor, local_cluster
 from acp_suggestions.sims import sweep
 from acp_suggestions.sims.scenario import DEFAULT_SCENARIO, load
 

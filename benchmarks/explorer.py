@@ -19,9 +19,10 @@ import time
 
 import page
 
-from acp_suggestions.model.check import explorer, spec
-from acp_suggestions.model.check.batch import BatchSystem
-from acp_suggestions.model.check.packed import Packed, PackedSystem
+from acp_suggestions.model.binding import spec
+from acp_suggestions.model.binding.batch import BatchSystem
+from acp_suggestions.model.binding.packed import Packed, PackedSystem
+from acp_suggestions.model.check import explorer
 from acp_suggestions.model.config import baseline
 from acp_suggestions.model.network import Semantics
 from acp_suggestions.model.rules import Revision
@@ -67,7 +68,9 @@ def rate(system_cls: type[PackedSystem], runs: int) -> tuple[int, int, float]:
     cfg = baseline(Revision.CURRENT, 2, semantics=Semantics.UNORDERED)
     times, states, transitions = [], 0, 0
     for _ in range(runs):  # a fresh system each run: its remembered steps start empty
-        checked = dataclasses.replace(spec.of(cfg), steps=system_cls(cfg))
+        system = system_cls(cfg)
+        arrays = system if isinstance(system, BatchSystem) else None
+        checked = dataclasses.replace(spec.of(cfg), steps=system, arrays=arrays)
         started = time.perf_counter()
         result = explorer.explore(checked)
         times.append(time.perf_counter() - started)

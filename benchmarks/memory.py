@@ -31,14 +31,15 @@ import json, sys, time
 from pathlib import Path
 from acp_suggestions.model.check import leadsto
 from acp_suggestions.model.check.explorer import explore
-from acp_suggestions.model.check.spec import of as spec_of
+from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.check.store import Spill
 from acp_suggestions.model.config import Bounds, baseline
 from acp_suggestions.model.network import Semantics
 from acp_suggestions.model.rules import Revision
 version, semantics, bounds, keep, decide, folder = json.loads(sys.argv[1])
 if keep == "pairs":
-    from acp_suggestions.model.check import deep, sessions
+    from acp_suggestions.model.binding import sessions
+    from acp_suggestions.model.review import deep
     cfg = baseline(Revision.CURRENT, version, semantics=Semantics(semantics),
                    bounds=deep.DEEP_SESSIONS[version])
     started = time.perf_counter()

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 import page
 
-from acp_suggestions.model.check.packed import Packed, PackedSystem
+from acp_suggestions.model.binding.packed import Packed, PackedSystem
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.invariants import INVARIANTS, REACHABLE
 from acp_suggestions.model.liveness import LIVENESS

@@ -1,7 +1,7 @@
 """Benchmark of the default review, the command a reader runs first.
 
 Times the duty placement of a sample of cells two ways, alternated in one process: one
-exploration per cell with each kept set a filter of it (`model.check.family`, what the review
+exploration per cell with each kept set a filter of it (`model.review.family`, what the review
 does), and a search of its own for each kept set the placement asks about (the way before);
 then `acp-suggestions review` as a user runs it on 2 workers, cold (`--no-cache`) and warm
 (a second run on the cache a first one filled), each the median of several runs; with
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import page
 
-from acp_suggestions.model.check import duties
+from acp_suggestions.model.review import duties
 from acp_suggestions.model.rules import RuleId
 
 # -P: the package from the install or PYTHONPATH (a baseline's tree), not the working folder.

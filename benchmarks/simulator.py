@@ -22,8 +22,8 @@ from typing import Any
 import page
 import simpy
 
-from acp_suggestions.model.check.executor import Executor
-from acp_suggestions.model.check.spec import of as spec_of
+from acp_suggestions.model.binding.spec import of as spec_of
+from acp_suggestions.model.review.executor import Executor
 from acp_suggestions.sims import sweep
 from acp_suggestions.sims.draws import Draws
 from acp_suggestions.sims.engine import Engine, Run

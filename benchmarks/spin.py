@@ -1,7 +1,7 @@
 """Benchmark of the explorer against Spin's compiled verifier, `pan`, on the same model.
 
 The model given to Spin is the composed system of one configuration as the explorer composes it
-(`model/check/packed.py`): each local step (a client's, an agent's, a delivery, a channel
+(`model/binding/packed.py`): each local step (a client's, an agent's, a delivery, a channel
 appended to) as a table of numbers, taken from the memoised steps of one search, and the
 composition of a world's steps from them written in C inside a Promela process, one transition
 per step (`d_step`).  Spin then searches the product on its own (depth first, its own hash
@@ -29,10 +29,10 @@ from pathlib import Path
 
 import page
 
+from acp_suggestions.model.binding.packed import EMPTY, PackedSystem
+from acp_suggestions.model.binding.spec import ProtocolSpec
+from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.check import explorer
-from acp_suggestions.model.check.packed import EMPTY, PackedSystem
-from acp_suggestions.model.check.spec import Spec
-from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.config import Config, baseline
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
 from acp_suggestions.model.network import Semantics
@@ -205,7 +205,7 @@ def pan(folder: Path) -> tuple[int, int, float]:
     return figure(r"([\d.e+]+) states, stored"), figure(r"([\d.e+]+) transitions"), seconds
 
 
-def ours(spec: Spec) -> float:
+def ours(spec: ProtocolSpec) -> float:
     """Seconds of the explorer's search of `spec`, every invariant decided."""
     started = time.perf_counter()
     explorer.explore(spec)

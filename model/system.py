@@ -4,7 +4,7 @@ explored.
 
 Each actor's actions read and change only its own local state and send messages; the network
 actions move one message from a channel to its receiver.  The checking package runs the same
-definitions over packed worlds (`model.check.packed`).
+definitions over packed worlds (`model.binding.packed`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from acp_suggestions.model.check.spec import Spec
+from acp_suggestions.model.binding.spec import ProtocolSpec
 from acp_suggestions.model.state import World
 from acp_suggestions.model.system import Action, Step, System
 
@@ -12,9 +12,7 @@ class Interned:
     `System.steps`, so every step is the model's own, with what it sent), so that a session in
     flight is an int and a step taken before is a list index and a dict lookup."""
 
-    def __init__(self, spec: Spec) -> None:
-        if spec.system is None:
-            raise ValueError("the simulator times readable steps: this spec has none")
+    def __init__(self, spec: ProtocolSpec) -> None:
         self.system: System = spec.system
         start = self.system.init_state()
         self._ids: dict[World, int] = {start: 0}

@@ -4,9 +4,9 @@ table comes from), run on the review's own workers."""
 
 from __future__ import annotations
 
-from acp_suggestions.model.check.cache import Cache
-from acp_suggestions.model.check.executor import Executor
-from acp_suggestions.model.check.summary import ScreenRow, ScreenTime
+from acp_suggestions.model.review.cache import Cache
+from acp_suggestions.model.review.executor import Executor
+from acp_suggestions.model.review.summary import ScreenRow, ScreenTime
 from acp_suggestions.sims import sweep
 from acp_suggestions.sims.scenario import DEFAULT_SCENARIO, load
 

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from acp_suggestions.model.check.executor import Executor, Setup
-from acp_suggestions.model.check.spec import of as spec_of
+from acp_suggestions.model.binding.spec import of as spec_of
+from acp_suggestions.model.review.executor import Executor, Setup
 from acp_suggestions.sims.draws import Draws
 from acp_suggestions.sims.engine import run_session
 from acp_suggestions.sims.interned import Interned

@@ -78,7 +78,7 @@ def _serial_group(item: pytest.Item) -> str:
 def _own_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     """The review's result cache of this test run alone (never the user's): the commands the
     tests run, in this process and in the ones it starts, store and find results there."""
-    from acp_suggestions.model.check.cache import ENVIRONMENT
+    from acp_suggestions.model.review.cache import ENVIRONMENT
 
     os.environ[ENVIRONMENT] = str(tmp_path_factory.mktemp("cache"))
 

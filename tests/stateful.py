@@ -16,9 +16,11 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from acp_suggestions.model.check.spec import Spec, StateProperty
+from acp_suggestions.model.binding.spec import ProtocolSpec
+from acp_suggestions.model.check.spec import StateProperty
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.invariants import PROPERTIES_BY_NAME
+from acp_suggestions.model.state import World
 from acp_suggestions.model.system import Act, Action, System
 
 SETTINGS = settings(
@@ -84,7 +86,7 @@ def _step(key: tuple[str, str], several: bool) -> Callable[..., None]:
     return precondition(lambda self: bool(options(self)))(decorated)
 
 
-def _check(cfg: Config, p: StateProperty) -> Callable[[Any], None]:
+def _check(cfg: Config, p: StateProperty[Config, World]) -> Callable[[Any], None]:
     rules = ", ".join(PROPERTIES_BY_NAME[p.name].rules)
 
     def holds(self: Any) -> None:
@@ -95,14 +97,14 @@ def _check(cfg: Config, p: StateProperty) -> Callable[[Any], None]:
     return invariant()(holds)
 
 
-def machine_for(checked: Spec, seen: Counter[str] | None = None) -> type[RuleBasedStateMachine]:
+def machine_for(
+    checked: ProtocolSpec, seen: Counter[str] | None = None
+) -> type[RuleBasedStateMachine]:
     """A state machine class for a spec of the protocol model that asserts the spec's
     invariants; `seen` counts its reachability goals met along the way (to show the runs reach
     races).  It steps the readable system (`System`), one rule per action, where the explorer
     steps the packed one: the two are held equal by the explorer's tests."""
     cfg: Config = checked.config
-    if checked.system is None:
-        raise ValueError("the machine steps the readable system: this spec has none")
     system: System = checked.system
 
     class SystemMachine(RuleBasedStateMachine):

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp_suggestions.model.check.audit import Audit, audit, compare
 from acp_suggestions.model.cli.main import main
+from acp_suggestions.model.review.audit import Audit, audit, compare
 from acp_suggestions.model.rules import RULES, SIGNATURES, Revision
 from tests.conftest import MISSING, SHARED
 from tests.helpers import unavailable
@@ -248,7 +248,7 @@ def test_the_audit_finds_the_lead_ins_whose_examples_the_text_lost(
     """The current revision's five sentences that end in a colon with nothing after them
     (where its JSON examples were, and Timing's examples) are listed; the draft, whose colon
     is followed by its example, has none."""
-    from acp_suggestions.model.check.audit import lead_ins
+    from acp_suggestions.model.review.audit import lead_ins
 
     found = lead_ins(shared_text(CURRENT), Revision.CURRENT)
     assert [x.line for x in found] == [6, 44, 59, 60, 89]
@@ -273,7 +273,7 @@ def test_the_audit_finds_the_lead_ins_whose_examples_the_text_lost(
     ],
 )
 def test_a_lead_in_is_one_with_nothing_after_it(text: str, lines: list[int]) -> None:
-    from acp_suggestions.model.check.audit import lead_ins
+    from acp_suggestions.model.review.audit import lead_ins
 
     assert [x.line for x in lead_ins(text, Revision.CURRENT)] == lines
 

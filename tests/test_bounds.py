@@ -7,14 +7,14 @@ import functools
 
 import pytest
 
-from acp_suggestions.model.check.environments import INTERRUPTED
-from acp_suggestions.model.check.review import Job, run
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.liveness import LIVENESS, LeadsTo
 from acp_suggestions.model.mutations import MUTATIONS, Mutation
 from acp_suggestions.model.network import Semantics
 from acp_suggestions.model.property import Property
+from acp_suggestions.model.review.environments import INTERRUPTED
+from acp_suggestions.model.review.jobs import Job, run
 
 
 @functools.cache

@@ -18,11 +18,11 @@ from urllib.request import Request, urlopen
 
 import pytest
 
+from acp_suggestions.model.binding.verify import verify
 from acp_suggestions.model.browse import setting, walk
 from acp_suggestions.model.browse.jumps import ReviewFolder
 from acp_suggestions.model.browse.server import Explorer, serve
 from acp_suggestions.model.browse.setting import Unreadable
-from acp_suggestions.model.check.verify import verify
 from acp_suggestions.model.cli.browse import from_args
 from acp_suggestions.model.config import baseline
 from acp_suggestions.model.mutations import MUTATIONS, MUTATIONS_BY_RULE

@@ -18,12 +18,13 @@ from typing import Any
 import pytest
 
 from acp_suggestions.model.amendments import PROPOSED_BY_FINDINGS
-from acp_suggestions.model.check import cache, review
-from acp_suggestions.model.check.cache import Cache
-from acp_suggestions.model.check.executor import Executor
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.mutations import mutations_of
 from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.review import cache
+from acp_suggestions.model.review import jobs as review
+from acp_suggestions.model.review.cache import Cache
+from acp_suggestions.model.review.executor import Executor
 from acp_suggestions.model.rules import RULES, RULES_BY_ID, Level, Rule, Side
 
 FIFO = Semantics.FIFO
@@ -31,7 +32,7 @@ FIFO = Semantics.FIFO
 ROOT = Path(__file__).resolve().parents[1]
 KEYS = """
 import json
-from acp_suggestions.model.check import cache, review
+from acp_suggestions.model.review import cache, jobs as review
 print(json.dumps([cache.key(t) for t in review.tasks(dict(), {proposed!r}, True)]))
 """
 
@@ -63,7 +64,8 @@ def test_the_code_digest_changes_with_the_engines_code_alone(tmp_path: Path) -> 
     cards = model / "rules" / "current.py"
     cards.write_text(cards.read_text().replace("ignores an empty update", "drops an empty one"))
     assert cache.code_digest(model, sims) == before
-    engine = ["actors.py", "state.py", "check/leadsto.py", "check/review.py", "rules/ids.py"]
+    engine = ["actors.py", "state.py", "check/leadsto.py", "binding/packed.py", "review/jobs.py"]
+    engine += ["rules/ids.py"]
     elsewhere = ["render/letter.py", "render/report.py", "wire/tap.py", "browse/server.py"]
     for module, changes in [
         *((model / n, (True, True)) for n in engine),

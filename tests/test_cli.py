@@ -11,16 +11,16 @@ from pathlib import Path
 import pytest
 
 from acp_suggestions.model import exits
-from acp_suggestions.model.check import review
-from acp_suggestions.model.check.executor import Executor
-from acp_suggestions.model.check.rows import Status, standing
-from acp_suggestions.model.check.summary import Summary, summarize
+from acp_suggestions.model.binding.rows import Status, standing
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.config import Config, baseline
 from acp_suggestions.model.exits import MEANINGS, Exit
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
 from acp_suggestions.model.network import REVIEWED
 from acp_suggestions.model.render import report
+from acp_suggestions.model.review import jobs as review
+from acp_suggestions.model.review.executor import Executor
+from acp_suggestions.model.review.summary import Summary, summarize
 from acp_suggestions.model.rules import Revision
 from tests.helpers import CLI
 
@@ -259,7 +259,7 @@ def test_the_verdict_rows_from_python_give_the_commands_exit_code(
 ) -> None:
     """`verify(cfg).rows()` is what `check` prints, row by row, and its exit code is the
     command's."""
-    from acp_suggestions.model.check.verify import verify
+    from acp_suggestions.model.binding.verify import verify
 
     checked = verify(cfg)
     assert main(["check", *argv]) == checked.exit_code
@@ -278,7 +278,7 @@ def test_the_verdict_rows_from_python_give_the_commands_exit_code(
 def test_counterexample_lengths_are_those_of_the_steps() -> None:
     """The duty placement's lengths (`CheckReport.lengths`, no steps taken) are the lengths of
     the counterexamples shown, invariants and leads-to alike, in the same order."""
-    from acp_suggestions.model.check.verify import verify
+    from acp_suggestions.model.binding.verify import verify
 
     checked = verify(MUTATIONS_BY_RULE["LT-5"].apply(baseline(Revision.CURRENT, 1)))
     shown = checked.counterexamples()

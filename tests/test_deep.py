@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from acp_suggestions.model.check import deep, store
+from acp_suggestions.model.check import store
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.config import Bounds, baseline
 from acp_suggestions.model.network import Semantics
 from acp_suggestions.model.render import deep as rendered
+from acp_suggestions.model.review import deep
 from acp_suggestions.model.rules import Revision
 
 

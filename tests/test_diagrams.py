@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_suggestions.model.check.rows import Counterexample
+from acp_suggestions.model.binding.rows import Counterexample
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.render import diagrams, lifetime, msc, scenarios
 from acp_suggestions.model.render.dotlang import Diagram, dot_string, mermaid_text
@@ -99,7 +99,7 @@ def test_the_overtaking_chart_draws_the_withdrawal_crossing_the_list(
 
 def _counterexamples() -> list[tuple[Config, Counterexample]]:
     """Every counterexample of the current revision's v1 review, over stdio and unordered."""
-    from acp_suggestions.model.check import review
+    from acp_suggestions.model.review import jobs as review
 
     found: list[tuple[Config, Counterexample]] = []
     for job in review.jobs():

@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp_suggestions.model.check import duties
+from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.check.explorer import explore
-from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.config import Bounds, baseline, client_policy
 from acp_suggestions.model.invariants import no_offer_from_before_own_prompt
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
 from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.review import duties
 from acp_suggestions.model.rules import Revision, RuleId
 from acp_suggestions.model.state import (
     PREDICT_DISTINCT,

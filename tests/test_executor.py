@@ -14,9 +14,11 @@ from typing import Any
 
 import pytest
 
-from acp_suggestions.model.check import duties, review, sessions
-from acp_suggestions.model.check.executor import Executor, local_cluster
+from acp_suggestions.model.binding import sessions
 from acp_suggestions.model.cli.main import main
+from acp_suggestions.model.review import duties
+from acp_suggestions.model.review import jobs as review
+from acp_suggestions.model.review.executor import Executor, local_cluster
 from acp_suggestions.sims import sweep
 from acp_suggestions.sims.scenario import DEFAULT_SCENARIO, load
 from tests.helpers import CLI, interrupted
@@ -153,7 +155,7 @@ def test_a_worker_with_other_code_refuses_the_tasks(
 ) -> None:
     """The client's code fingerprint travels with each task; here the client claims another
     version, as a worker with another install would look to it."""
-    from acp_suggestions.model.check import executor
+    from acp_suggestions.model.review import executor
 
     monkeypatch.setattr(executor, "fingerprint", lambda: "0.0.9 0123456789abcdef")
     where = ["--scheduler", cluster.scheduler_address]
@@ -170,7 +172,7 @@ def test_a_scheduler_with_no_worker_is_an_error(
 ) -> None:
     from distributed import LocalCluster
 
-    from acp_suggestions.model.check import executor
+    from acp_suggestions.model.review import executor
 
     monkeypatch.setattr(executor, "WORKERS_WAIT", 1.0)
     with LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as empty:

@@ -10,15 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp_suggestions.model.check.duties import Cell
+from acp_suggestions.model.binding.packed import PackedSystem
+from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.check.explorer import explore
-from acp_suggestions.model.check.packed import PackedSystem
 from acp_suggestions.model.check.result import Path
-from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.mutations import MUTATIONS, MUTATIONS_BY_RULE
 from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.review.duties import Cell
 from acp_suggestions.model.rules import Revision, RuleId
 from acp_suggestions.model.state import (
     Cancel,
@@ -305,7 +305,7 @@ def test_a_replayed_list_keeps_what_it_was_predicted_for(version: int) -> None:
 
 def _verdicts(cfg: Config) -> set[str]:
     """Every property that fails in `cfg`, invariants and leads-to alike."""
-    from acp_suggestions.model.check.duties import violated
+    from acp_suggestions.model.review.duties import violated
 
     return set(violated(cfg, liveness=True))
 
@@ -359,7 +359,7 @@ def test_a_fence_that_ends_at_the_user_message_is_passed_by_an_older_list_over_t
     it; a fence that ends at the response alone keeps both."""
     from acp_suggestions.model.config import client_policy
 
-    def run(client: str) -> dict[str, tuple[World, Path]]:
+    def run(client: str) -> dict[str, tuple[World, Path[Action, World]]]:
         cfg = baseline(Revision.CURRENT, 2, semantics=Semantics.PYTHON_SDK)
         return explore(spec_of(cfg.with_(client=client_policy(client)))).counterexamples
 
@@ -415,7 +415,7 @@ def test_the_state_graph_is_the_one_networkx_would_hold(out: list[list[tuple[int
     ]
     n = len(out)
     edges = [(u, v % n, actions[a]) for u, row in enumerate(out) for v, a in row]
-    graph = StateGraph()
+    graph: StateGraph[Action] = StateGraph()
     for u in range(n):
         graph.add_state([(v, a) for w, v, a in edges if w == u])
     public = nx.DiGraph()
@@ -436,7 +436,7 @@ def test_the_state_graph_widens_its_action_numbers_past_255() -> None:
     from acp_suggestions.model.system import Action
 
     actions = [Action("net", Act.DELIVER_TO_CLIENT, k) for k in range(300)]
-    graph = StateGraph()
+    graph: StateGraph[Action] = StateGraph()
     graph.add_state([(j, actions[j]) for j in range(300)])
     graph.close(300)
     assert graph.labels.typecode == "I" and len(graph) == 300

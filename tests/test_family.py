@@ -7,11 +7,11 @@ import itertools
 
 import pytest
 
-from acp_suggestions.model.check import duties, family
+from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.check.explorer import explore
-from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.config import Bounds
 from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.review import duties, family
 from acp_suggestions.model.rules import RuleId
 from acp_suggestions.model.system import first_or_minimal
 

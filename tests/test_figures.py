@@ -11,7 +11,7 @@ from pathlib import Path
 
 from acp_suggestions.model.browse import jumps
 from acp_suggestions.model.check import store
-from acp_suggestions.model.check.levels import Search
+from acp_suggestions.model.check.tuning import DEFAULT
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -34,7 +34,7 @@ WRITTEN = re.compile(
 )
 # Limits the code sets that read like measurements, with the constant each states.
 LIMITS = {
-    "32,768 states": Search.batch,
+    "32,768 states": DEFAULT.batch,
     "300 bytes a state": store.BYTES_PER_STATE,
     "300,000 states": jumps.SEARCH_STATES,
 }

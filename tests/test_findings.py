@@ -12,10 +12,10 @@ from typing import Any
 import jsonschema
 import pytest
 
-from acp_suggestions.model.check import review
-from acp_suggestions.model.check.summary import Summary
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.render import findings, letter, report, schema
+from acp_suggestions.model.review import jobs as review
+from acp_suggestions.model.review.summary import Summary
 
 FINDINGS = Path(__file__).resolve().parents[1] / "docs" / "findings.md"
 

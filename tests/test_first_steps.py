@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from acp_suggestions.model.check import review
-from acp_suggestions.model.check.summary import Summary
 from acp_suggestions.model.render import letter
+from acp_suggestions.model.review import jobs as review
+from acp_suggestions.model.review.summary import Summary
 from tests.helpers import CLI
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "tutorials" / "first-steps.md"

@@ -11,11 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp_suggestions.model.check import duties, family, kernels
+from acp_suggestions.model.binding.spec import of as spec_of
+from acp_suggestions.model.check import kernels
 from acp_suggestions.model.check.explorer import explore
-from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.check.tables import Ints
 from acp_suggestions.model.invariants import INVARIANTS
+from acp_suggestions.model.review import duties, family
 from tests.test_levels import CONFIGS, assert_same
 
 COMPILED = kernels.loops()

@@ -17,24 +17,27 @@ MOST_LINES = 500  # a module longer than this does more than one job
 # A type checker's silencer, and what must follow it: the error codes, then a reason.
 _SILENCER = re.compile(r"#\s*type:\s*ignore(.*)$")
 _EXPLAINED = re.compile(r"\[[a-z-]+(, [a-z-]+)*\]\s+#\s*\S")
-TOOLS = ("check", "render", "wire", "browse", "cli")
+TOOLS = ("check", "binding", "review", "render", "wire", "browse", "cli")
 # Which rooms each room may import (a room is the protocol model, a tool package or sims).
+ENGINE = {"model.check", "model.binding", "model.review"}
 MAY_IMPORT: dict[str, set[str]] = {
     "model": {"model"},
-    "model.check": {"model", "model.check"},
-    "model.render": {"model", "model.check", "model.render"},
+    "model.check": {"model.check"},
+    "model.binding": {"model", "model.check", "model.binding"},
+    "model.review": {"model", "model.check", "model.binding", "model.review"},
+    "model.render": {"model", *ENGINE, "model.render"},
     "model.wire": {"model", "model.wire"},
-    "model.browse": {"model", "model.check", "model.render", "model.browse"},
+    "model.browse": {"model", *ENGINE, "model.render", "model.browse"},
     "model.cli": {
         "model",
-        "model.check",
+        *ENGINE,
         "model.render",
         "model.wire",
         "model.browse",
         "model.cli",
         "sims",
     },
-    "sims": {"model", "model.check", "model.render", "model.wire", "sims"},
+    "sims": {"model", *ENGINE, "model.render", "model.wire", "sims"},
 }
 
 

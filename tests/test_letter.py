@@ -15,13 +15,13 @@ import pytest
 
 from acp_suggestions.model import readings
 from acp_suggestions.model.amendments import ADOPTIONS_BY_NAME
-from acp_suggestions.model.check import review
-from acp_suggestions.model.check.summary import Summary
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.invariants import PROPERTIES_BY_NAME
 from acp_suggestions.model.liveness import LIVENESS
 from acp_suggestions.model.render import letter, report
 from acp_suggestions.model.render.findings import Unsupported
+from acp_suggestions.model.review import jobs as review
+from acp_suggestions.model.review.summary import Summary
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.threats import AXES
 

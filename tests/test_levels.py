@@ -5,7 +5,6 @@ outgrows a key."""
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import replace
 
 import numpy as np
@@ -13,16 +12,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from acp_suggestions.model.check import duties, explorer, levels
-from acp_suggestions.model.check.batch import BatchSystem, Edges
+from acp_suggestions.model.binding.batch import BatchSystem
+from acp_suggestions.model.binding.packed import EMPTY, Packed, PackedSystem
+from acp_suggestions.model.binding.spec import ProtocolResult
+from acp_suggestions.model.binding.spec import of as spec_of
+from acp_suggestions.model.check import arrays
 from acp_suggestions.model.check.explorer import explore
-from acp_suggestions.model.check.packed import EMPTY, Packed, PackedSystem
-from acp_suggestions.model.check.result import Result
-from acp_suggestions.model.check.spec import of as spec_of
-from acp_suggestions.model.check.tables import Dense, IntMap, Ints
+from acp_suggestions.model.check.spec import Edges
+from acp_suggestions.model.check.tables import Dense, IntMap, Ints, TooLarge
+from acp_suggestions.model.check.tuning import Tuning, splitmix
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
 from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.review import duties
 from acp_suggestions.model.rules import Revision, RuleId
 from acp_suggestions.model.system import NET, Act, Action
 
@@ -44,13 +46,14 @@ CONFIGS = {
 }
 
 
-def by_state(cfg: Config, keep_graph: bool = False, max_states: int = 2_000_000) -> Result:
-    """The reference: the same Spec over steps that expand one state at a time."""
-    spec = replace(spec_of(cfg), steps=PackedSystem(cfg))
+def by_state(cfg: Config, keep_graph: bool = False, max_states: int = 2_000_000) -> ProtocolResult:
+    """The reference: the same Spec over steps that expand one state at a time, searched a
+    state at a time."""
+    spec = replace(spec_of(cfg), steps=PackedSystem(cfg), arrays=None)
     return explore(spec, keep_graph=keep_graph, max_states=max_states)
 
 
-def assert_same(found: Result, reference: Result) -> None:
+def assert_same(found: ProtocolResult, reference: ProtocolResult) -> None:
     for name in ("states", "transitions", "terminal", "deadlocks", "complete", "depth"):
         assert getattr(found, name) == getattr(reference, name), name
     assert found.counterexamples == reference.counterexamples
@@ -65,13 +68,9 @@ def assert_same(found: Result, reference: Result) -> None:
 
 @pytest.mark.parametrize("field", [16, 6], ids=["packed-keys", "hashed-past-6-bits"])
 @pytest.mark.parametrize("name", CONFIGS)
-def test_a_level_at_a_time_finds_what_a_state_at_a_time_finds(
-    name: str, field: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_search_over_arrays_finds_what_a_state_at_a_time_finds(name: str, field: int) -> None:
     cfg = CONFIGS[name]
-    monkeypatch.setattr(levels, "_FIELD", field)
-    found = explore(spec_of(cfg), keep_graph=True)
-    monkeypatch.undo()
+    found = explore(spec_of(cfg), keep_graph=True, tuning=Tuning(key_bits=field))
     assert_same(found, by_state(cfg, keep_graph=True))
 
 
@@ -83,48 +82,46 @@ def test_a_search_cut_short_stops_where_the_reference_stops(cap: int) -> None:
     assert_same(found, by_state(cfg, keep_graph=True, max_states=cap))
 
 
-def test_progress_counts_states_expanded_as_the_reference_does(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_progress_counts_states_expanded_as_the_reference_does() -> None:
     cfg = CONFIGS["v2-python-sdk-small"]
-    monkeypatch.setattr(levels, "TOLD", 1000)
-    monkeypatch.setattr(explorer, "TOLD", 1000)
+    every = Tuning(told=1000)
     told: list[int] = []
-    explore(spec_of(cfg), progress=told.append)
+    explore(spec_of(cfg), progress=told.append, tuning=every)
     reference: list[int] = []
-    explore(replace(spec_of(cfg), steps=PackedSystem(cfg)), progress=reference.append)
+    explore(spec_of(cfg), progress=reference.append, tuning=every, search="states")
     assert told == reference and len(told) == 27
 
 
-def test_two_states_sharing_a_key_send_the_search_state_by_state(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_two_states_sharing_a_key_send_the_search_state_by_state() -> None:
     """Past its fields (6 bits here), a state's key is a hash of its numbers; with one that
-    gives clients past the first 1,024 the keys of earlier ones, the batch search meets two
-    states under one key part way (past 11,000 states), gives up, and the result is the
-    reference's, the progress it told taken back."""
+    gives clients past the first 1,024 the keys of earlier ones, the search over arrays meets
+    two states under one key part way (past 11,000 states) and gives up; by default the
+    search a state at a time takes over, its result the reference's, and the progress told
+    goes on from where the first stopped, never back."""
     cfg = CONFIGS["v2-python-sdk-small"]
-    monkeypatch.setattr(levels, "TOLD", 1000)
-    monkeypatch.setattr(explorer, "TOLD", 1000)
-    monkeypatch.setattr(levels, "_FIELD", 6)
-    key = levels._hash
-    monkeypatch.setattr(levels, "_hash", lambda a, c, ta, tc: key(a, c & 1023, ta, tc))
+
+    def colliding(a: Ints, c: Ints, ta: Ints, tc: Ints) -> Ints:
+        return splitmix(a, c & 1023, ta, tc)
+
+    tuning = Tuning(told=1000, key_bits=6, hash=colliding)
+    given_up: list[int] = []
+    with pytest.raises(TooLarge):
+        explore(spec_of(cfg), progress=given_up.append, tuning=tuning, search="arrays")
+    assert sum(given_up) == 11_000
     told: list[int] = []
-    found = explore(spec_of(cfg), keep_graph=True, progress=told.append)
-    assert [n for n in told if n < 0] == [-11_000] and sum(told) == 27_000
-    monkeypatch.undo()
+    found = explore(spec_of(cfg), keep_graph=True, progress=told.append, tuning=tuning)
+    assert told == [1000] * 27
     assert_same(found, by_state(cfg, keep_graph=True))
 
 
-def test_a_number_past_its_field_sends_the_search_state_by_state(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_number_past_its_field_sends_the_search_state_by_state() -> None:
     """A value read by a property is packed exactly, each number in its field; a number
-    past it (fields of 6 bits here) gives up the batch search for the reference."""
+    past it (fields of 6 bits here) gives up the search over arrays for the reference."""
     cfg = CONFIGS["v1-python-sdk"]
-    monkeypatch.setattr(levels, "_PART", 6)
-    found = explore(spec_of(cfg), keep_graph=True)
-    monkeypatch.undo()
+    narrow = Tuning(part_bits=6)
+    with pytest.raises(TooLarge):
+        explore(spec_of(cfg), search="arrays", tuning=narrow)
+    found = explore(spec_of(cfg), keep_graph=True, tuning=narrow)
     assert_same(found, by_state(cfg, keep_graph=True))
 
 
@@ -164,13 +161,14 @@ class _StuckNetwork(BatchSystem):
     def expand(self, a: Ints, c: Ints, ta: Ints, tc: Ints) -> Edges:
         steps = super().expand(a, c, ta, tc)
         moving = ta[steps.source] == EMPTY
-        return Edges(*(getattr(steps, f.name)[moving] for f in dataclasses.fields(Edges)))
+        a2, c2, ta2, tc2 = (column[moving] for column in steps.target)
+        return Edges(steps.source[moving], steps.label[moving], (a2, c2, ta2, tc2))
 
 
 def test_an_end_state_with_a_message_in_flight_is_a_deadlock(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from acp_suggestions.model.check import spec
+    from acp_suggestions.model.binding import spec
     from acp_suggestions.model.cli.main import main
 
     monkeypatch.setattr(spec, "BatchSystem", _StuckNetwork)
@@ -184,11 +182,11 @@ def test_a_graph_of_more_than_256_actions_widens_its_labels() -> None:
     """Labels start a byte each, as the search a state at a time keeps them, and widen once
     a batch brings the 257th action; every edge keeps its action."""
     actions = [Action(NET, Act.DELIVER_TO_AGENT, i) for i in range(300)]
-    graph = levels._Graph(actions)
+    graph = arrays._Graph(actions)
     for first, labels in ((0, np.arange(150)), (1, np.arange(150, 300))):
-        edges = Edges(np.zeros(150, np.int64), labels, *(np.zeros(150, np.int64),) * 4)
+        edges = Edges(np.zeros(150, np.int64), labels, (np.zeros(150, np.int64),) * 4)
         states = [np.zeros(1, np.int64)] * 4
-        graph.add(levels.Batch(first, states, edges, np.ones(150, bool), labels + 2, False))
+        graph.add(arrays.Batch(first, states, edges, np.ones(150, bool), labels + 2, False))
     built = graph.close(302)
     assert built.labels.typecode == "I"
     assert [built.action(u, v) for u, v, _ in built.edges()] == actions

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from acp_suggestions.model.binding.spec import ProtocolResult
+from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.check.explorer import explore
 from acp_suggestions.model.check.leadsto import Lasso, check, lasso_steps, leads_to
-from acp_suggestions.model.check.result import Result
-from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.config import Config, baseline
 from acp_suggestions.model.liveness import LIVENESS
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
@@ -77,7 +77,7 @@ def test_a_stop_where_nothing_fair_is_enabled_is_a_counterexample() -> None:
     assert lasso.loop is None and lasso.ending.startswith("then the run may stop")
 
 
-def _liveness(cfg: Config) -> tuple[Result, dict[str, Lasso | None]]:
+def _liveness(cfg: Config) -> tuple[ProtocolResult, dict[str, Lasso | None]]:
     spec = spec_of(cfg)
     result = explore(spec, keep_graph=True)
     return result, check(spec, result)

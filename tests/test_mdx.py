@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from acp_suggestions.model.check import mdx
-from acp_suggestions.model.check.audit import Audit, _is_heading, audit
 from acp_suggestions.model.cli.main import main
+from acp_suggestions.model.review import mdx
+from acp_suggestions.model.review.audit import Audit, _is_heading, audit
 from acp_suggestions.model.rules import RULES, Revision
 
 CURRENT = "rfd/prompt-suggestions-rfd-2026-11-14.txt"

@@ -98,7 +98,7 @@ def test_a_rule_added_in_four_files_reaches_catalogue_mutation_and_traceability(
     jobs = _run(
         project,
         "-c",
-        "from acp_suggestions.model.check.review import jobs; "
+        "from acp_suggestions.model.review.jobs import jobs; "
         "print([j.name for j in jobs() if j.kind == 'mutation'])",
     )
     assert "'CT-9'" in jobs.stdout, jobs.stderr

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from acp_suggestions.model.check import plan, review
-from acp_suggestions.model.check.duties import violated
 from acp_suggestions.model.config import Bounds
 from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.review import jobs as review
+from acp_suggestions.model.review import plan
+from acp_suggestions.model.review.duties import violated
 
 
 def _fails(edits: tuple[str, ...]) -> list[str]:

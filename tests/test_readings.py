@@ -9,7 +9,7 @@ import json
 import pytest
 
 from acp_suggestions.model import readings
-from acp_suggestions.model.check.verify import verify
+from acp_suggestions.model.binding.verify import verify
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.config import Config, baseline
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE

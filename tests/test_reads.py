@@ -10,16 +10,16 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pytest
 
-from acp_suggestions.model.check import duties
+from acp_suggestions.model.binding.spec import of as spec_of
+from acp_suggestions.model.check.arrays import codes
 from acp_suggestions.model.check.explorer import explore
-from acp_suggestions.model.check.levels import codes
 from acp_suggestions.model.check.result import InMemory
-from acp_suggestions.model.check.spec import WHOLE
-from acp_suggestions.model.check.spec import of as spec_of
+from acp_suggestions.model.check.tuning import DEFAULT
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.invariants import INVARIANTS, REACHABLE
 from acp_suggestions.model.liveness import LIVENESS
 from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.review import duties
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.state import World
 
@@ -40,7 +40,7 @@ def undeclared(
     cfg: Config, worlds: Sequence[World], columns: InMemory, reads: tuple[str, ...], f: Predicate
 ) -> int:
     """How many values of the declared parts the predicate gives two answers for."""
-    value = codes(reads or WHOLE, columns.columns)
+    value = codes(spec_of(cfg), reads, columns.columns, DEFAULT)
     answer = np.array([bool(f(cfg, w)) for w in worlds])
     order = np.argsort(value, kind="stable")
     value, answer = value[order], answer[order]

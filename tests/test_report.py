@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from acp_suggestions.model.check.audit import audit
-from acp_suggestions.model.check.summary import AuditOfFile
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.liveness import LIVENESS
 from acp_suggestions.model.mutations import MUTATIONS
 from acp_suggestions.model.render import sections
+from acp_suggestions.model.review.audit import audit
+from acp_suggestions.model.review.summary import AuditOfFile
 from acp_suggestions.model.rules import RULES_BY_ID, Revision
 
 
@@ -91,7 +91,7 @@ def test_the_audit_quotes_each_sentence_with_its_line() -> None:
 
 
 def test_the_audit_section_lists_the_changes_since_an_older_text() -> None:
-    from acp_suggestions.model.check.audit import compare
+    from acp_suggestions.model.review.audit import compare
 
     old = audit(TEXT, Revision.CURRENT)
     new = audit(TEXT.replace("Agents MAY send", "Agents MUST send"), Revision.CURRENT)

@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from acp_suggestions.model.amendments import ADOPTIONS
-from acp_suggestions.model.check import review
-from acp_suggestions.model.check.audit import audit
-from acp_suggestions.model.check.summary import Summary
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.render import letter
 from acp_suggestions.model.render.rfd_edits import EditError, Op, apply
+from acp_suggestions.model.review import jobs as review
+from acp_suggestions.model.review.audit import audit
+from acp_suggestions.model.review.summary import Summary
 from acp_suggestions.model.rules import Revision
 
 RFD = "rfd/prompt-suggestions-rfd-2026-11-14.txt"

@@ -125,7 +125,7 @@ def test_each_level_is_shown_as_the_text_writes_it(
 ) -> None:
     """A rule's keyword has the case its sentence gives it: a lower-case "may" or "must never"
     (not normative under RFC 8174) is shown as lower case, never as a capital level."""
-    from acp_suggestions.model.check.audit import audit
+    from acp_suggestions.model.review.audit import audit
 
     mapped = {s.rule: s for s in audit(shared_text(SOURCES[revision]), revision).sentences}
     for r in RULES:

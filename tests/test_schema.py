@@ -8,8 +8,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from acp_suggestions.model.check import review
 from acp_suggestions.model.render import schema
+from acp_suggestions.model.review import jobs as review
 
 
 def test_the_shipped_schema_is_the_one_the_types_give() -> None:

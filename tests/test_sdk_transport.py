@@ -23,10 +23,10 @@ from typing import Any
 
 import pytest
 
-from acp_suggestions.model.check.duties import client_of, strategies
-from acp_suggestions.model.check.verify import verify
+from acp_suggestions.model.binding.verify import verify
 from acp_suggestions.model.config import baseline
 from acp_suggestions.model.network import Semantics, deliverable, send
+from acp_suggestions.model.review.duties import client_of, strategies
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.state import LoadResponse, PromptResponse, Update
 from tests.helpers import npm_install

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from acp_suggestions.model.check import review, sessions
-from acp_suggestions.model.check.summary import Summary
+from acp_suggestions.model.binding import sessions
 from acp_suggestions.model.config import baseline
 from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.review import jobs as review
+from acp_suggestions.model.review.summary import Summary
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.search import reach
 from acp_suggestions.model.state import Prompt

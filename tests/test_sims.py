@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from acp_suggestions.model.check.spec import of as spec_of
+from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.invariants import INVARIANTS, REACHABLE
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE

@@ -8,15 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-import pytest
-
 from acp_suggestions.model.check import leadsto
 from acp_suggestions.model.check.explorer import explore
 from acp_suggestions.model.check.spec import Spec
-from acp_suggestions.model.check.spec import of as spec_of
-from acp_suggestions.model.config import baseline
-from acp_suggestions.model.rules import Revision
-from acp_suggestions.sims.interned import Interned
 
 Counts = tuple[int, int]  # how far each of the two actors has counted
 Toy = Spec[None, Counts, Counts, str]
@@ -106,11 +100,3 @@ def test_leads_to_is_decided_under_the_toys_own_fairness() -> None:
     unfair = replace(toy, fairness=lambda step: None)
     lasso = leadsto.check(unfair, explore(unfair, keep_graph=True))["a_finishes"]
     assert lasso is not None and lasso.cycle == () and lasso.walk == (0, 1)  # (0,0), (1,0)
-
-
-def test_the_simulator_needs_a_spec_with_readable_steps() -> None:
-    """The simulator times what each step sends, which packed steps alone do not say."""
-    protocol = spec_of(baseline(Revision.CURRENT, 1))
-    with pytest.raises(ValueError, match="this spec has none"):
-        Interned(replace(protocol, system=None))
-    assert Interned(protocol).moves_from(0)

@@ -12,18 +12,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from acp_suggestions.model.check import deep, store
+from acp_suggestions.model.binding.spec import ProtocolResult
+from acp_suggestions.model.binding.spec import of as spec_of
+from acp_suggestions.model.check import store
 from acp_suggestions.model.check.explorer import explore
-from acp_suggestions.model.check.result import Result
-from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.check.store import Spill, Spilled
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.review import deep
 from acp_suggestions.model.rules import Revision
 
 
-def _found(r: Result) -> tuple[object, ...]:
+def _found(r: ProtocolResult) -> tuple[object, ...]:
     """Everything a search reports, its graph and its worlds by number."""
     assert r.graph is not None
     return (

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from acp_suggestions.model.check import spec
-from acp_suggestions.model.check.spec import of as spec_of
+from acp_suggestions.model.binding import spec
+from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.mutations import MUTATIONS, Mutation
 from acp_suggestions.model.network import Semantics

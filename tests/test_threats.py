@@ -14,10 +14,9 @@ import pytest
 from hypothesis.stateful import run_state_machine_as_test
 
 from acp_suggestions.model import threats
-from acp_suggestions.model.check import review, spec
+from acp_suggestions.model.binding import spec
+from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.check.explorer import explore
-from acp_suggestions.model.check.spec import of as spec_of
-from acp_suggestions.model.check.summary import Summary
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.config import Bounds, Config, baseline, client_policy
 from acp_suggestions.model.invariants import INVARIANTS, PROPERTIES_BY_NAME
@@ -25,6 +24,8 @@ from acp_suggestions.model.liveness import LIVENESS
 from acp_suggestions.model.readings import READINGS_BY_NAME
 from acp_suggestions.model.render import promises, report
 from acp_suggestions.model.render.findings import Unsupported
+from acp_suggestions.model.review import jobs as review
+from acp_suggestions.model.review.summary import Summary
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.state import (
     PREDICT_COMMAND,

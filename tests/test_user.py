@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from hypothesis.stateful import run_state_machine_as_test
 
-from acp_suggestions.model.check import spec
+from acp_suggestions.model.binding import spec
+from acp_suggestions.model.binding.spec import of as spec_of
+from acp_suggestions.model.binding.verify import verify
 from acp_suggestions.model.check.explorer import explore
-from acp_suggestions.model.check.spec import of as spec_of
-from acp_suggestions.model.check.verify import verify
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.config import Bounds, Config, baseline, client_policy
 from acp_suggestions.model.invariants import PROPERTIES_BY_NAME, USER_PROPERTIES

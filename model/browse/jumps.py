@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from acp_suggestions.model.binding.rows import Counterexample
 from acp_suggestions.model.browse.setting import Setting, Unreadable, from_job
 from acp_suggestions.model.browse.walk import MAX_STEPS, PathError, path_text
-from acp_suggestions.model.check.rows import Counterexample
 from acp_suggestions.model.render.itf import encode
 from acp_suggestions.model.state import World
 from acp_suggestions.model.system import Step, System
@@ -64,7 +64,7 @@ class Shortest:
     def jump(self, setting: Setting, name: str) -> Jump:
         """The shortest run to where `name` breaks in `setting` (one search per setting at a
         time, up to SEARCH_STATES states; TooMuch past them, unless it found `name` broken)."""
-        from acp_suggestions.model.check.verify import verify
+        from acp_suggestions.model.binding.verify import verify
 
         with self._lock:
             lock = self._locks.setdefault(setting, threading.Lock())

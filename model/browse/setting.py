@@ -28,7 +28,7 @@ class Setting:
 def review_jobs() -> dict[str, Config]:
     """Every exploration of the default review (and of every proposal) by its key."""
     from acp_suggestions.model.amendments import AMENDMENTS
-    from acp_suggestions.model.check.review import Job, tasks
+    from acp_suggestions.model.review.jobs import Job, tasks
 
     todo = tasks({}, [a.name for a in AMENDMENTS], with_duties=False)
     return {task.key: task.config for task in todo if isinstance(task, Job)}

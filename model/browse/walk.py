@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from acp_suggestions.model.binding.spec import deadlocked
 from acp_suggestions.model.browse.setting import Setting, Unreadable
-from acp_suggestions.model.check.spec import deadlocked
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.invariants import INVARIANTS, REACHABLE
 from acp_suggestions.model.liveness import LIVENESS

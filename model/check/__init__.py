@@ -1,6 +1,7 @@
-"""Checking the model: the packed system, the breadth-first explorer, leads-to checking on the
-state graph, the spec review and the RFC 2119 audit of an RFD text.
+"""The checking engine, for any Spec: the searches (a state at a time, or over arrays for steps
+that have that form), the states found and spilled, the state graph, leads-to under weak
+fairness and the searches' knobs.
 
-May import the protocol model (`model.*` modules); never `model.render`, `model.wire` or
-`model.cli`.
+May import nothing of the project but itself: the protocol model reaches it through
+`model.binding`, whose `spec.of(config)` is the protocol model as a Spec.
 """

@@ -17,9 +17,8 @@ from numpy.typing import NDArray
 from typing_extensions import TypeVar
 
 from acp_suggestions.model.check import kernels
-from acp_suggestions.model.system import Action
 
-A = TypeVar("A", bound=Hashable, default=Action)  # a step's label
+A = TypeVar("A", bound=Hashable)  # a step's label
 
 
 class StateGraph(Generic[A]):

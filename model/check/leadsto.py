@@ -17,7 +17,7 @@ import itertools
 from array import array
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import networkx as nx
 import numpy as np
@@ -26,10 +26,11 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
 from acp_suggestions.model.check import kernels
+from acp_suggestions.model.check.arrays import codes
 from acp_suggestions.model.check.graph import StateGraph
-from acp_suggestions.model.check.levels import codes
 from acp_suggestions.model.check.result import InMemory, Result, Worlds, truths
-from acp_suggestions.model.check.spec import A, C, S, Spec, W
+from acp_suggestions.model.check.spec import A, C, Packed, S, Spec, W
+from acp_suggestions.model.check.tuning import DEFAULT
 
 Node = Hashable
 FairClass = Callable[[A], str | None]
@@ -275,11 +276,11 @@ def _decide(g: _Arrays, p: Mask, q: Mask, name: Callable[[int], Node]) -> Lasso 
     return Lasso(tuple(name(v) for v in prefix), tuple(name(v) for v in cycle))
 
 
-def _numbered(graph: nx.DiGraph) -> tuple[StateGraph, list[Node]]:
+def _numbered(graph: nx.DiGraph) -> tuple[StateGraph[A], list[Node]]:
     """A networkx graph as the explorer's arrays, its nodes numbered in the graph's order."""
     nodes = list(graph.nodes)
     number = {n: i for i, n in enumerate(nodes)}
-    out = StateGraph()
+    out: StateGraph[A] = StateGraph()
     for u in nodes:
         out.add_state([(number[v], data["action"]) for v, data in graph.adj[u].items()])
     out.close(len(nodes))
@@ -291,10 +292,11 @@ def leads_to(
     init: Node,
     p: Callable[[Node], bool],
     q: Callable[[Node], bool],
-    fair: FairClass,
+    fair: FairClass[A],
 ) -> Lasso | None:
     """A shortest-prefix lasso violating `p ~> q` on a networkx graph under weak fairness of
     `fair`'s classes, or None when the property holds (the graph is numbered first)."""
+    numbered: StateGraph[A]
     numbered, nodes = _numbered(graph)
     g = _Arrays(numbered, fair, nodes.index(init))
     p_mask = np.fromiter((p(n) for n in nodes), dtype=bool, count=g.n)
@@ -311,8 +313,11 @@ def per_state(
     """Each predicate (of the Spec's config and a world) over every state, a row per state and
     a column per predicate, decided once per distinct value of what of the world they read
     (`reads`, found by the Spec's `part_key` in the explorer's packed worlds)."""
-    if isinstance(worlds.packed, InMemory):  # the batch search's: one pass of numpy
-        first, inverse = kernels.loops().distinct(codes(reads, worlds.packed.columns))
+    if spec.part_columns is not None and isinstance(worlds.packed, InMemory):  # one numpy pass
+        over = cast("Spec[C, W, Packed, A]", spec)
+        first, inverse = kernels.loops().distinct(
+            codes(over, reads, worlds.packed.columns, DEFAULT)
+        )
         distinct = worlds.at(first)
         table = np.empty((len(distinct), len(predicates)), dtype=bool)
         for j, f in enumerate(predicates):

@@ -1,5 +1,5 @@
 """What an exploration found (`Result`), and the explored worlds by state number (`Worlds`):
-the explorer's output, whichever search made it (`model.check.explorer`, `model.check.levels`)."""
+the explorer's output, whichever search made it (`model.check.explorer`, `model.check.arrays`)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from acp_suggestions.model.check.graph import StateGraph
-from acp_suggestions.model.check.packed import Packed
-from acp_suggestions.model.check.spec import A, C, S, StateProperty, W
+from acp_suggestions.model.check.spec import A, C, Packed, S, StateProperty, W
 
 Path = tuple[tuple[A, W], ...]
 """The steps of a run after its first world: each step's label and the world it leads to."""

@@ -20,12 +20,11 @@ from typing import Any, Generic, Protocol
 import numpy as np
 from typing_extensions import TypeVar
 
-from acp_suggestions.model.check.packed import Packed
 from acp_suggestions.model.check.result import PackedRows
-from acp_suggestions.model.system import Action
+from acp_suggestions.model.check.spec import Packed
 
-S = TypeVar("S", bound=Hashable, default=Packed)  # a stored world
-A = TypeVar("A", bound=Hashable, default=Action)  # a step's label
+S = TypeVar("S", bound=Hashable)  # a stored world
+A = TypeVar("A", bound=Hashable)  # a step's label
 Successors = Callable[[S], list[tuple[A, S]]]
 Expansion = tuple[S, list[tuple[A, S]], list[int], int]
 """A state expanded: it, its enabled actions with the worlds they lead to, the numbers of
@@ -151,7 +150,7 @@ class Spilled(PackedRows):
     """The states in files: rows of four 32-bit numbers by state number, and the seen index as
     sorted runs of fingerprints, merged so that there are about log2(states) of them."""
 
-    def __init__(self, folder: Path, found: Found) -> None:
+    def __init__(self, folder: Path, found: Found[Packed, Hashable]) -> None:
         self._folder = folder
         self.parents, self.via = found.parents, found.via
         self._rows = tempfile.TemporaryFile(dir=folder, buffering=0)  # noqa: SIM115  # kept open
@@ -232,7 +231,9 @@ class Spilled(PackedRows):
                 k += 1
         return None
 
-    def expand(self, successors: Successors, i: int, limit: int) -> Iterator[Expansion]:
+    def expand(
+        self, successors: Successors[Packed, Hashable], i: int, limit: int
+    ) -> Iterator[Expansion[Packed, Hashable]]:
         """Expand states i, i + 1, ... in order, a batch at a time, numbering the worlds each
         leads to; files have no limit."""
         while i < self._size:
@@ -243,7 +244,7 @@ class Spilled(PackedRows):
             i += len(batch)
 
     def _resolve(
-        self, start: int, expanded: list[list[tuple[Action, Packed]]]
+        self, start: int, expanded: list[list[tuple[Hashable, Packed]]]
     ) -> tuple[list[list[int]], list[int]]:
         """Number the successors of states `start`, `start + 1`, ... (their `expanded`) in one
         pass over the index, and say how many states were found by the end of each; a batch in

@@ -1,7 +1,7 @@
 """Memoised local steps as arrays, for the search that expands a whole batch of states at once
-(`model.check.levels`): a key is a few small numbers packed into one int64, a value is found
+(`model.check.arrays`): a key is a few small numbers packed into one int64, a value is found
 for a whole array of keys in one pass, and only the keys never seen before are computed, one
-call each, by the packed system's own memoised step (`model.check.packed`)."""
+call each, by the packed system's own memoised step (`model.binding.packed`)."""
 
 from __future__ import annotations
 

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.text import Text
 
-from acp_suggestions.model.check.executor import Executor
 from acp_suggestions.model.render.atomic import OutputFolder
+from acp_suggestions.model.review.executor import Executor
 
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]

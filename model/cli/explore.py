@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.text import Text
 
-from acp_suggestions.model.check.rows import Row, Status
+from acp_suggestions.model.binding.rows import Row, Status
 from acp_suggestions.model.cli.common import (
     UsageError,
     chosen_readings,
@@ -264,8 +264,8 @@ _COLOURS = {"ok": "green", "doubt": "yellow", "fail": "red", "aside": "dim"}
 
 
 def _check(args: argparse.Namespace) -> int:
+    from acp_suggestions.model.binding.verify import verify
     from acp_suggestions.model.check.store import Spill, machine_gib
-    from acp_suggestions.model.check.verify import verify
     from acp_suggestions.model.invariants import USER_PROPERTIES
 
     cfg = config_of(args)

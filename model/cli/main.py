@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 
-from acp_suggestions.model.check.executor import ExecutorError
 from acp_suggestions.model.cli import (
     browse,
     client,
@@ -21,6 +20,7 @@ from acp_suggestions.model.cli import (
 from acp_suggestions.model.cli.common import UsageError, err
 from acp_suggestions.model.exits import Exit
 from acp_suggestions.model.render.atomic import FolderError
+from acp_suggestions.model.review.executor import ExecutorError
 
 # Each command imports what it needs when it runs, so `--help` and a small `trace check`
 # start fast (the SDK's schema alone takes half a second to import).

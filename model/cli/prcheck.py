@@ -17,8 +17,8 @@ from acp_suggestions.model.cli.common import UsageError
 from acp_suggestions.model.exits import Exit
 
 if TYPE_CHECKING:
-    from acp_suggestions.model.check.summary import AuditOfFile
     from acp_suggestions.model.cli.common import Subparsers
+    from acp_suggestions.model.review.summary import AuditOfFile
 
 
 def _git(folder: Path, *words: str) -> str:
@@ -106,12 +106,12 @@ def summary(of: AuditOfFile, base: str) -> str:
 
 
 def _pr_check(args: argparse.Namespace) -> int:
-    from acp_suggestions.model.check.audit import compare
-    from acp_suggestions.model.check.summary import AuditOfFile
     from acp_suggestions.model.cli.review import audited
     from acp_suggestions.model.render import sarif
     from acp_suggestions.model.render.atomic import write_atomic
     from acp_suggestions.model.render.audit import problems
+    from acp_suggestions.model.review.audit import compare
+    from acp_suggestions.model.review.summary import AuditOfFile
 
     rfd = Path(args.file)
     if not rfd.is_file():

@@ -11,8 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp_suggestions.model.amendments import ADOPTIONS, AMENDMENTS_BY_NAME, PROPOSED_BY_FINDINGS
-from acp_suggestions.model.check.cache import Cache, CacheError, default_folder, identity
-from acp_suggestions.model.check.executor import Executor
 from acp_suggestions.model.cli.common import (
     UsageError,
     chosen_readings,
@@ -32,26 +30,28 @@ from acp_suggestions.model.cli.common import (
     stdout,
 )
 from acp_suggestions.model.exits import Exit
+from acp_suggestions.model.review.cache import Cache, CacheError, default_folder, identity
+from acp_suggestions.model.review.executor import Executor
 from acp_suggestions.model.rules import Revision
 
 if TYPE_CHECKING:
-    from acp_suggestions.model.check.audit import Audit
-    from acp_suggestions.model.check.summary import AuditOfFile
     from acp_suggestions.model.cli.common import Subparsers
+    from acp_suggestions.model.review.audit import Audit
+    from acp_suggestions.model.review.summary import AuditOfFile
 
 
 def audited(path: str, revision: str, option: str, adopt: bool = True) -> Audit:
     """The audit of an RFD file, taking the review's proposals as adoptable unless told not
     to; a file with no keyword sentence is refused."""
-    from acp_suggestions.model.check import mdx
-    from acp_suggestions.model.check.audit import audit
+    from acp_suggestions.model.review import mdx
+    from acp_suggestions.model.review.audit import audit
 
     text, examples = read_rfd(path, option), list[mdx.Example]()
     if path.endswith(".mdx"):  # the RFD's source, read as its page reads, on its own lines
         text, examples = mdx.read(text)
     found = audit(text, Revision(revision), ADOPTIONS if adopt else ())
     if examples:
-        from acp_suggestions.model.check.audit import WrongExample
+        from acp_suggestions.model.review.audit import WrongExample
         from acp_suggestions.model.wire import rfd_examples
 
         blocks = [(e.line, e.language, e.text) for e in examples]
@@ -69,8 +69,8 @@ def audited(path: str, revision: str, option: str, adopt: bool = True) -> Audit:
 
 
 def _audit_of_file(args: argparse.Namespace, file: str, option: str) -> AuditOfFile:
-    from acp_suggestions.model.check.audit import compare
-    from acp_suggestions.model.check.summary import AuditOfFile
+    from acp_suggestions.model.review.audit import compare
+    from acp_suggestions.model.review.summary import AuditOfFile
 
     found = audited(file, args.rfd_revision, option, not args.no_amendments)
     if not args.against:
@@ -138,8 +138,9 @@ def _review(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     from acp_suggestions import api
-    from acp_suggestions.model.check import duties, review
     from acp_suggestions.model.render import findings, letter, report
+    from acp_suggestions.model.review import duties
+    from acp_suggestions.model.review import jobs as review
 
     if args.against and not args.rfd:
         raise UsageError("--against compares with the text of --rfd: give --rfd too")
@@ -227,8 +228,9 @@ def _review(args: argparse.Namespace) -> int:
 def _deep_review(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from acp_suggestions.model.check import deep, store
+    from acp_suggestions.model.check import store
     from acp_suggestions.model.render import deep as rendered
+    from acp_suggestions.model.review import deep
 
     if args.rfd or args.propose or args.no_duties or args.reading or args.cache:
         raise UsageError(
@@ -327,9 +329,9 @@ def _review_data(path: str) -> dict[str, Any]:
 
 
 def _apply_edits(args: argparse.Namespace) -> int:
-    from acp_suggestions.model.check.audit import audit
     from acp_suggestions.model.render import findings, letter, rfd_edits
     from acp_suggestions.model.render.atomic import write_atomic
+    from acp_suggestions.model.review.audit import audit
 
     text = read_rfd(args.rfd, "")
     try:

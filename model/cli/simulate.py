@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 def _simulate(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from acp_suggestions.model.check.spec import of as spec_of
+    from acp_suggestions.model.binding.spec import of as spec_of
     from acp_suggestions.model.render.atomic import write_atomic
     from acp_suggestions.sims import report as sim_report
     from acp_suggestions.sims import scenario as sim_scenario

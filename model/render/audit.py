@@ -9,13 +9,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from acp_suggestions.model import junit as junit_xml
-from acp_suggestions.model.check.audit import Change, WrongExample
 from acp_suggestions.model.invariants import PROPERTIES_BY_NAME
 from acp_suggestions.model.liveness import LIVENESS
 from acp_suggestions.model.mutations import MUTATIONS
+from acp_suggestions.model.review.audit import Change, WrongExample
 
 if TYPE_CHECKING:
-    from acp_suggestions.model.check.summary import AuditOfFile
+    from acp_suggestions.model.review.summary import AuditOfFile
 
 
 def problems(of: AuditOfFile) -> list[str]:

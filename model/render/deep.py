@@ -10,14 +10,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from acp_suggestions.model.check.deep import (
+from acp_suggestions.model.render.atomic import write_atomic
+from acp_suggestions.model.review.deep import (
     DEEP,
     DEEP_SESSIONS,
     LADDER,
     LADDER_TRANSPORTS,
     Measured,
 )
-from acp_suggestions.model.render.atomic import write_atomic
 
 
 def _count(n: int, what: str) -> str:

@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from acp_suggestions.model import lifecycle, session
+from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.check.explorer import explore
-from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.invariants import INVARIANTS, PROPERTIES_BY_NAME
 from acp_suggestions.model.mutations import MUTATIONS

@@ -8,9 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from acp_suggestions.model.check.review import Outcome, counterexamples, judged
-from acp_suggestions.model.check.rows import Counterexample
-from acp_suggestions.model.check.summary import RuleSummary, Summary
+from acp_suggestions.model.binding.rows import Counterexample
 from acp_suggestions.model.config import Bounds
 from acp_suggestions.model.invariants import PROPERTIES_BY_NAME
 from acp_suggestions.model.liveness import LIVENESS
@@ -21,6 +19,8 @@ from acp_suggestions.model.render.itf import to_itf
 from acp_suggestions.model.render.mdtext import bounds, count, markdown_table
 from acp_suggestions.model.render.msc import sequence_chart
 from acp_suggestions.model.render.narrate import sequence
+from acp_suggestions.model.review.jobs import Outcome, counterexamples, judged
+from acp_suggestions.model.review.summary import RuleSummary, Summary
 from acp_suggestions.model.rules import RULES, RULES_BY_ID, counts_by_section_and_level
 
 

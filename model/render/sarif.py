@@ -10,7 +10,7 @@ from acp_suggestions.model.render.audit import example_note
 from acp_suggestions.model.sarif import log, result
 
 if TYPE_CHECKING:
-    from acp_suggestions.model.check.summary import AuditOfFile
+    from acp_suggestions.model.review.summary import AuditOfFile
 
 # The kinds of finding, as SARIF rules: id, level, what it means.
 RULES: tuple[tuple[str, str, str], ...] = (

@@ -10,8 +10,8 @@ from typing import NamedTuple
 
 import networkx as nx
 
+from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.check.explorer import explore
-from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.messages import ClientSuggestionCaps
 from acp_suggestions.model.render.dotlang import Diagram

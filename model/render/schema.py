@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from acp_suggestions.model.check.plan import Plan
-from acp_suggestions.model.check.review import FORMAT_VERSION
-from acp_suggestions.model.check.summary import (
+from acp_suggestions.model.render.atomic import write_atomic
+from acp_suggestions.model.review.jobs import FORMAT_VERSION
+from acp_suggestions.model.review.plan import Plan
+from acp_suggestions.model.review.summary import (
     BaselineSummary,
     DutyTable,
     EnvironmentSummary,
@@ -19,7 +20,6 @@ from acp_suggestions.model.check.summary import (
     ScreenTime,
     TwoSessionsSummary,
 )
-from acp_suggestions.model.render.atomic import write_atomic
 
 SHIPPED = Path(__file__).with_name("review.schema.json")
 _STRINGS = {"type": "array", "items": {"type": "string"}}

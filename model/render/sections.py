@@ -7,8 +7,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from acp_suggestions.model.check.plan import Failure, Letter, Plan
-from acp_suggestions.model.check.summary import (
+from acp_suggestions.model.config import Bounds
+from acp_suggestions.model.render.audit import reviewed_by
+from acp_suggestions.model.render.mdtext import bounds, markdown_table
+from acp_suggestions.model.review.plan import Failure, Letter, Plan
+from acp_suggestions.model.review.summary import (
     AuditOfFile,
     DutyRow,
     DutyTable,
@@ -17,9 +20,6 @@ from acp_suggestions.model.check.summary import (
     ReadingSummary,
     TwoSessionsSummary,
 )
-from acp_suggestions.model.config import Bounds
-from acp_suggestions.model.render.audit import reviewed_by
-from acp_suggestions.model.render.mdtext import bounds, markdown_table
 
 
 def two_sessions_section(verdicts: Sequence[TwoSessionsSummary]) -> list[str]:

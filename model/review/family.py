@@ -6,7 +6,7 @@ and a breadth-first pass over arrays, never a new search.
 
 The filtered graph is numbered as the explorer numbers that member's own search, so each
 member's verdicts, and with every duty kept its counterexamples' lengths, are the ones
-`model.check.verify` gives it (`tests/test_family.py` compares them)."""
+`model.binding.verify` gives it (`tests/test_family.py` compares them)."""
 
 from __future__ import annotations
 
@@ -16,15 +16,17 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import NDArray
 
+from acp_suggestions.model.binding.batch import BatchSystem
+from acp_suggestions.model.binding.spec import ProtocolSpec
+from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.check import kernels, leadsto
-from acp_suggestions.model.check.batch import BatchSystem
+from acp_suggestions.model.check.arrays import Search
 from acp_suggestions.model.check.graph import StateGraph, pair_steps
-from acp_suggestions.model.check.levels import Search
 from acp_suggestions.model.check.result import Worlds
-from acp_suggestions.model.check.spec import WHOLE, Spec
-from acp_suggestions.model.check.spec import of as spec_of
+from acp_suggestions.model.check.spec import Packed
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.rules import RuleId
+from acp_suggestions.model.state import World
 from acp_suggestions.model.system import Action
 
 Ints = NDArray[np.int64]
@@ -41,7 +43,7 @@ class Member:
 
     order: Ints
     depth: NDArray[np.int32]
-    graph: StateGraph | None  # built when asked for (leads-to needs it, invariants do not)
+    graph: StateGraph[Action] | None  # built when asked for (leads-to needs it, invariants do not)
 
 
 @dataclass(frozen=True)
@@ -50,9 +52,9 @@ class Family:
     step's action and the duties it breaks as bits of `duties`, and every property's
     predicates over every state."""
 
-    spec: Spec  # the free agent's
+    spec: ProtocolSpec  # the free agent's
     duties: tuple[RuleId, ...]
-    worlds: Worlds  # by the family's numbers
+    worlds: Worlds[World, Packed]  # by the family's numbers
     indptr: Ints
     targets: NDArray[np.int32]
     labels: NDArray[np.int32]
@@ -102,7 +104,7 @@ class Family:
         return np.concatenate(levels), depth, number
 
     def violated(self, kept: frozenset[RuleId], liveness: bool = True) -> dict[str, int]:
-        """What `violated` of `model.check.duties` says of the member keeping `kept`: every
+        """What `violated` of `model.review.duties` says of the member keeping `kept`: every
         property that fails (the leads-to ones only with `liveness`), with its shortest
         counterexample's number of steps."""
         m = self.member(kept, with_graph=liveness)
@@ -122,7 +124,7 @@ def explore(free: Config, duties: Sequence[RuleId], max_states: int = 2_000_000)
     """Explore the free agent's configuration `free` (its `optional` rules are `duties`) once,
     every step labelled by the duties it breaks, and decide every property in every state."""
     system = BatchSystem(free, every_minimal=True)
-    spec = replace(spec_of(free), steps=system)
+    spec = replace(spec_of(free), steps=system, arrays=system)
     search = Search(system)
     degrees, targets, labels = [], [], []
     for level in search.batches(max_states):
@@ -140,7 +142,7 @@ def explore(free: Config, duties: Sequence[RuleId], max_states: int = 2_000_000)
     worlds = Worlds(search.found_states(), system.unpack, system.unpack_columns)
     groups: dict[tuple[str, ...], list[int]] = {}
     for j, p in enumerate(spec.invariants):
-        groups.setdefault(p.reads or WHOLE, []).append(j)
+        groups.setdefault(p.reads, []).append(j)
     broken = np.zeros((len(worlds), len(spec.invariants)), dtype=bool)
     for reads, js in groups.items():
         holds = [spec.invariants[j].holds for j in js]

@@ -1,13 +1,14 @@
 """The review's finished tasks remembered on disk, each under a digest of what decides its
 result: a canonical encoding of the task (its configuration, in a form that no hash seed or
 dict order changes) and a digest of the code that can compute it, read from the import
-statements: the search engine (`model/check/`) and what it imports, or for the simulator's
-figures the simulator and what it imports; not the rendering, the wire tools, the browser or
-the command line.  A task whose key is found is not run again; a changed line of that code
-changes every key, and an edit elsewhere (a comment in `model/render/`, the letter's wording)
-changes none.  The rule cards are data a task reads only through its configuration (a
-mutation's breach, a revision), so they are left out of the code's digest: editing a card
-changes the keys of the tasks whose configurations it changes, and no other.
+statements: the review's tasks (`model/check/`, `model/binding/`, `model/review/`) and what
+they import, or for the simulator's figures the simulator and what it imports; not the
+rendering, the wire tools, the browser or the command line.  A task whose key is found is not
+run again; a changed line of that code changes every key, and an edit elsewhere (a comment in
+`model/render/`, the letter's wording) changes none.  The rule cards are data a task reads
+only through its configuration (a mutation's breach, a revision), so they are left out of the
+code's digest: editing a card changes the keys of the tasks whose configurations it changes,
+and no other.
 
 The files are read as untrusted: each entry carries a digest of its contents, checked before
 it is read (a changed byte is a miss, counted); only a regular file under a size limit is read
@@ -53,11 +54,11 @@ _RECORDS = frozenset(
         "session",
         "state",
         "system",
-        "check.duties",
-        "check.review",
-        "check.rows",
-        "check.sessions",
-        "check.summary",
+        "binding.rows",
+        "binding.sessions",
+        "review.duties",
+        "review.jobs",
+        "review.summary",
     ]
 )
 
@@ -65,6 +66,7 @@ _RECORDS = frozenset(
 # The rule cards, in the model's folder (see above).
 CARDS = frozenset({"rules/current.py", "rules/draft.py", "rules/legacy.py"})
 _PACKAGES = ("acp_suggestions.model", "acp_suggestions.sims")
+ENGINE = ("check", "binding", "review")  # the rooms of the code a review's tasks run
 
 
 def _module_file(roots: dict[str, Path], name: str) -> Path | None:
@@ -100,12 +102,13 @@ Code = Literal["engine", "simulator"]
 
 
 def reached(model: Path, sims: Path, code: Code = "engine") -> list[Path]:
-    """Every file the `code` whose results are cached can run: its modules (the engine's,
-    `model/check/`; or the simulator's) and what they import, and each package on the way;
+    """Every file the `code` whose results are cached can run: its modules (the review's,
+    `ENGINE`; or the simulator's) and what they import, and each package on the way;
     for the engine, not the rendering, the wire tools, the browser or the command line, so
     editing them keeps every key."""
     roots = dict(zip(_PACKAGES, (model, sims), strict=True))
-    todo = list((model / "check" if code == "engine" else sims).rglob("*.py"))
+    starts = [model / room for room in ENGINE] if code == "engine" else [sims]
+    todo = [path for start in starts for path in start.rglob("*.py")]
     seen: set[Path] = set()
     while todo:
         path = todo.pop()

@@ -17,10 +17,10 @@ from dataclasses import dataclass, replace
 
 from acp_suggestions.model import readings
 from acp_suggestions.model.amendments import AMENDMENTS_BY_NAME
-from acp_suggestions.model.check import duties
 from acp_suggestions.model.config import Config, baseline
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.liveness import properties_in_force
+from acp_suggestions.model.review import duties
 from acp_suggestions.model.rules import Revision, RuleId
 
 AS_WRITTEN = "as-written"  # the empty set of edits

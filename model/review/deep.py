@@ -17,8 +17,9 @@ import time
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
-from acp_suggestions.model.check import sessions, store
-from acp_suggestions.model.check.verify import verify
+from acp_suggestions.model.binding import sessions
+from acp_suggestions.model.binding.verify import verify
+from acp_suggestions.model.check import store
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.network import REVIEWED, Semantics
 from acp_suggestions.model.rules import Revision

@@ -8,11 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from acp_suggestions.model.binding.rows import GOAL, Counterexample, Row, Status, standing
+from acp_suggestions.model.binding.spec import ProtocolResult
+from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.check import leadsto
 from acp_suggestions.model.check.explorer import explore, gc_paused
-from acp_suggestions.model.check.result import Result
-from acp_suggestions.model.check.rows import GOAL, Counterexample, Row, Status, standing
-from acp_suggestions.model.check.spec import of as spec_of
 from acp_suggestions.model.check.store import Spill
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.exits import Exit
@@ -26,7 +26,7 @@ class CheckReport:
     lasso (None where it holds) when the whole graph was there to decide them."""
 
     config: Config
-    result: Result
+    result: ProtocolResult
     lassos: dict[str, leadsto.Lasso | None]
     decided: bool  # leads-to decided: the graph was kept and the search was not cut short
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Generic, TypeVar
 
+from acp_suggestions.model.check.spec import Packed as Packed  # agent, client, channels: numbers
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.network import deliverable, send
 from acp_suggestions.model.state import Agent, Client, Load, World, initial_world
@@ -32,8 +33,6 @@ from acp_suggestions.model.system import (
 )
 
 T = TypeVar("T")
-Packed = tuple[int, int, int, int]
-"""A world as the numbers of its agent, client and two channels in the system's tables."""
 EMPTY = 0  # the number of the empty channel in every packed system, the first it numbers
 _new_world = functools.partial(tuple.__new__, World)  # a World of a tuple of its parts
 
@@ -58,7 +57,7 @@ class _Table(Generic[T]):
 class PackedSystem:
     """The composed system of one configuration over packed worlds (stateright-style); with
     `every_minimal`, an agent step that several choices lead to is listed once per minimal set
-    of rules broken (for `model.check.family`), else once."""
+    of rules broken (for `model.review.family`), else once."""
 
     def __init__(self, config: Config, every_minimal: bool = False) -> None:
         self.config, self.every_minimal = config, every_minimal

@@ -1,36 +1,20 @@
 """The packed system's steps for a whole batch of states at once, as arrays: every enabled
 action of every state, in the order `PackedSystem.successors` lists them, each local step
-taken from the same memoised tables (`model.check.packed`) and computed only the first time
-its key is met (`model.check.tables`).  The level-at-a-time search (`model.check.levels`)
-calls it once per batch of states instead of once per state."""
+taken from the same memoised tables (`model.binding.packed`) and computed only the first time
+its key is met (`model.check.tables`).  It is the engine's `ArraySteps`: the search over
+arrays (`model.check.arrays`) calls it once per batch of states instead of once per state."""
 
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
 
 import numpy as np
 
-from acp_suggestions.model.check.packed import EMPTY, PackedSystem, _Table
+from acp_suggestions.model.binding.packed import EMPTY, PackedSystem, _Table
+from acp_suggestions.model.check.spec import Edges
 from acp_suggestions.model.check.tables import IntMap, Ints, Lookup, Rows
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.system import Action, Choice
-
-
-@dataclass(frozen=True, slots=True)
-class Edges:
-    """The steps of a batch: each one's state (an index into the batch), its label (an index
-    into `BatchSystem.labels`) and the packed world it leads to, by state and in order."""
-
-    source: Ints
-    label: Ints
-    agent: Ints
-    client: Ints
-    to_agent: Ints
-    to_client: Ints
-
-    def __len__(self) -> int:
-        return len(self.source)
 
 
 class BatchSystem(PackedSystem):
@@ -71,9 +55,12 @@ class BatchSystem(PackedSystem):
         if busy.size:
             parts.append(self._to_client_steps(busy, a, c, ta, tc))
         kind = np.concatenate([np.full(len(p[0]), k) for k, p in enumerate(parts)])
-        source, row, place, *columns = (np.concatenate(c) for c in zip(*parts, strict=True))
+        source, row, place, label, a2, c2, ta2, tc2 = (
+            np.concatenate(c) for c in zip(*parts, strict=True)
+        )
         order = _order(source, kind, row, place)
-        return Edges(source[order], *(column[order] for column in columns))
+        target = (a2[order], c2[order], ta2[order], tc2[order])
+        return Edges(source[order], label[order], target)
 
     # --- each kind of step, over a batch --------------------------------------------------
 

@@ -9,17 +9,18 @@ from dataclasses import dataclass, field, replace
 
 from acp_suggestions.model import readings
 from acp_suggestions.model.amendments import AMENDMENTS_BY_NAME
-from acp_suggestions.model.check import duties, plan, sessions
-from acp_suggestions.model.check.cache import Cache, identity
-from acp_suggestions.model.check.environments import ENVIRONMENTS, VERSIONS
-from acp_suggestions.model.check.executor import Executor
-from acp_suggestions.model.check.rows import Counterexample
-from acp_suggestions.model.check.verify import verify
+from acp_suggestions.model.binding import sessions
+from acp_suggestions.model.binding.rows import Counterexample
+from acp_suggestions.model.binding.verify import verify
 from acp_suggestions.model.config import Config, baseline
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.liveness import LIVENESS, properties_in_force
 from acp_suggestions.model.mutations import MUTATIONS
 from acp_suggestions.model.network import REVIEWED, Semantics
+from acp_suggestions.model.review import duties, plan
+from acp_suggestions.model.review.cache import Cache, identity
+from acp_suggestions.model.review.environments import ENVIRONMENTS, VERSIONS
+from acp_suggestions.model.review.executor import Executor
 from acp_suggestions.model.rules import Revision
 
 # The version of review.json's format (`model/render/review.schema.json`).

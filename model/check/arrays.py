@@ -1,60 +1,49 @@
-"""The explorer's search a batch of states at a time, over arrays: breadth first, the states
-expanded in the order found, up to 32,768 in one call (`BatchSystem.expand`), their new states
-found and numbered, their properties decided and their graph built by numpy passes, with
-Python work only for what is new (a local step, a value of the parts a property reads); what a
-batch's arrays hold is bounded by its size.  It numbers states as the search one state at a
-time does (`model.check.explorer`), so it finds the same states, graph, counterexamples and
-counts; the tests compare the two."""
+"""The explorer's search over arrays, for a Spec whose steps have that form (`Spec.arrays`):
+breadth first, the states expanded in the order found, a batch of them in one call
+(`ArraySteps.expand`, up to `Tuning.batch`), their new states found and numbered, their
+properties decided and their graph built by numpy passes, with Python work only for what is
+new (a local step, a value of the parts a property reads); what a batch's arrays hold is
+bounded by its size.  It numbers states as the search one state at a time does
+(`model.check.explorer`), so it finds the same states, graph, counterexamples and counts; the
+tests compare the two."""
 
 from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Generic
 
 import numpy as np
 from numpy.typing import NDArray
 
 from acp_suggestions.model.check import kernels
-from acp_suggestions.model.check.batch import BatchSystem, Edges
 from acp_suggestions.model.check.graph import StateGraph, pair_steps
-from acp_suggestions.model.check.packed import EMPTY
-from acp_suggestions.model.check.result import (
-    TOLD,
-    InMemory,
-    Path,
-    Result,
-    Worlds,
-    truths,
-    worlds_of,
-)
-from acp_suggestions.model.check.spec import PARTS, WHOLE, Spec, StateProperty
+from acp_suggestions.model.check.result import InMemory, Path, Result, Worlds, truths, worlds_of
+from acp_suggestions.model.check.spec import A, ArraySteps, C, Edges, Packed, Spec, StateProperty, W
 from acp_suggestions.model.check.tables import IntMap, Ints, TooLarge, compose
-from acp_suggestions.model.state import World
-from acp_suggestions.model.system import Action
-
-_FIELD = 16  # bits of each of a packed world's four numbers in a key of all four
-_PART = 21  # bits of each number in a value of up to three parts
-_U8 = np.uint64
+from acp_suggestions.model.check.tuning import DEFAULT, Tuning
 
 
-def codes(parts: tuple[str, ...], columns: Sequence[Ints]) -> Ints:
-    """The value of what of each packed world `parts` names, as one number (`part_key`'s)."""
-    chosen = [columns[PARTS[p]] for p in parts if p != "drained"]
-    if "drained" in parts:
-        chosen.append((columns[3] == EMPTY).astype(np.int64))
-    return compose(*chosen, width=_PART if len(chosen) <= 3 else _FIELD)
+def codes(
+    spec: Spec[C, W, Packed, A], parts: tuple[str, ...], columns: Sequence[Ints], tuning: Tuning
+) -> Ints:
+    """The value of what of each packed world `parts` names (`Spec.part_columns`), as one
+    number: the array form of `part_key`."""
+    assert spec.part_columns is not None
+    chosen = spec.part_columns(parts, columns)
+    return compose(*chosen, width=tuning.part_bits if len(chosen) <= 3 else tuning.key_bits)
 
 
 @dataclass
-class _Group:
+class _Group(Generic[C, W, A]):
     """Properties that read the same parts: what each value of those parts shows (a bit per
     property that is to be recorded there)."""
 
     parts: tuple[str, ...]
-    props: list[StateProperty]
+    props: list[StateProperty[C, W]]
     holding: bool  # record where a property holds (goals) or fails (invariants)
-    found: dict[str, tuple[World, Path]]
+    found: dict[str, tuple[W, Path[A, W]]]
     shown: IntMap  # the system's, kept across its explorations as its local steps are
 
 
@@ -104,15 +93,13 @@ class _Growing:
         return self._rows[: self.size]
 
 
-class Search:
-    """A breadth-first search of a `BatchSystem`, a batch of states at a time in the order
+class Search(Generic[W, A]):
+    """A breadth-first search of steps over arrays, a batch of states at a time in the order
     they were found (`batches`): the states found by number, each one's parent and the label
     of the step that found it."""
 
-    batch = 1 << 15  # states expanded at once: what a batch's arrays hold is bounded by it
-
-    def __init__(self, system: BatchSystem) -> None:
-        self.system = system
+    def __init__(self, system: ArraySteps[W, A], tuning: Tuning = DEFAULT) -> None:
+        self.system, self.tuning = system, tuning
         start = system.pack(system.init_state())
         self._states = _Growing(start)
         self._tree = _Growing((-1, -1))  # each state's parent and the label that found it
@@ -121,17 +108,19 @@ class Search:
         self._seen.add(self._keys(*(np.array([x]) for x in start)), np.zeros(1, np.int64))
 
     def _keys(self, a: Ints, c: Ints, ta: Ints, tc: Ints) -> Ints:
-        """The states' keys: their four numbers packed, 16 bits each; once a number outgrows
-        that, a hash of them (`_hashed`), every key found so far made again."""
+        """The states' keys: their four numbers packed, `Tuning.key_bits` each; once a number
+        outgrows that, a hash of them (`_hashed`), every key found so far made again."""
         if not self._hashed:
             try:
-                return compose(a, c, ta, tc, width=_FIELD)
+                return compose(a, c, ta, tc, width=self.tuning.key_bits)
             except TooLarge:
                 self._hashed = True
                 rows = self._states.rows.astype(np.int64)
                 self._seen = IntMap()
-                self._seen.add(_hash(*(rows[:, k] for k in range(4))), np.arange(len(rows)))
-        return _hash(a, c, ta, tc)
+                self._seen.add(
+                    self.tuning.hash(*(rows[:, k] for k in range(4))), np.arange(len(rows))
+                )
+        return self.tuning.hash(a, c, ta, tc)
 
     @property
     def found(self) -> int:
@@ -146,10 +135,10 @@ class Search:
         past `max_states` found."""
         first = 0
         while first < self.found:
-            rows = self._states.rows[first : first + self.batch]
+            rows = self._states.rows[first : first + self.tuning.batch]
             batch = [rows[:, k].astype(np.int64) for k in range(4)]
             step = self.system.expand(*batch)
-            keys = self._keys(step.agent, step.client, step.to_agent, step.to_client)
+            keys = self._keys(*step.target)
             # New states numbered in the order first found; `new`: each one's first step.
             number, new = self._seen.number(keys, self.found)
             size = len(rows)
@@ -160,7 +149,7 @@ class Search:
                 new = new[step.source[new] < size]
             kept = step.source < size
             targets = number[kept]  # a step of a state expanded finds no state past the cut
-            columns = (step.agent, step.client, step.to_agent, step.to_client)
+            columns = step.target
             self._states.append(*(column[new] for column in columns))
             if self._hashed:  # a step's state must be its key's
                 found = self._states.rows[targets]
@@ -173,7 +162,7 @@ class Search:
             if over.size:
                 return
 
-    def path_to(self, i: int) -> tuple[World, Path]:
+    def path_to(self, i: int) -> tuple[W, Path[A, W]]:
         """The first world and the steps to state i along the tree of first finds."""
         tree, states = self._tree.rows, self._states.rows
         steps = []
@@ -184,36 +173,21 @@ class Search:
         return self.system.init_state(), tuple(reversed(steps))
 
 
-def _hash(a: Ints, c: Ints, ta: Ints, tc: Ints) -> Ints:
-    """A state's key past 16 bits a number: a 64-bit hash of its four numbers (splitmix64's
-    finalizer over the two words they make); each step's state is checked against the key's,
-    so two states sharing one are caught, not merged."""
-
-    def mix(x: NDArray[np.uint64]) -> NDArray[np.uint64]:
-        x = (x ^ (x >> _U8(30))) * _U8(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> _U8(27))) * _U8(0x94D049BB133111EB)
-        mixed: NDArray[np.uint64] = x ^ (x >> _U8(31))
-        return mixed
-
-    high = (a.astype(_U8) << _U8(32)) | c.astype(_U8)
-    low = (ta.astype(_U8) << _U8(32)) | tc.astype(_U8)
-    key: Ints = mix(mix(high) ^ low).view(np.int64)
-    return key
-
-
 def explore(
-    spec: Spec,
+    spec: Spec[C, W, Packed, A],
     *,
     max_states: int,
     keep_graph: bool,
     progress: Callable[[int], None],
-) -> Result:
-    """Explore a protocol Spec whose steps are a `BatchSystem`, a batch of states at a time;
-    the result is the one `explorer.explore` gives (raises `tables.TooLarge` when a number
-    outgrows its field of a value's key, or two states share a key)."""
-    system = spec.steps
-    assert isinstance(system, BatchSystem)
-    search = Search(system)
+    tuning: Tuning = DEFAULT,
+) -> Result[C, W, Packed, A]:
+    """Explore a Spec whose steps have a form over arrays (`Spec.arrays`), a batch of states
+    at a time; the result is the one `explorer.explore` gives (raises `tables.TooLarge` when a
+    number outgrows its field of a value's key, or two states share a key)."""
+    system = spec.arrays
+    assert system is not None, "a Spec with steps over arrays"
+    search = Search(system, tuning)
+    result: Result[C, W, Packed, A]
     result = Result(spec.config, Worlds((), system.unpack), invariants=spec.invariants)
     groups = _groups(spec, result, system.shown)
     graph = _Graph(system.labels) if keep_graph else None
@@ -229,9 +203,9 @@ def explore(
         if graph is not None:
             graph.add(batch)
         end = batch.first + batch.size
-        while told + TOLD <= end:
-            told += TOLD
-            progress(TOLD)
+        while told + tuning.told <= end:
+            told += tuning.told
+            progress(tuning.told)
         if batch.cut:
             result.complete = False
             result.depth = len(search.path_to(end)[1]) - 1  # the first state not checked
@@ -242,13 +216,17 @@ def explore(
     return result
 
 
-def _groups(spec: Spec, result: Result, shown: dict[Hashable, IntMap]) -> list[_Group]:
+def _groups(
+    spec: Spec[C, W, Packed, A],
+    result: Result[C, W, Packed, A],
+    shown: dict[Hashable, IntMap],
+) -> list[_Group[C, W, A]]:
     """The properties grouped by what of the world they read, goals after invariants, each
     group with what its values were found to show in the system's earlier explorations."""
-    props: dict[tuple[tuple[str, ...], bool], list[StateProperty]] = {}
+    props: dict[tuple[tuple[str, ...], bool], list[StateProperty[C, W]]] = {}
     for some, holding in ((spec.invariants, False), (spec.reachable, True)):
         for p in some:
-            props.setdefault((p.reads or WHOLE, holding), []).append(p)
+            props.setdefault((p.reads, holding), []).append(p)
     return [
         _Group(
             parts,
@@ -261,13 +239,15 @@ def _groups(spec: Spec, result: Result, shown: dict[Hashable, IntMap]) -> list[_
     ]
 
 
-def _decide(spec: Spec, search: Search, group: _Group, batch: Batch) -> None:
+def _decide(
+    spec: Spec[C, W, Packed, A], search: Search[W, A], group: _Group[C, W, A], batch: Batch
+) -> None:
     """Decide a group's properties in a batch's expanded states, each value of the parts they
     read once, and record each property's first state where it is shown."""
     wanted = [p for p in group.props if p.name not in group.found]
     if not wanted:
         return
-    value = codes(group.parts, batch.states)
+    value = codes(spec, group.parts, batch.states, search.tuning)
     shown = group.shown.get(value)
     new = shown < 0
     if new.any():
@@ -288,15 +268,15 @@ def _decide(spec: Spec, search: Search, group: _Group, batch: Batch) -> None:
             group.found[p.name] = search.path_to(batch.first + int(where[0]))
 
 
-class _Graph:
+class _Graph(Generic[A]):
     """The graph of a search built a batch at a time in the explorer's own arrays: one edge
     per pair of states, in the place of its first step and with its last step's label (as
     `StateGraph.add_state` keeps them), actions numbered in the order first met."""
 
-    def __init__(self, labels: list[Action]) -> None:
+    def __init__(self, labels: list[A]) -> None:
         self._labels = labels  # the system's, by its numbers
         self._rank = np.zeros(0, dtype=np.int64)  # the graph's number of each (-1: not yet)
-        self.actions: list[Action] = []
+        self.actions: list[A] = []
         self.offsets, self.targets, self.labels = array("q", [0]), array("i"), array("B")
 
     def add(self, batch: Batch) -> None:
@@ -323,7 +303,7 @@ class _Graph:
             self._rank[k] = len(self.actions)
             self.actions.append(self._labels[k])
 
-    def close(self, n: int) -> StateGraph:
+    def close(self, n: int) -> StateGraph[A]:
         """The graph of `n` states (those found but not expanded have no out-edges)."""
         self.offsets.extend([self.offsets[-1]] * (n + 1 - len(self.offsets)))
         return StateGraph.of_built(self.offsets, self.targets, self.labels, self.actions)

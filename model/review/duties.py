@@ -6,7 +6,7 @@ allows fewer behaviours and the sets under which a property holds are closed upw
 rules a property needs are then found without trying every set: a rule is necessary when
 freeing it alone breaks the property; when the necessary rules are enough they are the one
 minimal set, and otherwise the sets above them are tried smallest first.  Each set tried is
-judged on one exploration of the cell with every duty free (`model.check.family`).
+judged on one exploration of the cell with every duty free (`model.review.family`).
 """
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 from acp_suggestions.model import readings
-from acp_suggestions.model.check import family
+from acp_suggestions.model.binding.verify import verify
 from acp_suggestions.model.check.explorer import gc_paused
-from acp_suggestions.model.check.verify import verify
 from acp_suggestions.model.config import (
     RFD_CLIENT,
     Bounds,
@@ -32,6 +31,7 @@ from acp_suggestions.model.config import (
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.liveness import LIVENESS
 from acp_suggestions.model.network import REVIEWED, Semantics
+from acp_suggestions.model.review import family
 from acp_suggestions.model.rules import Revision, RuleId
 from acp_suggestions.model.state import SuggestionList
 
@@ -161,7 +161,7 @@ def minimal_sets(
 @gc_paused
 def place(cell: Cell) -> Placement:
     """Judge one cell: the minimal sets of duties for every property.  The free agent's graph
-    is explored once (`model.check.family`) and each kept set the search asks about is a
+    is explored once (`model.review.family`) and each kept set the search asks about is a
     filter over it."""
     duties = AGENT_DUTIES[cell.version]
     every = family.explore(cell.config(frozenset()), duties)

@@ -9,11 +9,15 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from acp_suggestions.model.amendments import AMENDMENTS_BY_NAME
-from acp_suggestions.model.check import duties, sessions
-from acp_suggestions.model.check.audit import Audit, Change
-from acp_suggestions.model.check.environments import ENVIRONMENTS, VERSIONS
-from acp_suggestions.model.check.plan import Plan
-from acp_suggestions.model.check.review import (
+from acp_suggestions.model.binding import sessions
+from acp_suggestions.model.liveness import properties_in_force
+from acp_suggestions.model.mutations import MUTATIONS, MUTATIONS_BY_RULE
+from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.readings import READINGS_BY_NAME
+from acp_suggestions.model.review import duties
+from acp_suggestions.model.review.audit import Audit, Change
+from acp_suggestions.model.review.environments import ENVIRONMENTS, VERSIONS
+from acp_suggestions.model.review.jobs import (
     FORMAT_VERSION,
     PROPERTY_ORDER,
     Job,
@@ -22,10 +26,7 @@ from acp_suggestions.model.check.review import (
     judged,
     plan_from,
 )
-from acp_suggestions.model.liveness import properties_in_force
-from acp_suggestions.model.mutations import MUTATIONS, MUTATIONS_BY_RULE
-from acp_suggestions.model.network import Semantics
-from acp_suggestions.model.readings import READINGS_BY_NAME
+from acp_suggestions.model.review.plan import Plan
 from acp_suggestions.model.rules import RULES, RULES_BY_ID, Revision
 
 
