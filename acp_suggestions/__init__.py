@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from acp_suggestions.model.binding.rows import Counterexample, Row, Status
     from acp_suggestions.model.binding.verify import CheckReport, verify
     from acp_suggestions.model.config import Bounds, Config, baseline
-    from acp_suggestions.model.network import Semantics
+    from acp_suggestions.model.network import Transport
     from acp_suggestions.model.rules import RULES, Revision
     from acp_suggestions.model.wire.monitors import Verdict
     from acp_suggestions.model.wire.reports import FileReport, check_file
@@ -29,7 +29,7 @@ _FROM = {
     "baseline": "acp_suggestions.model.config",
     "Revision": "acp_suggestions.model.rules",
     "RULES": "acp_suggestions.model.rules",
-    "Semantics": "acp_suggestions.model.network",
+    "Transport": "acp_suggestions.model.network",
     "verify": "acp_suggestions.model.binding.verify",
     "CheckReport": "acp_suggestions.model.binding.verify",
     "Row": "acp_suggestions.model.binding.rows",
@@ -52,8 +52,8 @@ __all__ = [
     "FileReport",
     "Revision",
     "Row",
-    "Semantics",
     "Status",
+    "Transport",
     "Verdict",
     "baseline",
     "check_file",

@@ -1,4 +1,4 @@
-"""Benchmark of the explorer's memory: bytes per state with the graph kept (as leads-to needs
+"""Benchmark of the checker's memory: bytes per state with the graph kept (as leads-to needs
 it) and without, on the largest default configuration (v2 over the SDK) and on a deep one;
 each search in a fresh process, its peak resident memory from the kernel (wait4) less that of
 an idle process (one that imports the model and loads its compiled loops, `model/check/kernels.py`,
@@ -30,23 +30,23 @@ SEARCH = """
 import json, sys, time
 from pathlib import Path
 from acp_suggestions.model.check import leadsto
-from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.checker import explore
 from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.check.store import Spill
 from acp_suggestions.model.config import Bounds, baseline
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.rules import Revision
-version, semantics, bounds, keep, decide, folder = json.loads(sys.argv[1])
+version, transport, bounds, keep, decide, folder = json.loads(sys.argv[1])
 if keep == "pairs":
     from acp_suggestions.model.binding import sessions
     from acp_suggestions.model.review import deep
-    cfg = baseline(Revision.CURRENT, version, semantics=Semantics(semantics),
+    cfg = baseline(Revision.CURRENT, version, transport=Transport(transport),
                    bounds=deep.DEEP_SESSIONS[version])
     started = time.perf_counter()
     found = sessions.compare(cfg, max_states=2_000_000).pair_states
     print(json.dumps([found, time.perf_counter() - started]))
 elif version:
-    cfg = baseline(Revision.CURRENT, version, semantics=Semantics(semantics),
+    cfg = baseline(Revision.CURRENT, version, transport=Transport(transport),
                    bounds=Bounds(**bounds))
     spill = Spill(Path(folder), 100_000) if folder else None
     started = time.perf_counter()
@@ -93,6 +93,25 @@ def measure(
     return states, usage.ru_maxrss * 1024, seconds  # ru_maxrss is in KiB on Linux
 
 
+def _pairs(runs: int, baseline: str | None, idle: float) -> list[str]:
+    """The two-session deep search's lines, this tree's and `baseline`'s alternately."""
+    trees: list[str | None] = [None, baseline] if baseline else [None]
+    by_tree: dict[str | None, list[tuple[int, int, float]]] = {tree: [] for tree in trees}
+    for _ in range(runs):
+        for tree in trees:
+            by_tree[tree].append(measure(PAIRS, "pairs", tree=tree))
+    lines = []
+    for tree, done in by_tree.items():
+        pairs, peak = done[0][0], statistics.median(r[1] for r in done)
+        seconds = statistics.median(r[2] for r in done)
+        lines.append(
+            f"- two sessions, v1 unordered, deep bounds ({tree or 'this tree'}): {pairs:,} "
+            f"pairs, {(peak - idle) / pairs:,.0f} bytes per pair, {pairs / seconds:,.0f} "
+            f"pairs/s (median of {runs})"
+        )
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
@@ -134,19 +153,7 @@ def main() -> None:
                 f"(median of {args.runs})"
             )
     if args.pairs:
-        trees: list[str | None] = [None, args.baseline] if args.baseline else [None]
-        by_tree: dict[str | None, list[tuple[int, int, float]]] = {tree: [] for tree in trees}
-        for _ in range(args.runs):
-            for tree in trees:
-                by_tree[tree].append(measure(PAIRS, "pairs", tree=tree))
-        for tree, done in by_tree.items():
-            pairs, peak = done[0][0], statistics.median(r[1] for r in done)
-            seconds = statistics.median(r[2] for r in done)
-            lines.append(
-                f"- two sessions, v1 unordered, deep bounds ({tree or 'this tree'}): {pairs:,} "
-                f"pairs, {(peak - idle) / pairs:,.0f} bytes per pair, {pairs / seconds:,.0f} "
-                f"pairs/s (median of {args.runs})"
-            )
+        lines += _pairs(args.runs, args.baseline, idle)
     if args.leads_to:
         states, peak, seconds = measure(LEADS_TO, True, decide=True)
         lines.append(

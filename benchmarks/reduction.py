@@ -1,4 +1,4 @@
-"""How far could a partial-order reduction shrink the explorer's searches?  Optimistic bounds,
+"""How far could a partial-order reduction shrink the checker's searches?  Optimistic bounds,
 measured on the full graph of each configuration, and the growth of the v2 search over the
 Python SDK with each bound, which says how large the deep review's v2 searches are.
 
@@ -26,7 +26,7 @@ from acp_suggestions.model.binding.packed import Packed, PackedSystem
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.invariants import INVARIANTS, REACHABLE
 from acp_suggestions.model.liveness import LIVENESS
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.state import World
 from acp_suggestions.model.system import Action
@@ -34,10 +34,10 @@ from acp_suggestions.model.system import Action
 Graph = dict[Packed, list[tuple[Action, Packed]]]  # each state's steps
 Predicate = Callable[[Config, World], bool]
 CONFIGS = (
-    (1, Semantics.FIFO),
-    (2, Semantics.FIFO),
-    (2, Semantics.PYTHON_SDK),
-    (2, Semantics.UNORDERED),
+    (1, Transport.FIFO),
+    (2, Transport.FIFO),
+    (2, Transport.PYTHON_SDK),
+    (2, Transport.UNORDERED),
 )
 DEEP = Bounds(prompts=4, predictions=4, loads=2, cancels=2)
 
@@ -139,19 +139,19 @@ def reductions() -> list[str]:
         "| configuration | states | every property kept | invariants only |",
         "| --- | ---: | ---: | ---: |",
     ]
-    for version, semantics in CONFIGS:
-        cfg = baseline(Revision.CURRENT, version, semantics=semantics)
+    for version, transport in CONFIGS:
+        cfg = baseline(Revision.CURRENT, version, transport=transport)
         system, start, steps = graph(cfg)
         labels = [labeller(system, everything), labeller(system, invariants)]
         counts = [min(bound(start, steps, lab, first) for first in (False, True)) for lab in labels]
         shares = " | ".join(f"{n:,} ({n / len(steps):.0%})" for n in counts)
-        lines.append(f"| v{version} {semantics.value} | {len(steps):,} | {shares} |")
+        lines.append(f"| v{version} {transport.value} | {len(steps):,} | {shares} |")
     return lines
 
 
 def count(bounds: Bounds) -> int:
     """States of v2 over the Python SDK within `bounds` (a search that keeps no steps)."""
-    cfg = baseline(Revision.CURRENT, 2, semantics=Semantics.PYTHON_SDK, bounds=bounds)
+    cfg = baseline(Revision.CURRENT, 2, transport=Transport.PYTHON_SDK, bounds=bounds)
     system = PackedSystem(cfg)
     start = system.pack(system.init_state())
     seen, frontier = {start}, [start]

@@ -91,10 +91,10 @@ def echoes_user_message(cfg: Config) -> bool:
     """Whether the model sends v2's `user_message` at acceptance: over the SDK (a response
     waits for the notifications before it, so their number changes what may pass it), and
     elsewhere only to a client whose prompt fence ends at it.  Otherwise nothing observes it,
-    and leaving it out removes only steps (`tests/test_explorer.py` checks that the verdicts
+    and leaving it out removes only steps (`tests/test_checker.py` checks that the verdicts
     agree with it sent to every client)."""
     reads = cfg.client.fence_prompt in ("first", "user_message")
-    return cfg.version == 2 and (reads or cfg.semantics.results_wait)
+    return cfg.version == 2 and (reads or cfg.transport.results_wait)
 
 
 def accept_prompt(cfg: Config, a: Agent) -> list[AgentStep]:
@@ -118,7 +118,7 @@ def distinct_orders(cfg: Config, orders: list[tuple[ToClient, ...]]) -> list[tup
     two responses in any order)."""
     classes: dict[object, tuple[ToClient, ...]] = {}
     for order in orders:
-        classes.setdefault(cfg.semantics.transport.order_class(order), order)
+        classes.setdefault(cfg.transport.delivery.order_class(order), order)
     return list(classes.values())
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from acp_suggestions.model.config import Config
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +24,7 @@ class Amendment:
 
 
 def _ordered_updates(cfg: Config) -> Config:
-    return cfg.with_(semantics=Semantics.FIFO) if cfg.semantics.transport.sdk else cfg
+    return cfg.with_(transport=Transport.FIFO) if cfg.transport.delivery.sdk else cfg
 
 
 def _agent(**flags: bool) -> Callable[[Config], Config]:

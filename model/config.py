@@ -1,5 +1,5 @@
 """Check configuration, kept apart from the model logic: protocol version, revision, network
-semantics, capabilities, actor policies (with the rule each mutation breaks) and bounds."""
+transport, capabilities, actor policies (with the rule each mutation breaks) and bounds."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from acp_suggestions.model.messages import TEXT, AgentPromptCaps, ClientSuggestionCaps
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.rules import Revision, RuleId
 from acp_suggestions.model.state import SuggestionList
 
@@ -208,7 +208,7 @@ class Config:
 
     version: int = 1
     revision: Revision = Revision.CURRENT
-    semantics: Semantics = Semantics.FIFO
+    transport: Transport = Transport.FIFO
     client_caps: ClientSuggestionCaps = ADVERTISES
     agent_caps: AgentPromptCaps = field(default_factory=AgentPromptCaps)
     agent: AgentPolicy = RFD_AGENT

@@ -1,7 +1,7 @@
 """The suggestion list lifecycle (section "Lifetime") as a `transitions` state machine.
 
 The agent runs it on the list it owns; the client runs it on its copy with the triggers it can
-see.  The machine is built once and compiled into a lookup table, so the explorer's hot path is
+see.  The machine is built once and compiled into a lookup table, so the checker's hot path is
 a dict lookup while the machine stays the single definition (and draws the diagrams).
 """
 
@@ -21,7 +21,7 @@ class ListState(Enum):
     WITHDRAWN = "withdrawn"  # replaced by an empty update, or dropped by the client (UPD-3, LT-7)
 
     # Members are singletons: hash by identity, which is much cheaper than Enum's name hash on
-    # the explorer's hot path.  No output depends on hash values or set order.
+    # the checker's hot path.  No output depends on hash values or set order.
     __hash__ = object.__hash__
 
 

@@ -36,7 +36,7 @@ class LeadsTo:
     q: Callable[[Config, World], bool]
     doc: str
     broken: str  # what is wrong along a run that breaks it, in words
-    # What of the world P and Q read (the explorer's parts): each is decided once per value.
+    # What of the world P and Q read (the checker's parts): each is decided once per value.
     reads: tuple[str, ...] = ("agent", "client", "to_agent", "to_client")
 
     def in_force(self, cfg: Config) -> bool:

@@ -1,6 +1,6 @@
 """The network between the two peers: each direction is a sequence of messages in flight, and
 the transport decides which of them may be delivered next.  Each transport is one value,
-`TRANSPORTS[semantics]`, that the model, the checker and the simulator all read.
+`TRANSPORTS[transport]`, that the model, the checker and the simulator all read.
 
 Over an SDK, "delivered" is when the client's code has handled the message: an update when its
 handler finished, a response when the caller that sent the request sees it.  Each SDK's rule is
@@ -21,7 +21,7 @@ from acp_suggestions.model.state import LoadResponse, PromptResponse
 _RESPONSES = (PromptResponse, LoadResponse)
 
 
-class Semantics(StrEnum):
+class Transport(StrEnum):
     """How a transport delivers what the agent sends (the client's messages arrive in order,
     except under `unordered`)."""
 
@@ -48,18 +48,18 @@ class Semantics(StrEnum):
     UNORDERED = "unordered"  # anything may overtake anything, in both directions
 
     @classmethod
-    def _missing_(cls, value: object) -> Semantics | None:
+    def _missing_(cls, value: object) -> Transport | None:
         """`sdk`, the Python SDK's name before the other SDKs were modelled."""
         return cls.PYTHON_SDK if value == "sdk" else None
 
     @property
-    def transport(self) -> Transport:
+    def delivery(self) -> Delivery:
         """Its delivery rules: the one value that says what this transport does."""
         return TRANSPORTS[self]
 
     @property
-    def toward_agent(self) -> Semantics:
-        """The semantics of the client-to-agent direction: an SDK reorders what a client
+    def toward_agent(self) -> Transport:
+        """The transport of the client-to-agent direction: an SDK reorders what a client
         receives; its requests reach the agent in order."""
         return TRANSPORTS[self].toward_agent
 
@@ -76,21 +76,21 @@ class Semantics(StrEnum):
 
 
 # Every name a transport answers to: its own, and `sdk`, the Python SDK's earlier name.
-NAMES = [*(s.value for s in Semantics), "sdk"]
+NAMES = [*(s.value for s in Transport), "sdk"]
 
 # The transports the review explores.  Two it leaves out, as their verdicts are another's
 # (`tests/test_sdk_transport.py` holds them equal): the Rust SDK's are stdio's, and the
 # TypeScript SDK 0.17's are free reordering's.
-REVIEWED = (Semantics.FIFO, Semantics.PYTHON_SDK, Semantics.TYPESCRIPT_SDK, Semantics.UNORDERED)
+REVIEWED = (Transport.FIFO, Transport.PYTHON_SDK, Transport.TYPESCRIPT_SDK, Transport.UNORDERED)
 
 
 def send(
-    channel: tuple[object, ...], messages: tuple[object, ...], semantics: Semantics
+    channel: tuple[object, ...], messages: tuple[object, ...], transport: Transport
 ) -> tuple[Any, ...]:
     """`channel` with `messages` sent after it.  Over the Python SDK a prompt result sent
     behind a notification is marked as one that waits (`PromptResponse.waited`): updates read
     while it waits may pass it even once it heads the channel."""
-    if not semantics.results_wait or PromptResponse() not in messages:
+    if not transport.results_wait or PromptResponse() not in messages:
         return channel + messages
     out = list(channel)
     for m in messages:
@@ -100,11 +100,11 @@ def send(
     return tuple(out)
 
 
-def deliverable(messages: tuple[object, ...], semantics: Semantics) -> list[int]:
-    """Indices that may be delivered next, by `semantics` (see its members).  Of equal
+def deliverable(messages: tuple[object, ...], transport: Transport) -> list[int]:
+    """Indices that may be delivered next, by `transport` (see its members).  Of equal
     notifications with no response between them only the first is offered (they lead to
     equal states, or, where responses keep no order with them, to states alike)."""
-    return TRANSPORTS[semantics].deliverable(messages) if messages else []
+    return TRANSPORTS[transport].deliverable(messages) if messages else []
 
 
 def _head(messages: tuple[object, ...]) -> list[int]:
@@ -218,16 +218,16 @@ def _typescript_sdk_0_arrival(due: float, msg: object, c: Clocks) -> tuple[float
 
 
 @dataclass(frozen=True)
-class Transport:
+class Delivery:
     """Everything a transport decides, in one value: what may be delivered next to the client
-    (and in which semantics its requests reach the agent), which orders of one step's
+    (and in which transport its requests reach the agent), which orders of one step's
     messages it tells apart, whether it is an SDK's dispatch and whether a prompt result
     waits, and when the simulator delivers each message."""
 
     deliverable: Callable[[tuple[object, ...]], list[int]]
     order_class: Callable[[tuple[object, ...]], object]
     arrival: Arrival
-    toward_agent: Semantics = Semantics.FIFO
+    toward_agent: Transport = Transport.FIFO
     in_order: bool = False  # the client handles what the agent sends in the order sent
     results_wait: bool = False
     sdk: bool = True  # an SDK's dispatch reorders the handling (the bytes arrive in order)
@@ -236,28 +236,28 @@ class Transport:
     equal_across_results: bool = True
 
 
-TRANSPORTS: dict[Semantics, Transport] = {
-    Semantics.FIFO: Transport(_head, _as_sent, _in_turn, in_order=True, sdk=False),
-    Semantics.PYTHON_SDK: Transport(
+TRANSPORTS: dict[Transport, Delivery] = {
+    Transport.FIFO: Delivery(_head, _as_sent, _in_turn, in_order=True, sdk=False),
+    Transport.PYTHON_SDK: Delivery(
         _python_sdk,
         _around_the_result,
         _python_sdk_arrival,
         results_wait=True,
         equal_across_results=False,
     ),
-    Semantics.TYPESCRIPT_SDK: Transport(
+    Transport.TYPESCRIPT_SDK: Delivery(
         functools.partial(_firsts, results="block"), _around_the_result, _typescript_sdk_arrival
     ),
-    Semantics.TYPESCRIPT_SDK_0: Transport(
+    Transport.TYPESCRIPT_SDK_0: Delivery(
         functools.partial(_firsts, results="ordered"), _any_order, _typescript_sdk_0_arrival
     ),
-    Semantics.RUST_SDK: Transport(_head, _as_sent, _in_turn, in_order=True),
-    Semantics.UNORDERED: Transport(
+    Transport.RUST_SDK: Delivery(_head, _as_sent, _in_turn, in_order=True),
+    Transport.UNORDERED: Delivery(
         functools.partial(_firsts, results="free"),
         _any_order,
         _when_it_comes,
-        toward_agent=Semantics.UNORDERED,
+        toward_agent=Transport.UNORDERED,
         sdk=False,
     ),
 }
-"""Each transport's rules.  A new transport is a member of `Semantics` and its value here."""
+"""Each transport's rules.  A new transport is a member of `Transport` and its value here."""

@@ -1,6 +1,6 @@
 """Breadth-first reachability over any successor function: the tools' small searches (two
-sessions on one connection, what the probe's scenarios cover).  The explorer
-(`model.check.explorer`) is the large one, over packed worlds with its graph kept."""
+sessions on one connection, what the probe's scenarios cover).  The checker
+(`model.check.checker`) is the large one, over packed worlds with its graph kept."""
 
 from __future__ import annotations
 

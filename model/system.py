@@ -396,24 +396,24 @@ class System:
                 client = client._replace(lost=client.lost + lost_prompts(w.to_agent, w.agent))
                 lost = w.to_agent + w.to_client
                 for broken, agent, replies in reopened(cfg, w.agent, load):
-                    after = World(agent, client, (), send((), replies, cfg.semantics))
+                    after = World(agent, client, (), send((), replies, cfg.transport))
                     labelled = action._replace(breaks=broken)
                     out.append(Step(labelled, after, load, (), replies, True, lost))
             else:
                 after = w._replace(client=client, to_agent=w.to_agent + sent)
                 out.append(Step(action, after, to_agent=sent))
         for action, agent, replies in agent_moves(cfg, w.agent):
-            after = w._replace(agent=agent, to_client=send(w.to_client, replies, cfg.semantics))
+            after = w._replace(agent=agent, to_client=send(w.to_client, replies, cfg.transport))
             out.append(Step(action, after, to_client=replies))
-        for i in deliverable(w.to_agent, cfg.semantics.toward_agent):
+        for i in deliverable(w.to_agent, cfg.transport.toward_agent):
             msg, rest = w.to_agent[i], w.to_agent[:i] + w.to_agent[i + 1 :]
             if type(msg) is Load and not serves_load(w.agent):
                 continue
             for broken, agent, replies in agent_reads(cfg, w.agent, msg):
-                after = World(agent, w.client, rest, send(w.to_client, replies, cfg.semantics))
+                after = World(agent, w.client, rest, send(w.to_client, replies, cfg.transport))
                 action = Action(NET, TO_AGENT, i, broken)
                 out.append(Step(action, after, msg, to_client=replies))
-        for i in deliverable(w.to_client, cfg.semantics):
+        for i in deliverable(w.to_client, cfg.transport):
             got, left = w.to_client[i], w.to_client[:i] + w.to_client[i + 1 :]
             after = w._replace(client=client_receives(cfg, w.client, got), to_client=left)
             out.append(Step(Action(NET, TO_CLIENT, i), after, got))

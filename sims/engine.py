@@ -13,7 +13,7 @@ import heapq
 from typing import Any, NamedTuple
 
 from acp_suggestions.model.actors import echoes_user_message
-from acp_suggestions.model.network import Clocks, Semantics
+from acp_suggestions.model.network import Clocks, Transport
 from acp_suggestions.model.rules import RuleId
 from acp_suggestions.model.state import (
     Composer,
@@ -81,6 +81,7 @@ class Engine:
         "composes",
         "conn",
         "d",
+        "delivery",
         "discarded",
         "done",
         "due_agent",
@@ -108,7 +109,6 @@ class Engine:
         "sid",
         "steps",
         "trace",
-        "transport",
         "unseen_sent",
         "v1",
         "w",
@@ -122,8 +122,8 @@ class Engine:
         self.p, self.model, self.d = point, model, draws
         self.cfg = point.config
         self.v1 = self.cfg.version == 1
-        self.fifo_to_agent = self.cfg.semantics.toward_agent is Semantics.FIFO
-        self.transport = self.cfg.semantics.transport
+        self.fifo_to_agent = self.cfg.transport.toward_agent is Transport.FIFO
+        self.delivery = self.cfg.transport.delivery
         self.auto = self.cfg.auto_send != "off" or not self.cfg.client.keeps(RuleId.CP_1)
         self.chips = self.cfg.presentation == "chips"  # taking a suggestion sends it
         self.predicts = [Action(AGENT, Act.PREDICT, i) for i in range(len(self.cfg.predictions))]
@@ -196,7 +196,7 @@ class Engine:
     def _to_client(self, t: float, msg: Any, record: Any, ends: bool = False) -> None:
         """Put an agent message on the wire: `msg` is the model's (None for wire-only ones)."""
         clocks = Clocks(self.due_model, self.due_client, self.barrier)
-        due, self.barrier = self.transport.arrival(t + self.d.to_client(), msg, clocks)
+        due, self.barrier = self.delivery.arrival(t + self.d.to_client(), msg, clocks)
         self.due_client = max(due, self.due_client)
         sent = -1
         if msg is not None:
@@ -328,7 +328,7 @@ class Engine:
         flying, channel = self.flying, self.w.to_client
         i = flying.index(seq)
         j = i
-        split = not self.transport.equal_across_results
+        split = not self.delivery.equal_across_results
         while j > 0 and not (split and type(channel[j - 1]) is PromptResponse):
             j -= 1
             if channel[j] == msg:

@@ -21,24 +21,26 @@ from acp_suggestions.model.config import (
     AUTO_SENDS,
     PRESENTATIONS,
     Bounds,
+    ClientPolicy,
     Config,
     baseline,
     client_policy,
 )
 from acp_suggestions.model.messages import CONTENT_TYPES, ClientSuggestionCaps
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
-from acp_suggestions.model.network import NAMES, Semantics
+from acp_suggestions.model.network import NAMES, Transport
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.sims.dists import Draw, ScenarioError, compile_dist, read_text
 from acp_suggestions.sims.metrics import FIGURES
 
 MAX_POINTS = 10_000  # points of one sweep: each is a simulation of its own
+EARLIER_NAMES = {"semantics": "transport"}  # a parameter's earlier name, still read
 
 DEFAULTS: dict[str, Any] = {
     "name": "default",
     "version": 1,
     "revision": Revision.CURRENT.value,
-    "semantics": Semantics.FIFO.value,
+    "transport": Transport.FIFO.value,
     "agent": None,  # the revision's compliant agent
     "client": None,  # the revision's compliant client
     "break": [],  # rule ids: each mutation of the model breaks one on purpose
@@ -162,7 +164,7 @@ def _config(raw: Mapping[str, Any], turns: int, foreground: float, reopen: float
     broken rule's mutation."""
     version = _count(raw, "version", 1, 2)
     revision = Revision(_choice(raw, "revision", [r.value for r in Revision]))
-    semantics = Semantics(_choice(raw, "semantics", NAMES))
+    transport = Transport(_choice(raw, "transport", NAMES))
     if foreground and version == 1:
         raise ScenarioError("foreground", "work without a prompt is a protocol v2 notion")
     bounds = Bounds(
@@ -172,16 +174,11 @@ def _config(raw: Mapping[str, Any], turns: int, foreground: float, reopen: float
         cancels=0,
         foreground=turns if foreground else 0,
     )
-    cfg = baseline(revision, version, semantics=semantics, bounds=bounds)
+    cfg = baseline(revision, version, transport=transport, bounds=bounds)
     if raw["agent"] is not None:
         cfg = cfg.with_(agent=AGENT_POLICIES[_choice(raw, "agent", sorted(AGENT_POLICIES))])
     if raw["client"] is not None:
-        if not isinstance(raw["client"], str):
-            raise ScenarioError("client", f"expected a preset or strategies, got {raw['client']!r}")
-        try:
-            cfg = cfg.with_(client=client_policy(raw["client"]))
-        except ValueError as exc:
-            raise ScenarioError("client", str(exc)) from None
+        cfg = cfg.with_(client=_client(raw["client"]))
     if not _flag(raw, "advertise"):
         cfg = cfg.with_(client_caps=ClientSuggestionCaps())
     cfg = cfg.with_(
@@ -189,7 +186,21 @@ def _config(raw: Mapping[str, Any], turns: int, foreground: float, reopen: float
         auto_send=_choice(raw, "auto_send", list(AUTO_SENDS)),
         predictions=((_blocks(raw, "suggestion"),),),
     )
-    breaks = raw["break"]
+    return _broken(cfg, raw["break"])
+
+
+def _client(given: object) -> ClientPolicy:
+    """The `client` parameter: a preset or strategies that add up."""
+    if not isinstance(given, str):
+        raise ScenarioError("client", f"expected a preset or strategies, got {given!r}")
+    try:
+        return client_policy(given)
+    except ValueError as exc:
+        raise ScenarioError("client", str(exc)) from None
+
+
+def _broken(cfg: Config, breaks: object) -> Config:
+    """`cfg` with each rule of the `break` parameter broken by its mutation."""
     if not isinstance(breaks, list):
         raise ScenarioError("break", f"expected a list of rule ids, got {breaks!r}")
     for i, rule in enumerate(breaks):
@@ -197,7 +208,7 @@ def _config(raw: Mapping[str, Any], turns: int, foreground: float, reopen: float
         if mutation is None:
             known = ", ".join(sorted(MUTATIONS_BY_RULE))
             raise ScenarioError(f"break[{i}]", f"no mutation breaks {rule!r}; known: {known}")
-        if not mutation.fits(revision, version):
+        if not mutation.fits(cfg.revision, cfg.version):
             raise ScenarioError(f"break[{i}]", f"{rule} is a rule of {mutation.setting}")
         cfg = mutation.apply(cfg)
     return cfg
@@ -315,6 +326,17 @@ class Scenario:
         return out
 
 
+def _rename(table: dict[str, Any], where: str) -> None:
+    """Read a parameter given by its earlier name (`EARLIER_NAMES`) as its name."""
+    for old, new in EARLIER_NAMES.items():
+        if old in table:
+            if new in table:
+                raise ScenarioError(
+                    f"{where}{old}", f"the earlier name of {new!r}, given beside it"
+                )
+            table[new] = table.pop(old)
+
+
 def parse(text: str, base: Path, source: str) -> Scenario:
     """A scenario from TOML text; relative files are read from `base`."""
     try:
@@ -327,6 +349,8 @@ def parse(text: str, base: Path, source: str) -> Scenario:
     report = _report(raw.pop("report")) if "report" in raw else DEFAULT_REPORT
     if not isinstance(sweep, dict):
         raise ScenarioError("sweep", "expected a table of parameter = [values]")
+    _rename(raw, "")
+    _rename(sweep, "sweep.")
     for key, values in sweep.items():
         if key.split(".", 1)[0] not in DEFAULTS:
             raise ScenarioError(f"sweep.{key}", "not a scenario parameter")

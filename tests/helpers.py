@@ -16,13 +16,13 @@ import pytest
 
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.invariants import INVARIANTS
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.property import Property
 from acp_suggestions.model.render.atomic import STAGING
 from acp_suggestions.model.rules import Revision
 
-# Invariants in force that compliant peers still break, by (revision, version, semantics):
-# the review reports each with its counterexample.  Checked exhaustively in test_explorer.
+# Invariants in force that compliant peers still break, by (revision, version, transport):
+# the review reports each with its counterexample.  Checked exhaustively in test_checker.
 _V1_OVERTAKEN = frozenset({"withdrawn_after_prompt", "client_holds_latest"})
 _V2_OVERTAKEN = _V1_OVERTAKEN | {"withdrawn_after_foreground_work"}
 # The command line and the reference agent, run as a user would, in a process of their own.
@@ -32,33 +32,33 @@ AGENT = [sys.executable, "-m", "acp_suggestions.model.wire.agent"]
 _CROSSING = frozenset({"no_offer_from_before_own_prompt"})
 # Every transport that lets the client handle the agent's messages out of the order sent.
 REORDERING = (
-    Semantics.PYTHON_SDK,
-    Semantics.TYPESCRIPT_SDK,
-    Semantics.TYPESCRIPT_SDK_0,
-    Semantics.UNORDERED,
+    Transport.PYTHON_SDK,
+    Transport.TYPESCRIPT_SDK,
+    Transport.TYPESCRIPT_SDK_0,
+    Transport.UNORDERED,
 )
-KNOWN_GAPS: dict[tuple[Revision, int, Semantics], frozenset[str]] = {
-    **{(Revision.CURRENT, 1, sem): _V1_OVERTAKEN for sem in REORDERING},
-    **{(Revision.CURRENT, 2, sem): _V2_OVERTAKEN for sem in REORDERING},
-    **{(Revision.DRAFT, v, Semantics.FIFO): _CROSSING for v in (1, 2)},
-    **{(Revision.DRAFT, v, Semantics.RUST_SDK): _CROSSING for v in (1, 2)},
+KNOWN_GAPS: dict[tuple[Revision, int, Transport], frozenset[str]] = {
+    **{(Revision.CURRENT, 1, transport): _V1_OVERTAKEN for transport in REORDERING},
+    **{(Revision.CURRENT, 2, transport): _V2_OVERTAKEN for transport in REORDERING},
+    **{(Revision.DRAFT, v, Transport.FIFO): _CROSSING for v in (1, 2)},
+    **{(Revision.DRAFT, v, Transport.RUST_SDK): _CROSSING for v in (1, 2)},
     # Two lists of the draft's agent, equal in content, handled in the other order.
     **{
-        (Revision.DRAFT, v, sem): _CROSSING | {"client_holds_latest"}
+        (Revision.DRAFT, v, transport): _CROSSING | {"client_holds_latest"}
         for v in (1, 2)
-        for sem in REORDERING
+        for transport in REORDERING
     },
     **{
-        (Revision.LEGACY, v, sem): frozenset({"withdrawn_after_prompt"})
+        (Revision.LEGACY, v, transport): frozenset({"withdrawn_after_prompt"})
         for v in (1, 2)
-        for sem in REORDERING
+        for transport in REORDERING
     },
 }
 
 
 def expected_to_hold(cfg: Config) -> list[Property]:
     """The invariants in force for `cfg` that compliant peers keep."""
-    gaps = KNOWN_GAPS.get((cfg.revision, cfg.version, cfg.semantics), frozenset())
+    gaps = KNOWN_GAPS.get((cfg.revision, cfg.version, cfg.transport), frozenset())
     return [p for p in INVARIANTS if p.in_force(cfg) and p.name not in gaps]
 
 

@@ -30,7 +30,7 @@ SETTINGS = settings(
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
-# Finding a planted violation needs no shrinking: the explorer gives the shortest path.  The
+# Finding a planted violation needs no shrinking: the checker gives the shortest path.  The
 # finding is what these runs claim, so they draw the same examples everywhere: examples known
 # to find every planted breach, never a run that misses one by chance.
 FIND = settings(SETTINGS, max_examples=400, phases=[Phase.generate], derandomize=True)
@@ -102,8 +102,8 @@ def machine_for(
 ) -> type[RuleBasedStateMachine]:
     """A state machine class for a spec of the protocol model that asserts the spec's
     invariants; `seen` counts its reachability goals met along the way (to show the runs reach
-    races).  It steps the readable system (`System`), one rule per action, where the explorer
-    steps the packed one: the two are held equal by the explorer's tests."""
+    races).  It steps the readable system (`System`), one rule per action, where the checker
+    steps the packed one: the two are held equal by the checker's tests."""
     cfg: Config = checked.config
     system: System = checked.system
 
@@ -128,5 +128,5 @@ def machine_for(
         setattr(SystemMachine, name, _step(key, several))
     for p in checked.invariants:
         setattr(SystemMachine, p.name, _check(cfg, p))
-    SystemMachine.__name__ = f"System_v{cfg.version}_{cfg.revision.value}_{cfg.semantics.value}"
+    SystemMachine.__name__ = f"System_v{cfg.version}_{cfg.revision.value}_{cfg.transport.value}"
     return SystemMachine

@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from acp_suggestions.model.config import Config, baseline
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.rules import Revision
 
 json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
@@ -73,13 +73,13 @@ def prompt_suggestions_caps(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, 
 
 
 configs = st.builds(
-    lambda rev, v, sem: baseline(rev, v, semantics=sem),
+    lambda rev, v, transport: baseline(rev, v, transport=transport),
     st.sampled_from(list(Revision)),
     st.sampled_from([1, 2]),
-    st.sampled_from(list(Semantics)),
+    st.sampled_from(list(Transport)),
 )
 
 
 def describe(cfg: Config) -> str:
     """A short name for a configuration in test ids."""
-    return f"v{cfg.version}-{cfg.revision.value}-{cfg.semantics.value}"
+    return f"v{cfg.version}-{cfg.revision.value}-{cfg.transport.value}"

@@ -33,7 +33,7 @@ import pytest
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.mutations import MUTATIONS
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.state import World
 from acp_suggestions.model.system import Step, System
@@ -60,17 +60,17 @@ BOUNDS = (Bounds(1, 1, 0, 0, 0, 0), Bounds(0, 1, 0, 0, 1, 0), Bounds(0, 1, 1, 0,
 _CHECKED = [p for p in INVARIANTS if p.name in RULES.values()]
 _RANK = {"pass": 0, "inconclusive": 1, "violation": 2}
 
-Key = tuple[str, str, int, str, str, str, str]  # mutation, semantics, version, side, rule, ...
+Key = tuple[str, str, int, str, str, str, str]  # mutation, transport, version, side, rule, ...
 
 
 def _configs() -> Iterator[tuple[str, Config]]:
     for bounds in BOUNDS:
         for v in (1, 2):
-            for sem in (Semantics.FIFO, Semantics.PYTHON_SDK, Semantics.UNORDERED):
-                yield "compliant", baseline(Revision.CURRENT, v, semantics=sem, bounds=bounds)
+            for transport in (Transport.FIFO, Transport.PYTHON_SDK, Transport.UNORDERED):
+                yield "compliant", baseline(Revision.CURRENT, v, transport=transport, bounds=bounds)
                 for m in MUTATIONS:
                     if m.fits(Revision.CURRENT, v):
-                        cfg = baseline(m.revision, v, semantics=sem, bounds=bounds)
+                        cfg = baseline(m.revision, v, transport=transport, bounds=bounds)
                         yield m.rule, m.apply(cfg)
 
 
@@ -126,7 +126,7 @@ def _outcomes_of(named: tuple[str, Config]) -> Counter[Key]:
             for rule, verdict in verdicts(getattr(sides, side), side).items():
                 if rule in RULES:
                     held = "broken" if RULES[rule] in broken else "holds"
-                    key = (name, cfg.semantics.value, cfg.version, side, rule, verdict, held)
+                    key = (name, cfg.transport.value, cfg.version, side, rule, verdict, held)
                     seen[key] += 1
     return seen
 

@@ -11,7 +11,7 @@ from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.liveness import LIVENESS, LeadsTo
 from acp_suggestions.model.mutations import MUTATIONS, Mutation
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.property import Property
 from acp_suggestions.model.review.environments import INTERRUPTED
 from acp_suggestions.model.review.jobs import Job, run
@@ -35,12 +35,12 @@ def _new_breaks(mutation: Mutation, base: Config) -> set[str]:
 @pytest.mark.parametrize("mutation", MUTATIONS, ids=lambda m: m.rule)
 def test_interruptions_change_no_mutation_verdict(mutation: Mutation) -> None:
     for version in mutation.versions:
-        for semantics in (Semantics.FIFO, Semantics.PYTHON_SDK):
-            base = baseline(mutation.revision, version, semantics=semantics)
+        for transport in (Transport.FIFO, Transport.PYTHON_SDK):
+            base = baseline(mutation.revision, version, transport=transport)
             if version == 2:
                 base = base.with_(bounds=Bounds(predictions=1))
             interrupted = base.with_(bounds=INTERRUPTED[version])
             assert _new_breaks(mutation, interrupted) == _new_breaks(mutation, base), (
                 version,
-                semantics,
+                transport,
             )

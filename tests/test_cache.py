@@ -4,6 +4,7 @@ second run that runs nothing and gives the same results, and files read as untru
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import pickle
@@ -20,14 +21,14 @@ import pytest
 from acp_suggestions.model.amendments import PROPOSED_BY_FINDINGS
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.mutations import mutations_of
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.review import cache
 from acp_suggestions.model.review import jobs as review
 from acp_suggestions.model.review.cache import Cache
 from acp_suggestions.model.review.executor import Executor
 from acp_suggestions.model.rules import RULES, RULES_BY_ID, Level, Rule, Side
 
-FIFO = Semantics.FIFO
+FIFO = Transport.FIFO
 
 ROOT = Path(__file__).resolve().parents[1]
 KEYS = """
@@ -127,7 +128,7 @@ def _small() -> list[review.Job]:
         for t in todo
         if isinstance(t, review.Job)
         and t.config.version == 1
-        and t.config.semantics == Semantics.FIFO
+        and t.config.transport == Transport.FIFO
     ][:6]
 
 
@@ -158,6 +159,40 @@ def test_a_planted_or_broken_file_is_a_miss_and_runs_nothing(tmp_path: Path) -> 
     other = review.tasks({}, [], False)[1]
     path.write_bytes(_sealed(pickle.dumps((other, "another task's result"))))
     assert stored.get(task) is None
+
+
+def test_loading_builds_the_models_record_types_found_and_nothing_that_runs() -> None:
+    """The types a result may be built of are found, not listed: a dataclass, NamedTuple or
+    enumeration of the protocol model or the review; not one that can be called once built,
+    nor a type of the tools that run commands, run tasks or talk to peers."""
+    from acp_suggestions.model.config import Config
+    from acp_suggestions.model.review.duties import Placement
+    from acp_suggestions.model.system import Act, Action
+
+    def built(value: object) -> object:
+        return cache._Records(io.BytesIO(pickle.dumps(value))).load()
+
+    for record in (Config(), Transport.FIFO, Action("net", Act.DELIVER_TO_CLIENT, 0)):
+        assert built(record) == record
+    assert isinstance(built(Placement), type)
+    for refused in (Executor(), cache.Cache, Path("x"), print):
+        with pytest.raises(pickle.UnpicklingError, match="not one of the model's records"):
+            built(refused)
+
+
+def test_the_rule_cards_are_found_by_what_they_hold(tmp_path: Path) -> None:
+    """A module of `model/rules/` that writes its cards out is left out of the code's
+    digest (a card is data a task reads through its configuration); one that joins them is
+    code."""
+    rules = ROOT / "model" / "rules"
+    found = sorted(p.name for p in rules.glob("*.py") if cache._is_cards(p))
+    assert found == ["current.py", "draft.py", "legacy.py"]
+    extra = tmp_path / "rules" / "extra.py"
+    extra.parent.mkdir()
+    extra.write_text("RULES: tuple[Rule, ...] = (\n    card(id='X-1'),\n)\n")
+    assert cache._is_cards(extra)
+    extra.write_text("RULES = (*current.RULES, *draft.RULES)\n")
+    assert not cache._is_cards(extra)
 
 
 def _sealed(content: bytes) -> bytes:
@@ -267,7 +302,7 @@ def test_jobs_that_explore_the_same_run_once_and_each_gets_its_own_outcome() -> 
     todo = [
         t
         for t in review.tasks({}, list(PROPOSED_BY_FINDINGS), False)
-        if isinstance(t, review.Job) and (t.config.version, t.config.semantics) == (1, FIFO)
+        if isinstance(t, review.Job) and (t.config.version, t.config.transport) == (1, FIFO)
     ]
     counting = _Counting()
     counting.ran = []

@@ -55,7 +55,7 @@ def test_unknown_rule_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> No
 
 
 @pytest.mark.parametrize(
-    "argv", [["check", "--semantics", "lossy"], ["check", "--prompts", "-1"], ["frobnicate"]]
+    "argv", [["check", "--transport", "lossy"], ["check", "--prompts", "-1"], ["frobnicate"]]
 )
 def test_bad_options_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
@@ -108,14 +108,14 @@ def test_review_jobs_cover_every_mutation_and_setting() -> None:
     assert len(keys) == len(set(keys))
     for rule_id, m in MUTATIONS_BY_RULE.items():
         for version in m.versions:
-            for sem in REVIEWED:
-                assert f"mutation.{rule_id}.v{version}.{sem.value}" in keys
+            for transport in REVIEWED:
+                assert f"mutation.{rule_id}.v{version}.{transport.value}" in keys
 
 
 @pytest.mark.parametrize(
     ("argv", "code"),
     [
-        (["check", "--version", "2", "--semantics", "unordered"], 1),  # a known gap: exit 1
+        (["check", "--version", "2", "--transport", "unordered"], 1),  # a known gap: exit 1
         (["rules", "--format", "json"], 0),
     ],
 )
@@ -190,7 +190,7 @@ def test_progress_is_plain_lines_in_a_log(tmp_path: Path) -> None:
 def test_a_long_check_reports_progress() -> None:
     """`check` counts the states it has expanded against its cap, so a search of hours is
     not silent; the verdicts on stdout are the same."""
-    argv = [*CLI, "check", "--version", "2", "--semantics", "python-sdk", "--safety-only"]
+    argv = [*CLI, "check", "--version", "2", "--transport", "python-sdk", "--safety-only"]
     run = subprocess.run([*argv, "--max-states", "500000"], capture_output=True, text=True)
     lines = [line for line in run.stderr.splitlines() if line.startswith("states expanded")]
     assert [line.split(": ")[1].split(" (")[0] for line in lines] == [

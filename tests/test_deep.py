@@ -12,7 +12,7 @@ import pytest
 from acp_suggestions.model.check import store
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.config import Bounds, baseline
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.render import deep as rendered
 from acp_suggestions.model.review import deep
 from acp_suggestions.model.rules import Revision
@@ -83,7 +83,7 @@ def test_the_ladder_raises_the_default_bounds_by_one_where_the_deep_search_canno
     todo = deep.tasks()
     assert len({t.name for t in todo}) == len(todo)
     ladder = [t for t in todo if t.rung]
-    assert {(t.config.version, t.config.semantics) for t in ladder} == {
+    assert {(t.config.version, t.config.transport) for t in ladder} == {
         (2, s) for s in deep.LADDER_TRANSPORTS
     }
     assert {t.rung for t in ladder} == set(deep.LADDER)
@@ -99,7 +99,7 @@ def test_the_ladder_raises_the_default_bounds_by_one_where_the_deep_search_canno
 def test_a_rung_of_the_ladder_ends_and_decides_its_leads_to() -> None:
     rung = deep.Deep(
         baseline(
-            Revision.CURRENT, 2, semantics=Semantics.UNORDERED, bounds=deep.raised(("loads",))
+            Revision.CURRENT, 2, transport=Transport.UNORDERED, bounds=deep.raised(("loads",))
         ),
         False,
         10**6,

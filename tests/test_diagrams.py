@@ -104,7 +104,7 @@ def _counterexamples() -> list[tuple[Config, Counterexample]]:
     found: list[tuple[Config, Counterexample]] = []
     for job in review.jobs():
         c = job.config
-        if (c.version, c.revision.value) != (1, "2026-11-14") or c.semantics.value == "python-sdk":
+        if (c.version, c.revision.value) != (1, "2026-11-14") or c.transport.value == "python-sdk":
             continue
         outcome = review.run(job)
         found += [(c, x) for x in outcome.counterexamples.values()]

@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from acp_suggestions.model.binding.spec import of as spec_of
-from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.checker import explore
 from acp_suggestions.model.config import Bounds, baseline, client_policy
 from acp_suggestions.model.invariants import no_offer_from_before_own_prompt
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.review import duties
 from acp_suggestions.model.rules import Revision, RuleId
 from acp_suggestions.model.state import (
@@ -47,39 +47,39 @@ def _brute_force(cell: duties.Cell) -> dict[str, list[list[str]]]:
 
 
 @pytest.mark.parametrize(
-    ("version", "semantics", "strategy"),
+    ("version", "transport", "strategy"),
     [
-        (1, Semantics.FIFO, "nothing-special"),
-        (1, Semantics.FIFO, "stop-on-send,fence-prompt"),
-        (1, Semantics.PYTHON_SDK, "fence-prompt,fence-load"),
-        (2, Semantics.FIFO, "fence-load"),
+        (1, Transport.FIFO, "nothing-special"),
+        (1, Transport.FIFO, "stop-on-send,fence-prompt"),
+        (1, Transport.PYTHON_SDK, "fence-prompt,fence-load"),
+        (2, Transport.FIFO, "fence-load"),
     ],
 )
-def test_placement_equals_a_brute_force(version: int, semantics: Semantics, strategy: str) -> None:
-    cell = duties.Cell(version, semantics, strategy, SMALL)
+def test_placement_equals_a_brute_force(version: int, transport: Transport, strategy: str) -> None:
+    cell = duties.Cell(version, transport, strategy, SMALL)
     placed = duties.place(cell)
     assert {k: sorted(v) for k, v in placed.needs.items()} == _brute_force(cell)
     assert placed.explored < 2 ** len(duties.AGENT_DUTIES[version])  # it pruned
 
 
-def _needs(version: int, semantics: Semantics, strategy: str) -> dict[str, list[list[str]]]:
-    return duties.place(duties.Cell(version, semantics, strategy, duties.BOUNDS[version])).needs
+def _needs(version: int, transport: Transport, strategy: str) -> dict[str, list[list[str]]]:
+    return duties.place(duties.Cell(version, transport, strategy, duties.BOUNDS[version])).needs
 
 
 @pytest.mark.parametrize(
-    ("flag", "version", "semantics", "without", "prop"),
+    ("flag", "version", "transport", "without", "prop"),
     [
-        ("stop-on-send", 1, Semantics.FIFO, "fence-prompt", "no_offer_from_before_own_prompt"),
-        ("fence-prompt", 1, Semantics.FIFO, "stop-on-send", "no_offer_from_before_own_prompt"),
-        ("fence-load", 2, Semantics.FIFO, "nothing-special", "withdrawn_after_foreground_work"),
+        ("stop-on-send", 1, Transport.FIFO, "fence-prompt", "no_offer_from_before_own_prompt"),
+        ("fence-prompt", 1, Transport.FIFO, "stop-on-send", "no_offer_from_before_own_prompt"),
+        ("fence-load", 2, Transport.FIFO, "nothing-special", "withdrawn_after_foreground_work"),
     ],
 )
 def test_each_strategy_flag_changes_a_verdict(
-    flag: str, version: int, semantics: Semantics, without: str, prop: str
+    flag: str, version: int, transport: Transport, without: str, prop: str
 ) -> None:
     flags = [] if without == "nothing-special" else without.split(",")
     with_flag = ",".join(sorted([*flags, flag], key=duties.STRATEGY_FLAGS.index))
-    assert _needs(version, semantics, without)[prop] != _needs(version, semantics, with_flag)[prop]
+    assert _needs(version, transport, without)[prop] != _needs(version, transport, with_flag)[prop]
 
 
 def test_ignoring_unknown_updates_keeps_predictions_out_of_the_transcript() -> None:
@@ -108,16 +108,16 @@ def test_the_drafts_client_rule_is_kept_by_a_fenced_client_over_stdio_and_the_sd
     bounds, as long as the agent discards overtaken predictions (LT-4)."""
     client = client_policy("drop-on-send,fence-prompt")
     wide = Bounds(prompts=3, predictions=3, loads=1, cancels=1)
-    for version, semantics in itertools.product((1, 2), (Semantics.FIFO, Semantics.PYTHON_SDK)):
-        if version == 2 and semantics is Semantics.PYTHON_SDK:
+    for version, transport in itertools.product((1, 2), (Transport.FIFO, Transport.PYTHON_SDK)):
+        if version == 2 and transport is Transport.PYTHON_SDK:
             continue  # the same verdict, a quarter of a million states: see the review
-        cfg = baseline(Revision.DRAFT, version, semantics=semantics, client=client, bounds=wide)
+        cfg = baseline(Revision.DRAFT, version, transport=transport, client=client, bounds=wide)
         assert "no_offer_from_before_own_prompt" not in explore(spec_of(cfg)).violated
         sloppy = cfg.with_(
             agent=replace(cfg.agent, breaks=frozenset({RuleId.LT_4})), bounds=Bounds()
         )
         assert "no_offer_from_before_own_prompt" in explore(spec_of(sloppy)).violated
-    unordered = baseline(Revision.DRAFT, 1, semantics=Semantics.UNORDERED, client=client)
+    unordered = baseline(Revision.DRAFT, 1, transport=Transport.UNORDERED, client=client)
     assert "no_offer_from_before_own_prompt" in explore(spec_of(unordered)).violated
 
 
@@ -146,9 +146,9 @@ def test_the_client_half_of_rp2_is_checked() -> None:
 def test_a_fenced_v1_client_loses_lists_sent_during_the_turn() -> None:
     """The goal that a fresh list is offered: kept by the minimal client, lost by a v1 client
     that fences on its prompt (a list the agent sends mid-turn, TM-1, arrives fenced)."""
-    assert _needs(1, Semantics.FIFO, "nothing-special")["fresh_list_eventually_offered"]
-    assert _needs(1, Semantics.FIFO, "fence-prompt")["fresh_list_eventually_offered"] == []
-    assert _needs(2, Semantics.FIFO, "fence-prompt")["fresh_list_eventually_offered"]
+    assert _needs(1, Transport.FIFO, "nothing-special")["fresh_list_eventually_offered"]
+    assert _needs(1, Transport.FIFO, "fence-prompt")["fresh_list_eventually_offered"] == []
+    assert _needs(2, Transport.FIFO, "fence-prompt")["fresh_list_eventually_offered"]
 
 
 @given(st.sets(st.frozensets(st.sampled_from("abcde"), min_size=1), max_size=4))
@@ -186,7 +186,7 @@ def test_a_model_call_with_two_outputs_changes_only_the_fenced_clients_latest_li
     or a link list, over the Python SDK in v1 the fenced clients' `client_holds_latest` needs
     more than any set of the agent's duties (its two updates, handled in either order); the
     other rows stay as the review has them."""
-    cell = duties.Cell(1, Semantics.PYTHON_SDK, strategy, duties.BOUNDS[1])
+    cell = duties.Cell(1, Transport.PYTHON_SDK, strategy, duties.BOUNDS[1])
     one = duties.place(cell).needs
     two = duties.place(replace(cell, predictions=PREDICT_DISTINCT)).needs
     changed = {p for p in duties.PROPERTIES if one[p] != two[p]}

@@ -8,19 +8,19 @@ import itertools
 import pytest
 
 from acp_suggestions.model.binding.spec import of as spec_of
-from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.checker import explore
 from acp_suggestions.model.config import Bounds
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.review import duties, family
 from acp_suggestions.model.rules import RuleId
 from acp_suggestions.model.system import first_or_minimal
 
 SMALL = Bounds(prompts=1, predictions=1, loads=1, foreground=1)
 CELLS = [
-    duties.Cell(1, Semantics.FIFO, "nothing-special", duties.BOUNDS[1]),
-    duties.Cell(1, Semantics.UNORDERED, "fence-prompt,fence-load", duties.BOUNDS[1]),
-    duties.Cell(2, Semantics.PYTHON_SDK, "stop-on-send,fence-response", SMALL),
-    duties.Cell(2, Semantics.TYPESCRIPT_SDK, "fence-user-message", SMALL),
+    duties.Cell(1, Transport.FIFO, "nothing-special", duties.BOUNDS[1]),
+    duties.Cell(1, Transport.UNORDERED, "fence-prompt,fence-load", duties.BOUNDS[1]),
+    duties.Cell(2, Transport.PYTHON_SDK, "stop-on-send,fence-response", SMALL),
+    duties.Cell(2, Transport.TYPESCRIPT_SDK, "fence-user-message", SMALL),
 ]
 
 
@@ -28,7 +28,7 @@ def _subsets(names: tuple[RuleId, ...]) -> list[frozenset[RuleId]]:
     return [frozenset(c) for n in range(len(names) + 1) for c in itertools.combinations(names, n)]
 
 
-@pytest.mark.parametrize("cell", CELLS, ids=lambda c: f"v{c.version}-{c.semantics}-{c.strategy}")
+@pytest.mark.parametrize("cell", CELLS, ids=lambda c: f"v{c.version}-{c.transport}-{c.strategy}")
 def test_every_member_judged_as_its_own_search(cell: duties.Cell) -> None:
     names = duties.AGENT_DUTIES[cell.version]
     every = family.explore(cell.config(frozenset()), names)
@@ -40,7 +40,7 @@ def test_every_member_judged_as_its_own_search(cell: duties.Cell) -> None:
 
 
 def test_a_members_graph_is_its_own_searchs_numbered_alike() -> None:
-    """States in the explorer's order, one edge per pair with the explorer's action."""
+    """States in the checker's order, one edge per pair with the checker's action."""
     cell = CELLS[1]
     names = duties.AGENT_DUTIES[cell.version]
     every = family.explore(cell.config(frozenset()), names)

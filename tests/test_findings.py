@@ -34,12 +34,12 @@ def test_finding_2_a_list_crosses_the_prompt_of_a_client_that_only_stops_on_send
     assert "VIOLATED no_offer_from_before_own_prompt" in out and "   5. " in out
     d4 = "no_offer_from_before_own_prompt"
     fenced = ["--revision", "2026-10-15", "--client", "drop-on-send,fence-prompt"]
-    for extra in ([], ["--version", "2"], ["--semantics", "python-sdk"]):
+    for extra in ([], ["--version", "2"], ["--transport", "python-sdk"]):
         assert d4 not in _check(capsys, *fenced, *extra)["violated_in_force"]
-    unordered = _check(capsys, *fenced, "--semantics", "unordered")
+    unordered = _check(capsys, *fenced, "--transport", "unordered")
     assert d4 in unordered["violated_in_force"]
     # In v2 over the SDK only a fence that ends at the session/prompt response keeps it.
-    v2_sdk = ["--version", "2", "--semantics", "python-sdk"]
+    v2_sdk = ["--version", "2", "--transport", "python-sdk"]
     assert d4 in _check(capsys, *fenced, *v2_sdk)["violated_in_force"]
     to_response = [*fenced[:3], "drop-on-send,fence-response", *v2_sdk]
     assert d4 not in _check(capsys, *to_response)["violated_in_force"]
@@ -51,15 +51,15 @@ def test_finding_2_a_list_crosses_the_prompt_of_a_client_that_only_stops_on_send
 def test_finding_3_the_sdk_lets_a_withdrawal_overtake_its_list(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["check", "--semantics", "python-sdk", "--safety-only"]) == 1
+    assert main(["check", "--transport", "python-sdk", "--safety-only"]) == 1
     out = capsys.readouterr().out
     block = out.split("VIOLATED withdrawn_after_prompt")[1].split("\nholds")[0]
     assert "   7. client receives prompt_suggestions_update suggestions: [text]" in block
-    v1 = _check(capsys, "--semantics", "python-sdk")
+    v1 = _check(capsys, "--transport", "python-sdk")
     assert {"withdrawn_after_prompt", "out_of_date_list_eventually_dropped"} <= set(
         v1["violated_in_force"]
     )
-    v2 = _check(capsys, "--semantics", "python-sdk", "--version", "2")
+    v2 = _check(capsys, "--transport", "python-sdk", "--version", "2")
     assert "withdrawn_after_foreground_work" in v2["violated_in_force"]
 
 

@@ -32,7 +32,7 @@ CHECKS = [(command, shown) for command, shown in _steps() if " check " in comman
 @pytest.mark.documents(
     "acp-suggestions check --version 1",
     "acp-suggestions check --version 1 --break LT-5",
-    "acp-suggestions check --version 1 --semantics python-sdk",
+    "acp-suggestions check --version 1 --transport python-sdk",
     "acp-suggestions check --version 1 --reading auto-send=user",
     "acp-suggestions check --version 1 --reading auto-send=user --client auto-send-once",
 )

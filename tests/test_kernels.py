@@ -1,4 +1,4 @@
-"""The compiled loops of the batch search (numba) give what the numpy passes they replaced
+"""The compiled loops of the search over arrays (numba) give what the numpy passes they replaced
 give, loop by loop on drawn inputs and whole searches over the reference passes; and the
 search uses the compiled ones."""
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.check import kernels
-from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.checker import explore
 from acp_suggestions.model.check.tables import Ints
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.review import duties, family
@@ -105,7 +105,7 @@ def test_a_search_over_the_reference_loops_finds_the_same(
 def test_a_duty_cell_over_the_reference_loops_is_judged_the_same(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    cell = duties.Cell(1, CONFIGS["v1-free-agent"].semantics, "fence-load")
+    cell = duties.Cell(1, CONFIGS["v1-free-agent"].transport, "fence-load")
     names = duties.AGENT_DUTIES[1]
     free = family.explore(cell.config(frozenset()), names)
     monkeypatch.setattr(kernels, "loops", lambda: kernels.REFERENCE)

@@ -87,10 +87,10 @@ def test_each_room_imports_only_what_it_may() -> None:
 def test_a_model_module_importing_a_tool_is_caught(tmp_path: Path) -> None:
     (tmp_path / "model").mkdir()
     (tmp_path / "model" / "actors.py").write_text(
-        "from acp_suggestions.model.check.explorer import explore\n"
+        "from acp_suggestions.model.check.checker import explore\n"
     )
     assert violations(tmp_path) == [
-        "model/actors.py:1 imports acp_suggestions.model.check.explorer.explore"
+        "model/actors.py:1 imports acp_suggestions.model.check.checker.explore"
     ]
 
 
@@ -228,7 +228,7 @@ def test_an_import_loop_is_caught(tmp_path: Path) -> None:
 def test_the_checker_has_one_door_taking_a_spec() -> None:
     """`explore` takes a Spec and nothing beside it but options: a caller with a Config writes
     `spec.of(config)`, with the properties in the Spec."""
-    from acp_suggestions.model.check.explorer import explore
+    from acp_suggestions.model.check.checker import explore
 
     parameters = list(inspect.signature(explore).parameters.values())
     assert [(p.name, p.annotation) for p in parameters[:1]] == [("spec", "Spec[C, W, S, A]")]

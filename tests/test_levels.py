@@ -17,32 +17,32 @@ from acp_suggestions.model.binding.packed import EMPTY, Packed, PackedSystem
 from acp_suggestions.model.binding.spec import ProtocolResult
 from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.check import arrays
-from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.checker import explore
 from acp_suggestions.model.check.spec import Edges
 from acp_suggestions.model.check.tables import Dense, IntMap, Ints, TooLarge
 from acp_suggestions.model.check.tuning import Tuning, splitmix
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.review import duties
 from acp_suggestions.model.rules import Revision, RuleId
 from acp_suggestions.model.system import NET, Act, Action
 
 SMALL = Bounds(predictions=1)
 CONFIGS = {
-    **{f"v1-{s.value}": baseline(Revision.CURRENT, 1, semantics=s) for s in Semantics},
+    **{f"v1-{s.value}": baseline(Revision.CURRENT, 1, transport=s) for s in Transport},
     "v2-python-sdk-small": baseline(
-        Revision.CURRENT, 2, semantics=Semantics.PYTHON_SDK, bounds=SMALL
+        Revision.CURRENT, 2, transport=Transport.PYTHON_SDK, bounds=SMALL
     ),
     "v2-SC-4-unordered": MUTATIONS_BY_RULE[RuleId.SC_4].apply(
-        baseline(Revision.CURRENT, 2, semantics=Semantics.UNORDERED, bounds=SMALL)
+        baseline(Revision.CURRENT, 2, transport=Transport.UNORDERED, bounds=SMALL)
     ),
     "v1-LT-5-fifo": MUTATIONS_BY_RULE[RuleId.LT_5].apply(baseline(Revision.CURRENT, 1)),
-    "v1-free-agent": duties.Cell(1, Semantics.UNORDERED, "fence-load").config(frozenset()),
-    "v2-free-agent": duties.Cell(2, Semantics.TYPESCRIPT_SDK, "stop-on-send", SMALL).config(
+    "v1-free-agent": duties.Cell(1, Transport.UNORDERED, "fence-load").config(frozenset()),
+    "v2-free-agent": duties.Cell(2, Transport.TYPESCRIPT_SDK, "stop-on-send", SMALL).config(
         frozenset()
     ),
-    "legacy": baseline(Revision.LEGACY, 2, semantics=Semantics.PYTHON_SDK, bounds=SMALL),
+    "legacy": baseline(Revision.LEGACY, 2, transport=Transport.PYTHON_SDK, bounds=SMALL),
 }
 
 

@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 
 from acp_suggestions.model.binding.spec import ProtocolResult
 from acp_suggestions.model.binding.spec import of as spec_of
-from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.checker import explore
 from acp_suggestions.model.check.leadsto import Lasso, check, lasso_steps, leads_to
 from acp_suggestions.model.config import Config, baseline
 from acp_suggestions.model.liveness import LIVENESS
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.system import Action
 
@@ -90,7 +90,7 @@ def test_compliant_peers_are_live_over_stdio(version: int) -> None:
 
 
 def test_unordered_delivery_leaves_a_stale_list_for_good() -> None:
-    result, found = _liveness(baseline(Revision.CURRENT, 1, semantics=Semantics.UNORDERED))
+    result, found = _liveness(baseline(Revision.CURRENT, 1, transport=Transport.UNORDERED))
     lasso = found["out_of_date_list_eventually_dropped"]
     assert lasso is not None and found["user_can_always_send"] is None
     assert result.graph is not None
@@ -164,8 +164,8 @@ _CLASSES = ["deliver", "finish", ""]  # "" is an unforced action (the user's)
 def test_the_array_decision_is_the_plain_one(
     edges: list[tuple[str, str, str]], p: set[str], q: set[str]
 ) -> None:
-    # As the explorer adds them: each state's edges together, states in the order first seen
-    # (networkx then breaks shortest-path ties as the explorer's arrays do).
+    # As the checker adds them: each state's edges together, states in the order first seen
+    # (networkx then breaks shortest-path ties as the checker's arrays do).
     edges = [("init", "s0", "deliver"), *edges]
     order = list(dict.fromkeys(n for u, v, _ in edges for n in (u, v)))
     g = _graph(sorted(edges, key=lambda e: order.index(e[0])), order)
@@ -211,8 +211,8 @@ def test_a_cycle_passes_where_an_untaken_class_is_not_enabled() -> None:
 @pytest.mark.parametrize(
     "cfg",
     [
-        baseline(Revision.CURRENT, 1, semantics=Semantics.UNORDERED),
-        baseline(Revision.DRAFT, 2, semantics=Semantics.PYTHON_SDK),
+        baseline(Revision.CURRENT, 1, transport=Transport.UNORDERED),
+        baseline(Revision.DRAFT, 2, transport=Transport.PYTHON_SDK),
         MUTATIONS_BY_RULE["LT-5"].apply(baseline(Revision.CURRENT, 1)),
     ],
 )

@@ -2,7 +2,7 @@
 card (with its breach) in `model/rules/current.py`, the `keeps` call that enforces it in
 `model/actors.py`, and its id on the property that catches the breach (in its rules and its
 `catches`) in `model/invariants.py`.  Shown on a copy of the code with a throwaway rule: the
-catalogue lists it, the review runs its mutation, the explorer catches the breach, and the
+catalogue lists it, the review runs its mutation, the checker catches the breach, and the
 traceability tests pass."""
 
 from __future__ import annotations

@@ -45,23 +45,23 @@ def _run(src: Path, cwd: Path, *words: str, cli: bool = True) -> subprocess.Comp
 
 
 @pytest.mark.documents(
-    "acp-suggestions check --version 1 --semantics responses-first",
-    "acp-suggestions check --version 2 --semantics responses-first",
+    "acp-suggestions check --version 1 --transport responses-first",
+    "acp-suggestions check --version 2 --transport responses-first",
 )
 def test_the_toy_transport_of_the_how_to_runs(tmp_path: Path) -> None:
     src = _copy_with(tmp_path)
     where = _run(src, tmp_path, "-c", "import acp_suggestions as a; print(a.__file__)", cli=False)
     assert where.stdout.startswith(str(src)), "the commands run the copy, not the installed one"
     for version in ("1", "2"):
-        ran = _run(src, tmp_path, "check", "--version", version, "--semantics", "responses-first")
+        ran = _run(src, tmp_path, "check", "--version", version, "--transport", "responses-first")
         # Every property in force holds: the notifications keep their order.
         assert ran.returncode == 0, ran.stdout + ran.stderr
         assert "holds    client_holds_latest (in force)" in ran.stdout
     scenario = tmp_path / "toy.toml"
-    scenario.write_text('semantics = "responses-first"\nsessions = 300\n', encoding="utf-8")
+    scenario.write_text('transport = "responses-first"\nsessions = 300\n', encoding="utf-8")
     out = tmp_path / "sim"
     ran = _run(src, tmp_path, "simulate", str(scenario), "--out", str(out), "--jobs", "1")
     assert ran.returncode == 0, ran.stderr
     assert (out / "summary.md").read_text(encoding="utf-8").count("\n") >= 3
     # The original package does not know the name: the page's blocks made it.
-    assert _run(ROOT, tmp_path, "check", "--semantics", "responses-first").returncode == 2
+    assert _run(ROOT, tmp_path, "check", "--transport", "responses-first").returncode == 2

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from acp_suggestions.model.config import Bounds
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.review import jobs as review
 from acp_suggestions.model.review import plan
 from acp_suggestions.model.review.duties import violated
@@ -77,9 +77,9 @@ def test_over_the_sdks_the_letters_set_is_judged_as_over_stdio() -> None:
     settings = review.letter_settings()
     for found in settings.values():
         for _, cfg in found:
-            for sdk in (Semantics.PYTHON_SDK, Semantics.TYPESCRIPT_SDK):
-                over_sdk = plan.with_edits(cfg.with_(semantics=sdk), whole)
-                assert over_sdk == plan.with_edits(cfg.with_(semantics=Semantics.FIFO), whole)
+            for sdk in (Transport.PYTHON_SDK, Transport.TYPESCRIPT_SDK):
+                over_sdk = plan.with_edits(cfg.with_(transport=sdk), whole)
+                assert over_sdk == plan.with_edits(cfg.with_(transport=Transport.FIFO), whole)
     assert set(settings) == set(plan.LETTER)
 
 

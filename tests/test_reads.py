@@ -12,24 +12,24 @@ import pytest
 
 from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.check.arrays import codes
-from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.checker import explore
 from acp_suggestions.model.check.result import InMemory
 from acp_suggestions.model.check.tuning import DEFAULT
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.invariants import INVARIANTS, REACHABLE
 from acp_suggestions.model.liveness import LIVENESS
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.review import duties
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.state import World
 
 Predicate = Callable[[Config, World], object]
 CONFIGS = {
-    "v1-python-sdk": baseline(Revision.CURRENT, 1, semantics=Semantics.PYTHON_SDK),
+    "v1-python-sdk": baseline(Revision.CURRENT, 1, transport=Transport.PYTHON_SDK),
     "v2-typescript-sdk": baseline(
-        Revision.CURRENT, 2, semantics=Semantics.TYPESCRIPT_SDK, bounds=Bounds(predictions=1)
+        Revision.CURRENT, 2, transport=Transport.TYPESCRIPT_SDK, bounds=Bounds(predictions=1)
     ),
-    "v1-free-agent": duties.Cell(1, Semantics.UNORDERED, "stop-on-send").config(frozenset()),
+    "v1-free-agent": duties.Cell(1, Transport.UNORDERED, "stop-on-send").config(frozenset()),
 }
 PREDICATES = [(p.name, p.reads, p.holds) for p in (*INVARIANTS, *REACHABLE)] + [
     (f"{p.name}.{side}", p.reads, f) for p in LIVENESS for side, f in (("p", p.p), ("q", p.q))

@@ -9,7 +9,7 @@ over many runs with handlers that take different times (`model.network.deliverab
 Rust SDK is not run here (no crates registry): its rule, read from its source, is stdio's.  The
 last tests hold the verdicts of the two transports the review leaves out equal to those of the
 one it explores in their place (the state counts of `rust-sdk` and `fifo` are pinned equal in
-`tests/test_explorer.py`)."""
+`tests/test_checker.py`)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ import pytest
 
 from acp_suggestions.model.binding.verify import verify
 from acp_suggestions.model.config import baseline
-from acp_suggestions.model.network import Semantics, deliverable, send
+from acp_suggestions.model.network import Transport, deliverable, send
 from acp_suggestions.model.review.duties import client_of, strategies
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.state import LoadResponse, PromptResponse, Update
@@ -127,9 +127,9 @@ def test_a_load_result_does_not_wait_for_earlier_updates() -> None:
 
 
 def _model_orders(
-    script: list[str], request: str, semantics: Semantics = Semantics.PYTHON_SDK
+    script: list[str], request: str, transport: Transport = Transport.PYTHON_SDK
 ) -> set[tuple[str, ...]]:
-    """Every handling order of `script` that `semantics` allows."""
+    """Every handling order of `script` that `transport` allows."""
     response = PromptResponse() if request == "prompt" else LoadResponse()
     sent = tuple(response if n == "result" else Update(((n,),), 0, 0, 0, False) for n in script)
     found: set[tuple[str, ...]] = set()
@@ -137,10 +137,10 @@ def _model_orders(
     def walk(left: tuple[Any, ...], names: tuple[str, ...], done: tuple[str, ...]) -> None:
         if not left:
             found.add(done)
-        for i in deliverable(left, semantics):
+        for i in deliverable(left, transport):
             walk(left[:i] + left[i + 1 :], names[:i] + names[i + 1 :], (*done, names[i]))
 
-    walk(send((), sent, semantics), tuple(script), ())
+    walk(send((), sent, transport), tuple(script), ())
     return found
 
 
@@ -155,7 +155,7 @@ def test_the_model_allows_no_order_the_sdk_cannot_produce(request_kind: str) -> 
 
 
 # The TypeScript SDK: the release the Claude adapter ships with today, and the oldest it pins.
-TYPESCRIPT = {"2.4.0": Semantics.TYPESCRIPT_SDK, "0.17.0": Semantics.TYPESCRIPT_SDK_0}
+TYPESCRIPT = {"2.4.0": Transport.TYPESCRIPT_SDK, "0.17.0": Transport.TYPESCRIPT_SDK_0}
 CLIENT = Path(__file__).with_name("ts_sdk_client.mjs")
 # Timers, and handlers that await a few turns of the microtask queue: a result reaches its
 # caller a few turns after it is read, so the orders inside that window need such handlers.
@@ -173,7 +173,7 @@ TS_DELAYS: list[dict[str, Any]] = [
 @pytest.fixture(scope="module", params=list(TYPESCRIPT))
 def typescript_sdk(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> tuple[Path, Semantics]:
+) -> tuple[Path, Transport]:
     """A folder with one release of the TypeScript SDK and the client of this test."""
     folder = tmp_path_factory.mktemp(f"ts-sdk-{request.param}")
     npm_install(f"@agentclientprotocol/sdk@{request.param}", folder)
@@ -216,20 +216,20 @@ def _ts_orders(folder: Path, script: list[str], request: str) -> set[tuple[str, 
 @pytest.mark.parametrize("request_kind", ["prompt", "load"])
 @pytest.mark.parametrize("script", [["a", "result", "b"], ["result", "b"], ["a", "b", "result"]])
 def test_the_typescript_sdk_shows_exactly_the_orders_its_transport_allows(
-    typescript_sdk: tuple[Path, Semantics], request_kind: str, script: list[str]
+    typescript_sdk: tuple[Path, Transport], request_kind: str, script: list[str]
 ) -> None:
     """2.4.0: a result reaches its caller as it is read (earlier updates may finish after it,
     later ones never before it); 0.17.0: later updates may finish first too."""
-    folder, semantics = typescript_sdk
+    folder, transport = typescript_sdk
     seen = _ts_orders(folder, script, request_kind)
-    assert _model_orders(script, request_kind, semantics) == seen
+    assert _model_orders(script, request_kind, transport) == seen
 
 
-def _same_verdicts(version: int, client: str, one: Semantics, other: Semantics) -> None:
+def _same_verdicts(version: int, client: str, one: Transport, other: Transport) -> None:
     """Both transports break the same properties (goals included) for these peers."""
     a, b = (
-        verify(baseline(Revision.CURRENT, version, semantics=sem, client=client_of(client)))
-        for sem in (one, other)
+        verify(baseline(Revision.CURRENT, version, transport=transport, client=client_of(client)))
+        for transport in (one, other)
     )
     assert sorted(a.counterexamples()) == sorted(b.counterexamples())
 
@@ -244,7 +244,7 @@ SETTINGS = [
 def test_the_rust_sdk_has_the_verdicts_of_stdio(version: int, client: str) -> None:
     """The Rust SDK handles what it reads in order, so its verdicts are stdio's: checked
     here instead of explored again in the review."""
-    _same_verdicts(version, client, Semantics.FIFO, Semantics.RUST_SDK)
+    _same_verdicts(version, client, Transport.FIFO, Transport.RUST_SDK)
 
 
 @pytest.mark.parametrize(("version", "client"), SETTINGS)
@@ -253,4 +253,4 @@ def test_the_typescript_sdk_0_17_has_the_verdicts_of_free_reordering(
 ) -> None:
     """Over 0.17 only a result keeps its place against another result, which no verdict
     here turns on: its verdicts are free reordering's, so the review explores that alone."""
-    _same_verdicts(version, client, Semantics.UNORDERED, Semantics.TYPESCRIPT_SDK_0)
+    _same_verdicts(version, client, Transport.UNORDERED, Transport.TYPESCRIPT_SDK_0)

@@ -7,7 +7,7 @@ import pytest
 
 from acp_suggestions.model.binding import sessions
 from acp_suggestions.model.config import baseline
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.review import jobs as review
 from acp_suggestions.model.review.summary import Summary
 from acp_suggestions.model.rules import Revision
@@ -16,9 +16,9 @@ from acp_suggestions.model.state import Prompt
 from acp_suggestions.model.system import System
 
 # v2 over the SDK's transport is most of these tests' time: left to --all and CI.
-SLOW = (2, Semantics.PYTHON_SDK)
+SLOW = (2, Transport.PYTHON_SDK)
 SETTINGS = [
-    pytest.param(s, marks=pytest.mark.slow) if (s.version, s.semantics) == SLOW else s
+    pytest.param(s, marks=pytest.mark.slow) if (s.version, s.transport) == SLOW else s
     for s in sessions.settings()
 ]
 
@@ -29,8 +29,8 @@ def test_each_session_alone_reaches_what_a_lone_session_does(
     """Every setting of the review's two-session check (the review runs `sessions.check` on
     each): the sessions interleave, and each alone reaches a lone session's worlds."""
     checked = full_review[0].two_sessions
-    assert [(t.version, t.semantics) for t in checked] == [
-        (s.version, s.semantics.value) for s in sessions.settings()
+    assert [(t.version, t.transport) for t in checked] == [
+        (s.version, s.transport.value) for s in sessions.settings()
     ]
     for t in checked:
         assert t.pair_states > t.lone_states**1.5, t  # the sessions do interleave
@@ -40,7 +40,7 @@ def test_each_session_alone_reaches_what_a_lone_session_does(
 def test_a_connection_that_starves_one_session_is_told_apart(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(sessions, "_in_order_head", lambda channel, sid, semantics: sid == 0)
+    monkeypatch.setattr(sessions, "_in_order_head", lambda channel, sid, transport: sid == 0)
     cfg = baseline(Revision.CURRENT, 1, bounds=sessions.BOUNDS[1])
     result = sessions.compare(cfg, symmetric=False)  # the sessions are no longer alike
     assert result.only_alone[0] == 0 and result.only_alone[1] > 0
@@ -62,12 +62,12 @@ def test_one_pair_of_each_swap_gives_the_verdicts_of_all_pairs(setting: sessions
     whole = sessions.compare(cfg, symmetric=False)
     assert (reduced.only_in_pair, reduced.only_alone) == (whole.only_in_pair, whole.only_alone)
     assert whole.pair_states / 2 < reduced.pair_states < whole.pair_states
-    if (setting.version, setting.semantics) == SLOW:
+    if (setting.version, setting.transport) == SLOW:
         return  # the readable search below is left to the other settings: minutes here
     system = System(cfg)
     w0 = system.init_state()
     start = sessions.Pair(((w0.agent, w0.client),) * 2, (), ())
-    pairs, _ = reach(start, lambda p: sessions.successors(system.successors, cfg.semantics, p))
+    pairs, _ = reach(start, lambda p: sessions.successors(system.successors, cfg.transport, p))
     assert len(pairs) == whole.pair_states
     assert reduced.pair_states == len({sessions.canonical(p) for p in pairs})
 
@@ -86,7 +86,7 @@ def test_a_lone_session_offers_no_other_symmetry() -> None:
     for revision in Revision:
         for version in (1, 2):
             assert baseline(revision, version).predictions == ((("text",),),)
-    system = System(baseline(Revision.CURRENT, 2, semantics=Semantics.UNORDERED))
+    system = System(baseline(Revision.CURRENT, 2, transport=Transport.UNORDERED))
     worlds, _ = reach(system.init_state(), lambda w: [s.after for s in system.steps(w)])
     numbers = [[m.number for m in w.to_agent if type(m) is Prompt] for w in worlds]
     assert any(len(n) > 1 for n in numbers) and all(n == sorted(n) for n in numbers)

@@ -150,19 +150,22 @@ def test_suggestions_in_replay_come_back_pre_prompt() -> None:
 REPLAYED = [
     ({}, None),
     ({"version": 2}, None),
-    ({"semantics": "unordered", "latency": {"dist": "exponential", "mean": 0.5}}, None),
+    ({"transport": "unordered", "latency": {"dist": "exponential", "mean": 0.5}}, None),
     (
-        {"version": 2, "semantics": "unordered", "latency": {"dist": "exponential", "mean": 0.5}},
+        {"version": 2, "transport": "unordered", "latency": {"dist": "exponential", "mean": 0.5}},
         None,
     ),
-    ({"semantics": "python-sdk", "latency": {"dist": "exponential", "mean": 0.5}}, None),
+    ({"transport": "python-sdk", "latency": {"dist": "exponential", "mean": 0.5}}, None),
     (
-        {"version": 2, "semantics": "python-sdk", "latency": {"dist": "exponential", "mean": 0.5}},
+        {"version": 2, "transport": "python-sdk", "latency": {"dist": "exponential", "mean": 0.5}},
         None,
     ),
     *(
-        ({"version": v, "semantics": sem, "latency": {"dist": "exponential", "mean": 0.5}}, None)
-        for sem in ("typescript-sdk", "typescript-sdk-0.17", "rust-sdk")
+        (
+            {"version": v, "transport": transport, "latency": {"dist": "exponential", "mean": 0.5}},
+            None,
+        )
+        for transport in ("typescript-sdk", "typescript-sdk-0.17", "rust-sdk")
         for v in (1, 2)
     ),
     ({"client": "drop-on-send", "accept": 0.8}, None),
@@ -173,7 +176,7 @@ REPLAYED = [
             {
                 "client": f"stop-on-send,{fence}",
                 "version": 2,
-                "semantics": "python-sdk",
+                "transport": "python-sdk",
                 "foreground": 0.5,
                 "reopen": 0.3,
                 "latency": {"dist": "exponential", "mean": 0.5},
@@ -182,7 +185,7 @@ REPLAYED = [
         )
         for fence in ("fence-prompt", "fence-response", "fence-user-message")
     ),
-    ({"revision": "legacy-meta", "version": 2, "semantics": "python-sdk", "reopen": 0.3}, None),
+    ({"revision": "legacy-meta", "version": 2, "transport": "python-sdk", "reopen": 0.3}, None),
     ({"revision": "2026-10-15", "think": 0.3, "typing": 0.3}, "D-4"),
     ({"revision": "legacy-meta", "version": 2}, None),
     ({"version": 2, "foreground": 0.7}, None),

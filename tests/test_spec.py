@@ -1,6 +1,6 @@
-"""A Spec is the one thing the explorer takes: a toy system of two actors, written here as a
+"""A Spec is the one thing the checker takes: a toy system of two actors, written here as a
 Spec of its own types (a pair of counts for a world, a string for a step), is explored by the
-same explorer and judged by the same leads-to check, with its invariant's shortest
+same checker and judged by the same leads-to check, with its invariant's shortest
 counterexample, its goal reached, its end states counted and its own fairness."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from acp_suggestions.model.check import leadsto
-from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.checker import explore
 from acp_suggestions.model.check.spec import Spec
 
 Counts = tuple[int, int]  # how far each of the two actors has counted
@@ -18,7 +18,7 @@ Toy = Spec[None, Counts, Counts, str]
 
 @dataclass(frozen=True)
 class Claim:
-    """A toy's invariant or goal, with what the explorer reads of one."""
+    """A toy's invariant or goal, with what the checker reads of one."""
 
     name: str
     holds: Callable[[None, Counts], bool]
@@ -78,7 +78,7 @@ def _toy() -> Toy:
     )
 
 
-def test_a_toy_spec_is_explored_by_the_same_explorer() -> None:
+def test_a_toy_spec_is_explored_by_the_same_checker() -> None:
     result = explore(_toy(), keep_graph=True)
     assert (result.states, result.transitions, result.terminal) == (9, 12, 1)
     assert result.deadlocks == 0 and result.complete

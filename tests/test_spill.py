@@ -15,11 +15,11 @@ import pytest
 from acp_suggestions.model.binding.spec import ProtocolResult
 from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.check import store
-from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.checker import explore
 from acp_suggestions.model.check.store import Spill, Spilled
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.config import Bounds, Config, baseline
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.review import deep
 from acp_suggestions.model.rules import Revision
 
@@ -43,8 +43,8 @@ def _found(r: ProtocolResult) -> tuple[object, ...]:
 
 CONFIGS = {
     "v1": (Config(version=1), 2_000_000),
-    "v2 over the SDK": (Config(version=2, semantics=Semantics.PYTHON_SDK), 2_000_000),
-    "draft v2 unordered": (baseline(Revision.DRAFT, 2, semantics=Semantics.UNORDERED), 2_000_000),
+    "v2 over the SDK": (Config(version=2, transport=Transport.PYTHON_SDK), 2_000_000),
+    "draft v2 unordered": (baseline(Revision.DRAFT, 2, transport=Transport.UNORDERED), 2_000_000),
     "v2 cut short": (Config(version=2), 9_000),
 }
 
@@ -115,7 +115,7 @@ def test_a_deep_search_spilled_has_the_same_verdicts(tmp_path: Path) -> None:
 def test_check_spilled_says_what_check_in_memory_says(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = ["check", "--version", "1", "--semantics", "unordered", "--json"]
+    argv = ["check", "--version", "1", "--transport", "unordered", "--json"]
     assert main(argv) == 1
     kept = json.loads(capsys.readouterr().out)
     assert main([*argv, "--spill", str(tmp_path), "--memory", "0.0002"]) == 1

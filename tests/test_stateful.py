@@ -1,4 +1,4 @@
-"""Hypothesis stateful runs of the composed system, beyond the explorer's bounds.
+"""Hypothesis stateful runs of the composed system, beyond the checker's bounds.
 
 Compliant peers keep every invariant in force for their revision, except the gaps pinned in
 KNOWN_GAPS (findings of the spec review); every mutation is found by the invariant meant to
@@ -17,7 +17,7 @@ from acp_suggestions.model.binding import spec
 from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.mutations import MUTATIONS, Mutation
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.rules import Revision
 from tests.helpers import expected_to_hold
 from tests.stateful import FIND, RULES, SETTINGS, machine_for
@@ -26,11 +26,11 @@ from tests.strategies import describe
 WIDE = Bounds(prompts=4, predictions=5, loads=2, cancels=2, foreground=2, blocked=2)
 
 COMPLIANT = [
-    baseline(rev, v, semantics=sem, bounds=WIDE)
+    baseline(rev, v, transport=transport, bounds=WIDE)
     for rev in Revision
     for v in (1, 2)
-    for sem in (Semantics.FIFO, Semantics.PYTHON_SDK, Semantics.UNORDERED)
-    if rev is Revision.CURRENT or sem is Semantics.FIFO
+    for transport in (Transport.FIFO, Transport.PYTHON_SDK, Transport.UNORDERED)
+    if rev is Revision.CURRENT or transport is Transport.FIFO
 ]
 
 
@@ -58,7 +58,7 @@ def test_hypothesis_finds_each_mutation(mutation: Mutation, version: int) -> Non
 
 def test_every_action_of_the_model_has_a_rule_of_its_own() -> None:
     """A new action of the model must get a rule (else Hypothesis never takes it)."""
-    from acp_suggestions.model.check.explorer import explore
+    from acp_suggestions.model.check.checker import explore
 
     small = Bounds(1, 1, 1, 1, 1, 1)
     configs = [cfg.with_(bounds=small) for cfg in COMPLIANT]

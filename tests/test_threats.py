@@ -16,7 +16,7 @@ from hypothesis.stateful import run_state_machine_as_test
 from acp_suggestions.model import threats
 from acp_suggestions.model.binding import spec
 from acp_suggestions.model.binding.spec import of as spec_of
-from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.checker import explore
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.config import Bounds, Config, baseline, client_policy
 from acp_suggestions.model.invariants import INVARIANTS, PROPERTIES_BY_NAME
@@ -57,7 +57,7 @@ def _holds(cfg: Config, prop: str) -> bool:
 
 def _first(cfg: Config, broken: Callable[[World], bool]) -> int | None:
     """The fewest steps to a world where `broken` holds, by a breadth-first search of the
-    readable system (`model.system.System`, not the packed explorer); None if none is."""
+    readable system (`model.system.System`, not the packed checker); None if none is."""
     system = System(cfg)
     start = system.init_state()
     depth, todo = {start: 0}, deque([start])
@@ -143,7 +143,7 @@ def test_a_chip_selected_as_a_newer_update_lands_sends_that_one(version: int) ->
 
 
 def test_the_lagging_screen_by_brute_force() -> None:
-    """The readable system reaches a selection of another suggestion at the explorer's depth,
+    """The readable system reaches a selection of another suggestion at the checker's depth,
     and never when the client takes the suggestion it showed."""
     cfg = _chips(1, rendering="deferred", bounds=SMALL)
     assert _first(cfg, lambda w: w.client.got_other) == len(
@@ -262,7 +262,7 @@ def test_a_setting_behind_a_plain_text_composer_sends_a_link_never_shown(version
 
 
 def test_hypothesis_drives_the_setting_into_the_crossing() -> None:
-    """The stateful machine, at wider bounds than the explorer's, finds the setting sending a
+    """The stateful machine, at wider bounds than the checker's, finds the setting sending a
     list that crossed the user's prompt."""
     cfg = baseline(CURRENT, 2, auto_send="user", bounds=WIDE)
     target = PROPERTIES_BY_NAME["automatic_send_current"]

@@ -13,7 +13,7 @@ from hypothesis.stateful import run_state_machine_as_test
 from acp_suggestions.model.binding import spec
 from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.binding.verify import verify
-from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.checker import explore
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.config import Bounds, Config, baseline, client_policy
 from acp_suggestions.model.invariants import PROPERTIES_BY_NAME, USER_PROPERTIES
@@ -52,7 +52,7 @@ def _actions(cfg: Config, prop: str) -> list[str]:
 
 def _depths(cfg: Config) -> dict[World, int]:
     """Every world the readable system reaches, with the fewest steps to it: a brute force
-    beside the packed explorer."""
+    beside the packed checker."""
     system, start = System(cfg), System(cfg).init_state()
     depth, todo = {start: 0}, deque([start])
     while todo:
@@ -121,7 +121,7 @@ def test_tab_and_enter_in_a_plain_text_composer_send_a_link_never_shown(version:
 
 def test_the_unseen_link_by_brute_force() -> None:
     """The readable system, searched breadth-first, first sends an unseen block at the
-    explorer's depth (5), the prompt saying which block; the reading that skips what the
+    checker's depth (5), the prompt saying which block; the reading that skips what the
     client cannot show never does."""
     cfg = _grey_text(bounds=Bounds(prompts=1, predictions=1, foreground=0))
     depth = _depths(cfg)
@@ -195,7 +195,7 @@ def test_sending_once_per_user_action_bounds_the_run(version: int) -> None:
 )
 def test_hypothesis_drives_the_user_into_each_breach(prop: str, cfg: Config) -> None:
     """The stateful machine takes the user's actions too (Tab, Enter, a setting), at wider
-    bounds than the explorer's, and finds each goal broken."""
+    bounds than the checker's, and finds each goal broken."""
     wide = cfg.with_(bounds=WIDE)
     target = PROPERTIES_BY_NAME[prop]
     with pytest.raises(AssertionError, match=rf"^{prop} \(\) violated after: .*"):

@@ -1,4 +1,4 @@
-"""The composed system over packed worlds, for the explorer and the simulator: the same actions
+"""The composed system over packed worlds, for the checker and the simulator: the same actions
 as `model.system`, each local step computed once per distinct local state and remembered.
 
 A world is packed as four numbers (agent, client, each channel), each the index of its value in
@@ -126,7 +126,7 @@ class PackedSystem:
     def successors(self, s: Packed) -> list[tuple[Action, Packed]]:  # noqa: C901 (hot: see below)
         """Every enabled action with the world it leads to, in `System.successors`' order.
         One flat function: the search calls it once per state, and split into its four kinds
-        of move it made the explorer 7% slower (benchmarks/explorer.py)."""
+        of move it made the checker 7% slower (benchmarks/checker.py)."""
         a, c, ta, tc = s
         out: list[tuple[Action, Packed]] = []
         empty, appended, append = EMPTY, self._appended, out.append
@@ -202,14 +202,14 @@ class PackedSystem:
         if joined is None:
             values = self._channels.values
             joined = self._appended[key] = self._channels.number(
-                send(values[channel], values[sent], self.config.semantics)
+                send(values[channel], values[sent], self.config.transport)
             )
         return joined
 
     def _deliverable(
         self, channel: int, toward_agent: bool
     ) -> tuple[tuple[int, bool, int, int], ...]:
-        messages, semantics = self._channels.values[channel], self.config.semantics
+        messages, transport = self._channels.values[channel], self.config.transport
         cache = self._to_agent_heads if toward_agent else self._to_client_heads
         heads = cache[channel] = tuple(
             (
@@ -218,7 +218,7 @@ class PackedSystem:
                 self._messages.number(messages[i]),
                 self._channels.number(messages[:i] + messages[i + 1 :]),
             )
-            for i in deliverable(messages, semantics.toward_agent if toward_agent else semantics)
+            for i in deliverable(messages, transport.toward_agent if toward_agent else transport)
         )
         for actions, name in ((self._to_agent, TO_AGENT), (self._to_client, TO_CLIENT)):
             actions.extend(Action(NET, name, i) for i in range(len(actions), heads[-1][0] + 1))

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
 from acp_suggestions.model import readings
-from acp_suggestions.model.check.explorer import gc_paused
+from acp_suggestions.model.check.checker import gc_paused
 from acp_suggestions.model.config import Bounds, Config, baseline
-from acp_suggestions.model.network import REVIEWED, Semantics
+from acp_suggestions.model.network import REVIEWED, Transport
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.search import reach
 from acp_suggestions.model.state import Agent, Client, ToAgent, ToClient, World
@@ -65,16 +65,16 @@ def _shared(
     return (*kept, *((sid, m) for m in after[rest:]))
 
 
-def _in_order_head(channel: tuple[tuple[int, object], ...], sid: int, semantics: Semantics) -> bool:
+def _in_order_head(channel: tuple[tuple[int, object], ...], sid: int, transport: Transport) -> bool:
     """Whether the connection lets session `sid` receive its next message: over an ordered
     direction only when that message heads the whole direction.  Elsewhere each session's
     own rule decides; over the TypeScript SDK, whose results hold back what every session
     reads after them, that allows more orders than the SDK makes (a wider check)."""
-    return not semantics.in_order or (bool(channel) and channel[0][0] == sid)
+    return not transport.in_order or (bool(channel) and channel[0][0] == sid)
 
 
 def successors(
-    steps: Callable[[World], list[tuple[Action, World]]], sem: Semantics, p: Pair
+    steps: Callable[[World], list[tuple[Action, World]]], transport: Transport, p: Pair
 ) -> Iterator[Pair]:
     """Every step either session can take, by its lone system's `steps`, that the shared
     connection allows."""
@@ -83,9 +83,9 @@ def successors(
         for action, after in steps(w):
             to_agent = action.actor == NET and action.name == TO_AGENT
             to_client = action.actor == NET and action.name == TO_CLIENT
-            if to_agent and not _in_order_head(p.to_agent, sid, sem.toward_agent):
+            if to_agent and not _in_order_head(p.to_agent, sid, transport.toward_agent):
                 continue
-            if to_client and not _in_order_head(p.to_client, sid, sem):
+            if to_client and not _in_order_head(p.to_client, sid, transport):
                 continue
             actors = list(p.actors)
             actors[sid] = (after.agent, after.client)
@@ -213,7 +213,7 @@ def compare(cfg: Config, *, symmetric: bool = True, max_states: int | None = Non
     one = canonical if symmetric else _same
 
     def onward(code: int) -> Iterator[int]:
-        return (codes.pack(one(q)) for q in successors(steps, cfg.semantics, codes.unpack(code)))
+        return (codes.pack(one(q)) for q in successors(steps, cfg.transport, codes.unpack(code)))
 
     pairs, complete = reach(codes.pack(start), onward, max_states)
     if symmetric:
@@ -236,14 +236,14 @@ class Shared:
     in a protocol version over a transport, at `BOUNDS`."""
 
     version: int
-    semantics: Semantics
+    transport: Transport
     readings: tuple[tuple[str, str], ...] = ()  # options other than the defaults (`readings`)
 
     @property
     def config(self) -> Config:
         """The configuration both sessions run."""
         cfg = baseline(
-            Revision.CURRENT, self.version, semantics=self.semantics, bounds=BOUNDS[self.version]
+            Revision.CURRENT, self.version, transport=self.transport, bounds=BOUNDS[self.version]
         )
         return readings.apply(cfg, dict(self.readings))
 
@@ -259,7 +259,7 @@ class Sharing:
 def settings(chosen: tuple[tuple[str, str], ...] = ()) -> list[Shared]:
     """Every setting of the check: each protocol version over each transport (under the
     `chosen` readings' options)."""
-    return [Shared(v, sem, chosen) for v in (1, 2) for sem in REVIEWED]
+    return [Shared(v, transport, chosen) for v in (1, 2) for transport in REVIEWED]
 
 
 @gc_paused

@@ -12,7 +12,7 @@ from acp_suggestions.model.binding.rows import GOAL, Counterexample, Row, Status
 from acp_suggestions.model.binding.spec import ProtocolResult
 from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.check import leadsto
-from acp_suggestions.model.check.explorer import explore, gc_paused
+from acp_suggestions.model.check.checker import explore, gc_paused
 from acp_suggestions.model.check.store import Spill
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.exits import Exit

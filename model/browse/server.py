@@ -97,6 +97,19 @@ class Explorer:
         }
 
 
+def _reply(route: Callable[[dict[str, str]], Any], query: dict[str, str]) -> tuple[int, bytes, str]:
+    """A route's answer to a query: its status, body and content type."""
+    try:
+        out = route(query)
+    except Unreadable as exc:
+        return HTTPStatus.BAD_REQUEST, _error(str(exc)), "application/json"
+    except jumps.TooMuch as exc:
+        return HTTPStatus.SERVICE_UNAVAILABLE, _error(str(exc)), "application/json"
+    if isinstance(out, bytes):
+        return HTTPStatus.OK, out, "image/svg+xml"
+    return HTTPStatus.OK, json.dumps(out).encode(), "application/json"
+
+
 def serve(explorer: Explorer, port: int = 0) -> ThreadingHTTPServer:
     """A server on 127.0.0.1 (`port` 0: a free one), not yet serving."""
     routes = explorer.routes()
@@ -122,18 +135,7 @@ def serve(explorer: Explorer, port: int = 0) -> ThreadingHTTPServer:
         timeout = IDLE  # a connection that sends nothing for this long is closed
 
         def _answer(self, route: Callable[[dict[str, str]], Any], query: dict[str, str]) -> None:
-            try:
-                out = route(query)
-            except Unreadable as exc:
-                self._send(HTTPStatus.BAD_REQUEST, _error(str(exc)))
-                return
-            except jumps.TooMuch as exc:
-                self._send(HTTPStatus.SERVICE_UNAVAILABLE, _error(str(exc)))
-                return
-            if isinstance(out, bytes):
-                self._send(HTTPStatus.OK, out, "image/svg+xml")
-            else:
-                self._send(HTTPStatus.OK, json.dumps(out).encode())
+            self._send(*_reply(route, query))
 
         def _send(self, status: int, body: bytes, kind: str = "application/json") -> None:
             self.send_response(status)

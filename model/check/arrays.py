@@ -1,10 +1,10 @@
-"""The explorer's search over arrays, for a Spec whose steps have that form (`Spec.arrays`):
+"""The checker's search over arrays, for a Spec whose steps have that form (`Spec.arrays`):
 breadth first, the states expanded in the order found, a batch of them in one call
 (`ArraySteps.expand`, up to `Tuning.batch`), their new states found and numbered, their
 properties decided and their graph built by numpy passes, with Python work only for what is
 new (a local step, a value of the parts a property reads); what a batch's arrays hold is
 bounded by its size.  It numbers states as the search one state at a time does
-(`model.check.explorer`), so it finds the same states, graph, counterexamples and counts; the
+(`model.check.checker`), so it finds the same states, graph, counterexamples and counts; the
 tests compare the two."""
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ def explore(
     tuning: Tuning = DEFAULT,
 ) -> Result[C, W, Packed, A]:
     """Explore a Spec whose steps have a form over arrays (`Spec.arrays`), a batch of states
-    at a time; the result is the one `explorer.explore` gives (raises `tables.TooLarge` when a
+    at a time; the result is the one `checker.explore` gives (raises `tables.TooLarge` when a
     number outgrows its field of a value's key, or two states share a key)."""
     system = spec.arrays
     assert system is not None, "a Spec with steps over arrays"
@@ -269,7 +269,7 @@ def _decide(
 
 
 class _Graph(Generic[A]):
-    """The graph of a search built a batch at a time in the explorer's own arrays: one edge
+    """The graph of a search built a batch at a time in the checker's own arrays: one edge
     per pair of states, in the place of its first step and with its last step's label (as
     `StateGraph.add_state` keeps them), actions numbered in the order first met."""
 

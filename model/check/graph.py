@@ -1,4 +1,4 @@
-"""The explorer's state graph in flat arrays: each state's out-edges a slice of one array of
+"""The checker's state graph in flat arrays: each state's out-edges a slice of one array of
 targets and one of action numbers (compressed sparse rows), so an edge costs 5 bytes and a
 state no Python object.  The graph is the one a networkx DiGraph would hold for the same
 edges added in order: one edge per pair of states (a repeated one keeps its place and takes
@@ -27,7 +27,7 @@ class StateGraph(Generic[A]):
 
     def __init__(self) -> None:
         self.offsets = array("q", [0])
-        self.targets = array("i")  # state numbers: the explorer stops far below 2**31
+        self.targets = array("i")  # state numbers: the checker stops far below 2**31
         self.labels = array("B")  # action numbers, widened when there are more than 255
         self.actions: list[A] = []
         self._number: dict[A, int] = {}

@@ -1,5 +1,5 @@
-"""The loops of the batch search that numpy makes several passes of, compiled (numba): a hash
-table's probing (a numpy pass per probe), the first place of each distinct key and a stable
+"""The loops of the search over arrays that numpy makes several passes of, compiled (numba):
+a hash table's probing (a numpy pass per probe), the first place of each distinct key and a stable
 order by target (a sort each), one pass of machine code instead.  The numpy passes they
 replace stay as the reference (`REFERENCE`), used where numba is missing and compared with
 the compiled loops by the tests."""

@@ -6,7 +6,7 @@ component of the not-Q subgraph in which each fair class that is enabled everywh
 taken, or a state where no fair class is enabled (the run may stop there).  The counterexample
 is a lasso: a prefix from the initial state and a cycle (empty when the run stops).
 
-The graph is read as the explorer's arrays (`model.check.graph`), each question a pass of
+The graph is read as the checker's arrays (`model.check.graph`), each question a pass of
 numpy over them and the components scipy's, so that a graph of tens of millions of states is
 decided in a few bytes per state; only the counterexample's own walk is found state by state.
 """
@@ -277,7 +277,7 @@ def _decide(g: _Arrays, p: Mask, q: Mask, name: Callable[[int], Node]) -> Lasso 
 
 
 def _numbered(graph: nx.DiGraph) -> tuple[StateGraph[A], list[Node]]:
-    """A networkx graph as the explorer's arrays, its nodes numbered in the graph's order."""
+    """A networkx graph as the checker's arrays, its nodes numbered in the graph's order."""
     nodes = list(graph.nodes)
     number = {n: i for i, n in enumerate(nodes)}
     out: StateGraph[A] = StateGraph()
@@ -312,7 +312,7 @@ def per_state(
 ) -> NDArray[np.bool_]:
     """Each predicate (of the Spec's config and a world) over every state, a row per state and
     a column per predicate, decided once per distinct value of what of the world they read
-    (`reads`, found by the Spec's `part_key` in the explorer's packed worlds)."""
+    (`reads`, found by the Spec's `part_key` in the checker's packed worlds)."""
     if spec.part_columns is not None and isinstance(worlds.packed, InMemory):  # one numpy pass
         over = cast("Spec[C, W, Packed, A]", spec)
         first, inverse = kernels.loops().distinct(
@@ -375,6 +375,6 @@ def decide(
 def lasso_steps(
     graph: StateGraph[A], worlds: Sequence[W], nodes: Iterable[Node]
 ) -> list[tuple[A, W]]:
-    """The actions and states along a node sequence of the explorer's graph."""
-    seq = [int(n) for n in nodes]  # type: ignore[call-overload]  # the explorer's are ints
+    """The actions and states along a node sequence of the checker's graph."""
+    seq = [int(n) for n in nodes]  # type: ignore[call-overload]  # the checker's are ints
     return [(graph.action(u, v), worlds[v]) for u, v in itertools.pairwise(seq)]

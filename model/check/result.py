@@ -1,5 +1,5 @@
 """What an exploration found (`Result`), and the explored worlds by state number (`Worlds`):
-the explorer's output, whichever search made it (`model.check.explorer`, `model.check.arrays`)."""
+the checker's output, whichever search made it (`model.check.checker`, `model.check.arrays`)."""
 
 from __future__ import annotations
 
@@ -128,7 +128,7 @@ class Result(Generic[C, W, S, A]):
 
 class Worlds(Sequence[W], Generic[W, S]):
     """The explored worlds by state number, unpacked when asked for: a packed world is four
-    numbers the explorer holds anyway, a World a tree of objects."""
+    numbers the checker holds anyway, a World a tree of objects."""
 
     def __init__(
         self, states: Sequence[S], unpack: Callable[[S], W], columns: Unpack[W] | None = None
@@ -141,7 +141,7 @@ class Worlds(Sequence[W], Generic[W, S]):
 
     @property
     def packed(self) -> Sequence[S]:
-        """The worlds as the explorer holds them, four numbers each (`part_key` reads them)."""
+        """The worlds as the checker holds them, four numbers each (`part_key` reads them)."""
         return self._states
 
     def at(self, numbers: Ints) -> list[W]:

@@ -1,7 +1,7 @@
 """What a checker checks, as one value (stateright's `Model`): the initial world, the steps
 (over packed worlds, each step labelled), the invariants and the goals that must be reachable,
 the leads-to properties with the fairness they assume, and what counts as a deadlock.  The
-explorer and the leads-to check take a Spec and nothing else; the protocol model's is
+checker and the leads-to check take a Spec and nothing else; the protocol model's is
 `model.binding.spec.of(config)`."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing_extensions import TypeVar
 from acp_suggestions.model.check.tables import IntMap, Ints
 
 # A Spec's four types: what its predicates are given besides a world, a world as they read
-# it, a world as the explorer stores it, and a step's label.
+# it, a world as the checker stores it, and a step's label.
 C = TypeVar("C")
 W = TypeVar("W")
 S = TypeVar("S", bound=Hashable)
@@ -81,7 +81,7 @@ class _Named(Protocol):
 
 
 class StateProperty(_Named, Protocol[C_in, W_in]):
-    """What the explorer reads of an invariant or a goal (the model's `Property`)."""
+    """What the checker reads of an invariant or a goal (the model's `Property`)."""
 
     @property
     def holds(self) -> Callable[[C_in, W_in], object]: ...
@@ -116,7 +116,7 @@ def _never(_w: object) -> bool:
 class Spec(Generic[C, W, S, A]):
     """One system to check and what to check in it.  `config` is what the properties'
     predicates are given besides the world; `part_key` says what of a packed world a property
-    with the given `reads` depends on (by default the whole of it), so that the explorer
+    with the given `reads` depends on (by default the whole of it), so that the checker
     decides it once per distinct value.  `arrays` is the same steps over columns of packed
     worlds, where the system has them, with `part_columns` choosing the columns a property's
     parts are read from."""

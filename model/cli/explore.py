@@ -34,7 +34,7 @@ from acp_suggestions.model.config import (
 )
 from acp_suggestions.model.exits import Exit
 from acp_suggestions.model.messages import CONTENT_TYPES
-from acp_suggestions.model.network import NAMES, Semantics
+from acp_suggestions.model.network import NAMES, Transport
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.state import ADVERSARY_KINDS
 
@@ -142,7 +142,6 @@ def config_of(args: argparse.Namespace) -> Config:
     from acp_suggestions.model import readings
     from acp_suggestions.model.config import baseline, client_policy
     from acp_suggestions.model.messages import ClientSuggestionCaps
-    from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
     from acp_suggestions.model.state import PREDICT_DISTINCT
 
     revision = Revision(args.revision)
@@ -152,7 +151,7 @@ def config_of(args: argparse.Namespace) -> Config:
     cfg = baseline(
         revision,
         args.version,
-        semantics=Semantics(args.semantics),
+        transport=Transport(args.transport),
         bounds=bounds,
         load_on_live_connection=args.live_load,
     )
@@ -171,6 +170,13 @@ def config_of(args: argparse.Namespace) -> Config:
         cfg = cfg.with_(predictions=tuple((kinds,) for kinds in args.predict))
     if args.no_capability:
         cfg = cfg.with_(client_caps=ClientSuggestionCaps())
+    return readings.apply(_broken(cfg, args), chosen_readings(args))
+
+
+def _broken(cfg: Config, args: argparse.Namespace) -> Config:
+    """`cfg` with each rule of `--break` broken by its mutation, checked."""
+    from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
+
     given = _given(args, cfg)
     for rule_id in args.breaks:
         if rule_id not in MUTATIONS_BY_RULE:
@@ -179,14 +185,14 @@ def config_of(args: argparse.Namespace) -> Config:
                 f"--break {rule_id}: no mutation breaks that rule; choose from {known}"
             )
         mutation = MUTATIONS_BY_RULE[rule_id]
-        if not mutation.fits(revision, args.version):
+        if not mutation.fits(cfg.revision, args.version):
             raise UsageError(
                 f"--break {rule_id}: {rule_id} is a rule of {mutation.setting}, "
-                f"not of revision {revision.value}, protocol v{args.version}"
+                f"not of revision {cfg.revision.value}, protocol v{args.version}"
             )
         _refuse_overrides(rule_id, mutation.apply(cfg), given)
         cfg = mutation.apply(cfg)
-    return readings.apply(cfg, chosen_readings(args))
+    return cfg
 
 
 def _shown(value: object) -> str:
@@ -342,11 +348,14 @@ def configuration_options(parser: argparse.ArgumentParser) -> None:
         "--revision", choices=[r.value for r in Revision], default=Revision.CURRENT.value
     )
     parser.add_argument(
-        "--semantics",
+        "--transport",
+        "--semantics",  # its earlier name
+        dest="transport",
         choices=NAMES,
-        default=Semantics.FIFO.value,
+        default=Transport.FIFO.value,
         help="how the client receives what the agent sends: stdio (fifo), an SDK's dispatch, "
-        "or any order (sdk is python-sdk's earlier name; default fifo)",
+        "or any order (sdk is python-sdk's earlier name, --semantics this option's; "
+        "default fifo)",
     )
     parser.add_argument(
         "--agent", choices=sorted(AGENT_POLICIES), help="agent policy (default: the revision's own)"

@@ -34,7 +34,7 @@ def parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n"
         "  acp-suggestions review --out out/\n"
-        "  acp-suggestions check --version 2 --semantics unordered\n"
+        "  acp-suggestions check --version 2 --transport unordered\n"
         "  acp-suggestions check --break LT-5\n"
         "  acp-suggestions trace check recorded.jsonl --observer agent --format junit\n"
         "  acp-suggestions audit rfd.md --against old-rfd.md --format junit\n"

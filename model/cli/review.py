@@ -197,7 +197,7 @@ def _review(args: argparse.Namespace) -> int:
     stdout.print(table)
     settings = Table("compliant peers", "v", "transport", "states", "broken (in force)")
     for b in summary.baselines.values():
-        row = (b.revision, str(b.version), b.semantics, f"{b.states:,}")
+        row = (b.revision, str(b.version), b.transport, f"{b.states:,}")
         settings.add_row(*row, ", ".join(b.violated_in_force) or "none")
     stdout.print(settings)
     err.print(

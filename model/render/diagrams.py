@@ -11,11 +11,11 @@ from pathlib import Path
 
 from acp_suggestions.model import lifecycle, session
 from acp_suggestions.model.binding.spec import of as spec_of
-from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.checker import explore
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.invariants import INVARIANTS, PROPERTIES_BY_NAME
 from acp_suggestions.model.mutations import MUTATIONS
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.render import scenarios
 from acp_suggestions.model.render.atomic import write_atomic
 from acp_suggestions.model.render.dotlang import Diagram, dot_string, ident, mermaid_text
@@ -251,7 +251,7 @@ def counterexample_charts() -> list[Diagram]:
         (
             "overtaking-unordered",
             "Unordered delivery: the withdrawal overtakes the list (LT-5).",
-            baseline(Revision.CURRENT, 1, semantics=Semantics.UNORDERED),
+            baseline(Revision.CURRENT, 1, transport=Transport.UNORDERED),
             "withdrawn_after_prompt",
         ),
         (

@@ -48,26 +48,26 @@ def _need(holds: bool, finding: int, what: str) -> None:
         raise Unsupported(f"finding {finding} no longer holds: {what}")
 
 
-def _base(data: Review, revision: str, version: int, semantics: str) -> dict[str, Any]:
-    base: dict[str, Any] = data["baselines"][f"baseline.{revision}.v{version}.{semantics}"]
+def _base(data: Review, revision: str, version: int, transport: str) -> dict[str, Any]:
+    base: dict[str, Any] = data["baselines"][f"baseline.{revision}.v{version}.{transport}"]
     return base
 
 
-def _row(data: Review, prop: str, version: int, semantics: str) -> dict[str, Any]:
+def _row(data: Review, prop: str, version: int, transport: str) -> dict[str, Any]:
     for row in data["duties"]["rows"]:
-        if (row["property"], row["version"], row["semantics"]) == (prop, version, semantics):
+        if (row["property"], row["version"], row["transport"]) == (prop, version, transport):
             found: dict[str, Any] = row
             return found
-    raise Unsupported(f"the duty placement has no row for {prop} v{version} {semantics}")
+    raise Unsupported(f"the duty placement has no row for {prop} v{version} {transport}")
 
 
-def _needs(data: Review, prop: str, version: int, semantics: str, strategy: str) -> list[Any]:
-    sets: list[Any] = _row(data, prop, version, semantics)["needs"][strategy]
+def _needs(data: Review, prop: str, version: int, transport: str, strategy: str) -> list[Any]:
+    sets: list[Any] = _row(data, prop, version, transport)["needs"][strategy]
     return sets
 
 
-def _nobody_keeps(data: Review, prop: str, version: int, semantics: str) -> bool:
-    return not any(_row(data, prop, version, semantics)["needs"].values())
+def _nobody_keeps(data: Review, prop: str, version: int, transport: str) -> bool:
+    return not any(_row(data, prop, version, transport)["needs"].values())
 
 
 def _proposal(data: Review, name: str) -> dict[str, dict[str, Any]]:
@@ -79,7 +79,7 @@ def _proposal(data: Review, name: str) -> dict[str, dict[str, Any]]:
 
 def _intro(data: Review, bounds: str) -> str:
     duties = data["duties"]
-    cells = len({(r["version"], r["semantics"], s) for r in duties["rows"] for s in r["needs"]})
+    cells = len({(r["version"], r["transport"], s) for r in duties["rows"] for s in r["needs"]})
     b1, b2 = duties["bounds"]["1"], duties["bounds"]["2"]
     return (
         f"Findings of the default review ({data['explorations']} explorations, "
@@ -99,7 +99,7 @@ def _finding_1(data: Review) -> str:
     weightless = [
         rid
         for rid, r in rules.items()
-        if not any(e["breaks"] for e in r["environments"] if e["semantics"] == "fifo")
+        if not any(e["breaks"] for e in r["environments"] if e["transport"] == "fifo")
     ]
     for rid in weightless:
         _need(rules[rid]["compliant_peers_already_break"], 1, f"{rid} carries no weight")
@@ -123,8 +123,10 @@ def _finding_2(data: Review) -> str:
     prop, goal = "no_offer_from_before_own_prompt", "fresh_list_eventually_offered"
     draft = _base(data, DRAFT, 1, "fifo")
     _need(prop in draft["violated_in_force"], 2, "the draft's peers keep D-4")
-    for v, sem in ((1, "fifo"), (1, "python-sdk"), (2, "fifo")):
-        _need(_needs(data, prop, v, sem, FENCED) == OUT_OF_REPLAY, 2, f"fence v{v} {sem}")
+    for v, transport in ((1, "fifo"), (1, "python-sdk"), (2, "fifo")):
+        _need(
+            _needs(data, prop, v, transport, FENCED) == OUT_OF_REPLAY, 2, f"fence v{v} {transport}"
+        )
     for v in (1, 2):
         _need(_nobody_keeps(data, prop, v, "unordered"), 2, f"a client keeps it v{v} unordered")
     _v2_fence_ends(data, prop, 2)
@@ -144,7 +146,7 @@ def _finding_2(data: Review) -> str:
         "conversation overtook (LT-4) and keeps an out-of-date list out of a reopened session, by "
         "withdrawing it when it accepts the prompt (LT-5) or by leaving suggestions out of "
         "replay (RP-1) (`acp-suggestions check --revision 2026-10-15 --client "
-        "drop-on-send,fence-prompt`, with `--version 2`, or `--semantics python-sdk`: the draft's "
+        "drop-on-send,fence-prompt`, with `--version 2`, or `--transport python-sdk`: the draft's "
         "agent keeps replay free of them; duty placement, `no_offer_from_before_own_prompt`). "
         "In v2 "
         "over the SDK the fence must end at the `session/prompt` response: v2 acknowledges a "
@@ -152,7 +154,7 @@ def _finding_2(data: Review) -> str:
         "that update, a notification, before a list the agent sent earlier, so a fence that "
         "ends at the first of the two, or at the `user_message`, lets the old list through "
         "whatever the agent does (`acp-suggestions check --revision 2026-10-15 --version 2 "
-        "--semantics python-sdk --client drop-on-send,fence-prompt`; with `fence-response` in its "
+        "--transport python-sdk --client drop-on-send,fence-prompt`; with `fence-response` in its "
         "place it holds). Over "
         "`unordered` no client strategy keeps it. The fence has a cost in v1, where the prompt "
         "is answered only at the end of the turn: a list the agent sends before that answer is "
@@ -186,11 +188,11 @@ def _finding_3(data: Review) -> str:
         closed = ordered[f"baseline.{CURRENT}.v{v}.{TYPESCRIPT}"]["after"]
         _need(closed == [], 3, f"ordered updates leave {closed} v{v} ts")
     return (
-        "Over the ACP Python SDK's dispatch (`--semantics python-sdk`: each notification "
+        "Over the ACP Python SDK's dispatch (`--transport python-sdk`: each notification "
         "handled as a task of its own), compliant current peers break LT-5's property in v1 "
         "and v2: the withdrawal and the list it withdraws are both updates, handled in either "
         "order, and the client keeps the out-of-date list for good (`acp-suggestions check "
-        "--semantics python-sdk`, "
+        "--transport python-sdk`, "
         f"{v1['shortest'][lt5]} steps; the leads-to property fails too), and in v2 LT-6's the "
         "same way. A client that stops offering on send and fences on its prompt keeps LT-5's "
         "property there if the agent keeps LT-4 and either LT-5 or RP-1 (a list replayed into "
@@ -202,11 +204,11 @@ def _finding_3(data: Review) -> str:
         "session are handled in the order sent (or carry an ordinal; `review --propose "
         "ordered-updates`, judged in every review: it closes every SDK finding); over "
         "`unordered` every property above fails whatever the client does, and ordered updates "
-        "close nothing there. Per SDK: over the TypeScript SDK (2.4.0, `--semantics "
+        "close nothing there. Per SDK: over the TypeScript SDK (2.4.0, `--transport "
         "typescript-sdk`: a result reaches its caller as it is read, while updates read before "
         "it may still be running) no client strategy keeps LT-5's property in v1 or v2, the "
         "fences included, because the response that ends the fence can be handled before the "
-        "old list (duty placement; `acp-suggestions check --semantics typescript-sdk --client "
+        "old list (duty placement; `acp-suggestions check --transport typescript-sdk --client "
         "drop-on-send,fence-prompt`); ordered updates close every finding there too. Release "
         "0.17.0 has the verdicts of `unordered`, and the Rust SDK (its dispatch loop read at "
         "2.0.0, not run) handles everything in order and has those of stdio "
@@ -285,7 +287,7 @@ def _finding_7(data: Review) -> str:
 def _finding_8(data: Review) -> str:
     needs = _needs(data, "withdrawn_after_prompt", 1, "fifo", "nothing-special")
     _need(needs == [["LT-4", "LT-5", "RP-1"]], 8, f"withdrawn_after_prompt needs {needs}")
-    rp1 = [e for e in data["rules"]["RP-1"]["environments"] if e["semantics"] == "fifo"]
+    rp1 = [e for e in data["rules"]["RP-1"]["environments"] if e["transport"] == "fifo"]
     _need(bool(rp1) and all("withdrawn_after_prompt" in e["breaks"] for e in rp1), 8, "RP-1")
     return (
         "A MUST rests on a SHOULD NOT: what LT-5's withdrawal on acceptance is for (the client "

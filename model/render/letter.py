@@ -241,7 +241,7 @@ def _ordered(data: Review) -> Change:
         "Python's SDK handles notifications concurrently; TypeScript's lets a response "
         "overtake updates.",
         f"{' and '.join(_SDKS[s] for s in sdks)} SDKs, {_versions(cells)}.",
-        "`acp-suggestions check --semantics python-sdk`, then with `--semantics fifo`.",
+        "`acp-suggestions check --transport python-sdk`, then with `--transport fifo`.",
     )
 
 

@@ -89,15 +89,7 @@ def describe(step: Step, version: int, revision: Revision = Revision.CURRENT) ->
     if action.name == TO_CLIENT:
         return f"client receives {said(step.delivered)}"
     if action.actor == "user":
-        text = _USER_WORDS[action.name]
-        hidden = step.after.client.hidden
-        if action.name is Act.SELECT:
-            (prompt,) = step.to_agent
-            assert isinstance(prompt, Prompt)
-            hidden = prompt.unseen
-        if action.name in (Act.ACCEPT, Act.SELECT) and hidden:
-            where = "composer" if action.name is Act.ACCEPT else "chip"
-            text += f"; the {where} shows its text, not its {' and '.join(hidden)}"
+        text = _users(step)
     elif action.actor == "client":
         by_user = any(isinstance(m, Prompt) and m.by_user for m in step.to_agent)
         text = "client sends the offered suggestion by itself" + (
@@ -122,6 +114,21 @@ def describe(step: Step, version: int, revision: Revision = Revision.CURRENT) ->
         ]
     outs += [f"agent sends {said(m)}" for m in step.to_client]
     return "; ".join([text, *outs])
+
+
+def _users(step: Step) -> str:
+    """What the user does in a step, and what of a suggestion the screen left out."""
+    action = step.action
+    text = _USER_WORDS[action.name]
+    hidden = step.after.client.hidden
+    if action.name is Act.SELECT:
+        (prompt,) = step.to_agent
+        assert isinstance(prompt, Prompt)
+        hidden = prompt.unseen
+    if action.name in (Act.ACCEPT, Act.SELECT) and hidden:
+        where = "composer" if action.name is Act.ACCEPT else "chip"
+        text += f"; the {where} shows its text, not its {' and '.join(hidden)}"
+    return text
 
 
 def describe_world(w: World, version: int) -> str:

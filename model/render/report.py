@@ -142,7 +142,7 @@ def _body(
         [
             b.revision,
             f"v{b.version}",
-            b.semantics,
+            b.transport,
             f"{b.states:,}",
             ", ".join(b.violated_in_force) or "none",
             ", ".join(b.violated_other) or "-",
@@ -153,7 +153,7 @@ def _body(
         [
             "revision",
             "version",
-            "semantics",
+            "transport",
             "states",
             "broken (in force)",
             "broken (not in force: other revisions' rules, goals)",
@@ -186,7 +186,17 @@ def _appendix(summary: Summary) -> list[str]:
         out += sections.proposal_section(summary.proposals)
     if summary.plan is not None:
         out += sections.plan_section(summary.plan)
-    out += ["", "## Environment changes", ""]
+    out += _environment_changes(summary)
+    if summary.two_sessions:
+        out += sections.two_sessions_section(summary.two_sessions)
+    if summary.audit is not None:
+        out += sections.audit_section(summary.audit)
+    return out + _catalogue_rest(summary)
+
+
+def _environment_changes(summary: Summary) -> list[str]:
+    """The compliant peers in each changed environment, a table per change."""
+    out = ["", "## Environment changes", ""]
     out += [
         "The current revision's compliant peers in a changed environment; 'breaks' lists what "
         "fails beyond what they fail in the same version and transport without the change.",
@@ -196,7 +206,7 @@ def _appendix(summary: Summary) -> list[str]:
         by_change.setdefault(env.change, []).append(
             [
                 f"v{env.version}",
-                env.semantics,
+                env.transport,
                 bounds(Bounds(**env.bounds), env.version),
                 f"{env.states:,}",
                 ", ".join(env.beyond_baseline) or "nothing",
@@ -204,12 +214,13 @@ def _appendix(summary: Summary) -> list[str]:
         )
     for change, env_rows in by_change.items():
         out += ["", f"{change[0].upper()}{change[1:]}:", ""]
-        out += markdown_table(["version", "semantics", "bounds", "states", "breaks"], env_rows)
-    if summary.two_sessions:
-        out += sections.two_sessions_section(summary.two_sessions)
-    if summary.audit is not None:
-        out += sections.audit_section(summary.audit)
-    out += ["", "## Rules without a mutation", ""]
+        out += markdown_table(["version", "transport", "bounds", "states", "breaks"], env_rows)
+    return out
+
+
+def _catalogue_rest(summary: Summary) -> list[str]:
+    """The rules without a mutation, and every property."""
+    out = ["", "## Rules without a mutation", ""]
     for rid in summary.unmutated_rules:
         rule = RULES_BY_ID[rid]
         why = f"; {rule.why_unobservable}" if rule.why_unobservable else ""
@@ -231,7 +242,7 @@ def _counterexamples(groups: Sequence[_Group]) -> list[str]:
     out += [
         "Each run is shown once, with every setting it breaks a property in (a setting is "
         "named kind.name.version.transport); the runs behind the tables above, the compliant "
-        "peers' first.  Files: `itf/` (ITF, for Apalache's and Quint's tools, and the explorer's "
+        "peers' first.  Files: `itf/` (ITF, for Apalache's and Quint's tools, and the checker's "
         "`--jump`) and `msc/` "
         "(Mermaid sequence charts) hold every counterexample by setting.",
     ]

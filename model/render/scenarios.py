@@ -1,4 +1,4 @@
-"""The charts the ACP docs need, each a path the explorer finds through the compliant model:
+"""The charts the ACP docs need, each a path the checker finds through the compliant model:
 a scenario names its milestones and the chart is the shortest path through them, so the
 picture cannot drift from the model (a milestone the model can no longer reach is an error)."""
 
@@ -11,7 +11,7 @@ from typing import NamedTuple
 import networkx as nx
 
 from acp_suggestions.model.binding.spec import of as spec_of
-from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.checker import explore
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.messages import ClientSuggestionCaps
 from acp_suggestions.model.render.dotlang import Diagram

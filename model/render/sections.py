@@ -42,7 +42,7 @@ def two_sessions_section(verdicts: Sequence[TwoSessionsSummary]) -> list[str]:
     rows = [
         [
             f"v{t.version}",
-            t.semantics,
+            t.transport,
             bounds(Bounds(**t.bounds), t.version),
             f"{t.pair_states:,}",
             f"{t.lone_states:,}",
@@ -52,7 +52,7 @@ def two_sessions_section(verdicts: Sequence[TwoSessionsSummary]) -> list[str]:
     ]
     header = [
         "version",
-        "semantics",
+        "transport",
         "bounds",
         "pair states (one per mirror pair)",
         "lone states",
@@ -132,7 +132,7 @@ def duty_section(table: DutyTable) -> list[str]:
         [
             f"`{r.property}`",
             f"v{r.version}",
-            r.semantics,
+            r.transport,
             ("yes" if r.compliant_peers_keep else "**no**")
             + (f" (at the review's bounds it {r.at_review_bounds})" if r.at_review_bounds else ""),
             _needs(r.needs["nothing-special"]),

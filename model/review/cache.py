@@ -41,30 +41,11 @@ _SUFFIX = ".result"
 _WORK = "work.json"  # the states each task explored when last run
 _SEAL = hashlib.sha256().digest_size  # an entry: the digest of its contents, then them
 MAX_ENTRY = 1 << 30  # bytes: a larger file is no entry this code wrote
-# The modules whose record types a result is made of: nothing else is built on loading.
-_RECORDS = frozenset(
-    f"acp_suggestions.model.{m}"
-    for m in [
-        "config",
-        "lifecycle",
-        "messages",
-        "network",
-        "rules.card",
-        "rules.ids",
-        "session",
-        "state",
-        "system",
-        "binding.rows",
-        "binding.sessions",
-        "review.duties",
-        "review.jobs",
-        "review.summary",
-    ]
-)
+# Where a result's types are never found on loading (`_Records`): the tools that run commands
+# or talk to peers, and what runs or stores tasks.
+_NOT_RECORDS = ("cli", "wire", "browse", "render", "review.executor", "review.cache")
 
 
-# The rule cards, in the model's folder (see above).
-CARDS = frozenset({"rules/current.py", "rules/draft.py", "rules/legacy.py"})
 _PACKAGES = ("acp_suggestions.model", "acp_suggestions.sims")
 ENGINE = ("check", "binding", "review")  # the rooms of the code a review's tasks run
 
@@ -118,6 +99,21 @@ def reached(model: Path, sims: Path, code: Code = "engine") -> list[Path]:
     return sorted(seen)
 
 
+def _is_cards(path: Path) -> bool:
+    """Whether a module of `model/rules/` holds rule cards: it sets `RULES` to a tuple of cards
+    written out, each a call (the catalogue's `__init__` only joins them)."""
+    if path.parent.name != "rules":
+        return False
+    for node in ast.parse(path.read_bytes()).body:
+        target: ast.expr | None = node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        value = getattr(node, "value", None)
+        if isinstance(target, ast.Name) and target.id == "RULES" and isinstance(value, ast.Tuple):
+            return bool(value.elts) and all(isinstance(e, ast.Call) for e in value.elts)
+    return False
+
+
 def code_digest(model: Path, sims: Path, code: Code = "engine") -> str:
     """A digest of every module the `code` whose results are cached can run (`reached`), the
     rule cards left out."""
@@ -125,7 +121,7 @@ def code_digest(model: Path, sims: Path, code: Code = "engine") -> str:
     for path in reached(model, sims, code):
         root = model if path.is_relative_to(model) else sims
         name = path.relative_to(root).as_posix()
-        if root == model and name in CARDS:
+        if root == model and _is_cards(path):
             continue
         digest.update(f"{root.name}/{name}".encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
@@ -189,15 +185,25 @@ def key(task: object, code: Code = "engine") -> str:
     return hashlib.sha256(f"{code_of(code)} {identity(task)}".encode()).hexdigest()
 
 
+def _is_record(value: object) -> bool:
+    """A record type: a dataclass, a NamedTuple or an enumeration (built from its fields or
+    its value), none that can be called once built."""
+    if not isinstance(value, type) or "__call__" in vars(value):
+        return False
+    named_tuple = issubclass(value, tuple) and hasattr(value, "_fields")
+    return dataclasses.is_dataclass(value) or named_tuple or issubclass(value, enum.Enum)
+
+
 class _Records(pickle.Unpickler):
     """Builds the model's record types and frozensets only."""
 
     def find_class(self, module: str, name: str) -> Any:
         if module == "builtins" and name in ("frozenset", "set"):
             return frozenset if name == "frozenset" else set
-        if module in _RECORDS:
+        inner = module.removeprefix("acp_suggestions.model.")
+        if inner != module and not inner.startswith(_NOT_RECORDS):
             found = getattr(importlib.import_module(module), name, None)
-            if isinstance(found, type):
+            if _is_record(found):
                 return found
         raise pickle.UnpicklingError(f"{module}.{name} is not one of the model's records")
 

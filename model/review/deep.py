@@ -21,14 +21,14 @@ from acp_suggestions.model.binding import sessions
 from acp_suggestions.model.binding.verify import verify
 from acp_suggestions.model.check import store
 from acp_suggestions.model.config import Bounds, Config, baseline
-from acp_suggestions.model.network import REVIEWED, Semantics
+from acp_suggestions.model.network import REVIEWED, Transport
 from acp_suggestions.model.rules import Revision
 
 DEEP = Bounds(prompts=4, predictions=4, loads=2, cancels=2)
 # The transports searched deep: the review's, less the TypeScript SDK's, whose default-bound
 # verdicts already break every property the deep searches could (each of its 8 searches would
-# add hours; `check --semantics typescript-sdk` runs one).
-DEEP_TRANSPORTS = tuple(s for s in REVIEWED if s is not Semantics.TYPESCRIPT_SDK)
+# add hours; `check --transport typescript-sdk` runs one).
+DEEP_TRANSPORTS = tuple(s for s in REVIEWED if s is not Transport.TYPESCRIPT_SDK)
 # Two sessions square a lone session's graph: v2 at two prompts is past any bound here.
 DEEP_SESSIONS = {
     1: Bounds(prompts=2, predictions=2, loads=0),
@@ -37,7 +37,7 @@ DEEP_SESSIONS = {
 # v2's searches over the Python SDK and over unordered delivery cannot end at DEEP here (near
 # 10^10 states, the benchmarks page): searches that do end, at the default bounds raised by one
 # in one bound or more, decide every verdict (leads-to too) at bounds between the two.
-LADDER_TRANSPORTS = (Semantics.PYTHON_SDK, Semantics.UNORDERED)
+LADDER_TRANSPORTS = (Transport.PYTHON_SDK, Transport.UNORDERED)
 LADDER: tuple[tuple[str, ...], ...] = (
     ("prompts",),
     ("predictions",),
@@ -79,7 +79,7 @@ class Deep:
     def name(self) -> str:
         c = self.config
         what = "two sessions" if self.two_sessions else c.revision.value
-        name = f"{what} v{c.version} {c.semantics.value}"
+        name = f"{what} v{c.version} {c.transport.value}"
         if not self.rung:
             return name
         return f"{name} ({', '.join(f'{n} {getattr(c.bounds, n)}' for n in self.rung)})"
@@ -135,21 +135,25 @@ def tasks(
 ) -> list[Deep]:
     """Every exploration of the deep review, in a fixed order."""
     out = [
-        Deep(baseline(rev, v, semantics=sem, bounds=DEEP), False, max_states, spill)
+        Deep(baseline(rev, v, transport=transport, bounds=DEEP), False, max_states, spill)
         for rev in Revision
         for v in (1, 2)
-        for sem in DEEP_TRANSPORTS
+        for transport in DEEP_TRANSPORTS
     ]
     out += [
-        Deep(baseline(rev, 2, semantics=sem, bounds=raised(rung)), False, max_states, spill)
+        Deep(baseline(rev, 2, transport=transport, bounds=raised(rung)), False, max_states, spill)
         for rev in Revision
-        for sem in LADDER_TRANSPORTS
+        for transport in LADDER_TRANSPORTS
         for rung in LADDER
     ]
     out += [
-        Deep(baseline(Revision.CURRENT, v, semantics=sem, bounds=DEEP_SESSIONS[v]), True, max_pairs)
+        Deep(
+            baseline(Revision.CURRENT, v, transport=transport, bounds=DEEP_SESSIONS[v]),
+            True,
+            max_pairs,
+        )
         for v in (1, 2)
-        for sem in DEEP_TRANSPORTS
+        for transport in DEEP_TRANSPORTS
     ]
     return out
 
@@ -157,19 +161,19 @@ def tasks(
 # Seconds a search took on one core at the default caps, the most over the revisions
 # (`review --depth deep`, timings.json): the costliest start first, so workers finish together.
 _SECONDS = {  # (version, transport): (a lone session, two sessions)
-    (1, Semantics.FIFO): (3, 27),
-    (1, Semantics.PYTHON_SDK): (8, 78),
-    (1, Semantics.UNORDERED): (93, 477),
-    (2, Semantics.FIFO): (375, 11),
-    (2, Semantics.PYTHON_SDK): (385, 1548),
-    (2, Semantics.UNORDERED): (433, 49),
+    (1, Transport.FIFO): (3, 27),
+    (1, Transport.PYTHON_SDK): (8, 78),
+    (1, Transport.UNORDERED): (93, 477),
+    (2, Transport.FIFO): (375, 11),
+    (2, Transport.PYTHON_SDK): (385, 1548),
+    (2, Transport.UNORDERED): (433, 49),
 }
 
 
 # The same for the ladder's rungs, by transport, in LADDER's order.
 _RUNG_SECONDS = {
-    Semantics.PYTHON_SDK: dict(zip(LADDER, (30, 18, 6, 11, 232, 18, 346), strict=True)),
-    Semantics.UNORDERED: dict(zip(LADDER, (5, 4, 3, 3, 28, 5, 40), strict=True)),
+    Transport.PYTHON_SDK: dict(zip(LADDER, (30, 18, 6, 11, 232, 18, 346), strict=True)),
+    Transport.UNORDERED: dict(zip(LADDER, (5, 4, 3, 3, 28, 5, 40), strict=True)),
 }
 
 
@@ -177,8 +181,8 @@ def cost(task: Deep) -> int:
     """A rough rank of a task's cost, from measured times."""
     c = task.config
     if task.rung:
-        return _RUNG_SECONDS[c.semantics][task.rung]
-    return _SECONDS[c.version, c.semantics][task.two_sessions]
+        return _RUNG_SECONDS[c.transport][task.rung]
+    return _SECONDS[c.version, c.transport][task.two_sessions]
 
 
 def _in_force_broken(

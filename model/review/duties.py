@@ -19,7 +19,7 @@ from typing import TypeVar
 
 from acp_suggestions.model import readings
 from acp_suggestions.model.binding.verify import verify
-from acp_suggestions.model.check.explorer import gc_paused
+from acp_suggestions.model.check.checker import gc_paused
 from acp_suggestions.model.config import (
     RFD_CLIENT,
     Bounds,
@@ -30,7 +30,7 @@ from acp_suggestions.model.config import (
 )
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.liveness import LIVENESS
-from acp_suggestions.model.network import REVIEWED, Semantics
+from acp_suggestions.model.network import REVIEWED, Transport
 from acp_suggestions.model.review import family
 from acp_suggestions.model.rules import Revision, RuleId
 from acp_suggestions.model.state import SuggestionList
@@ -89,7 +89,7 @@ class Cell:
     """One setting of the table: protocol version, transport and client strategy."""
 
     version: int
-    semantics: Semantics
+    transport: Transport
     strategy: str
     bounds: Bounds = field(default_factory=Bounds)
     # What a model call may return (the review's: always one text list).
@@ -103,7 +103,7 @@ class Cell:
         cfg = baseline(
             Revision.CURRENT,
             self.version,
-            semantics=self.semantics,
+            transport=self.transport,
             client=client_of(self.strategy),
             bounds=self.bounds,
             predictions=self.predictions,
@@ -189,12 +189,12 @@ def place(cell: Cell) -> Placement:
 
 
 def cells(
-    semantics: Iterable[Semantics] = REVIEWED, chosen: tuple[tuple[str, str], ...] = ()
+    transports: Iterable[Transport] = REVIEWED, chosen: tuple[tuple[str, str], ...] = ()
 ) -> list[Cell]:
     """Every cell of the default table (under the `chosen` readings' options)."""
     return [
-        Cell(v, sem, s, BOUNDS[v], readings=chosen)
+        Cell(v, transport, s, BOUNDS[v], readings=chosen)
         for v in (1, 2)
-        for sem in semantics
+        for transport in transports
         for s in strategies(v)
     ]

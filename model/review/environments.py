@@ -33,9 +33,9 @@ INTERRUPTED = {1: Bounds(cancels=1), 2: Bounds(cancels=1, blocked=1, predictions
 
 def _interrupted() -> list[Config]:
     return [
-        baseline(Revision.CURRENT, v, semantics=sem, bounds=INTERRUPTED[v])
+        baseline(Revision.CURRENT, v, transport=transport, bounds=INTERRUPTED[v])
         for v in VERSIONS
-        for sem in REVIEWED
+        for transport in REVIEWED
     ]
 
 

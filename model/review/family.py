@@ -4,7 +4,7 @@ optional duties it keeps: the free agent's graph, each step labelled with the du
 part of that graph reached through steps breaking none of the kept duties: judged by a filter
 and a breadth-first pass over arrays, never a new search.
 
-The filtered graph is numbered as the explorer numbers that member's own search, so each
+The filtered graph is numbered as the checker numbers that member's own search, so each
 member's verdicts, and with every duty kept its counterexamples' lengths, are the ones
 `model.binding.verify` gives it (`tests/test_family.py` compares them)."""
 
@@ -69,7 +69,7 @@ class Family:
 
     def member(self, kept: frozenset[RuleId], with_graph: bool = True) -> Member:
         """The part of the graph an agent keeping `kept` reaches, numbered as its own search
-        numbers it, with (`with_graph`) its graph as the explorer holds it."""
+        numbers it, with (`with_graph`) its graph as the checker holds it."""
         allowed = (self.breaks & sum(1 << self.duties.index(d) for d in kept)) == 0
         order, depth, number = self._breadth_first(allowed)
         if not with_graph:
@@ -86,7 +86,7 @@ class Family:
         return Member(order, depth, graph)
 
     def _breadth_first(self, allowed: NDArray[np.bool_]) -> tuple[Ints, NDArray[np.int32], Ints]:
-        """The states reached through `allowed` steps in the explorer's order (a level at a
+        """The states reached through `allowed` steps in the checker's order (a level at a
         time, each state's steps in order, a state numbered where first met), each one's
         distance, and each family state's number there (-1: not reached)."""
         number = np.full(self.states, -1, dtype=np.int64)

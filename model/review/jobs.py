@@ -1,5 +1,5 @@
 """The spec review: explore the compliant system of each revision, then each rule broken alone,
-in both protocol versions and every network semantics, and say what each rule carries."""
+in both protocol versions and every network transport, and say what each rule carries."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from acp_suggestions.model.config import Config, baseline
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.liveness import LIVENESS, properties_in_force
 from acp_suggestions.model.mutations import MUTATIONS
-from acp_suggestions.model.network import REVIEWED, Semantics
+from acp_suggestions.model.network import REVIEWED, Transport
 from acp_suggestions.model.review import duties, plan
 from acp_suggestions.model.review.cache import Cache, identity
 from acp_suggestions.model.review.environments import ENVIRONMENTS, VERSIONS
@@ -24,7 +24,8 @@ from acp_suggestions.model.review.executor import Executor
 from acp_suggestions.model.rules import Revision
 
 # The version of review.json's format (`model/render/review.schema.json`).
-FORMAT_VERSION = 2  # 2: the screen rows name pre-prompt lists (were "stale"); adds "plan"
+FORMAT_VERSION = 3  # 2: the screen rows name pre-prompt lists (were "stale"); adds "plan";
+# 3: a setting's transport is keyed "transport" (was "semantics")
 PROPERTY_ORDER = [p.name for p in INVARIANTS] + [p.name for p in LIVENESS]
 # Liveness needs the whole graph, which costs time: it is decided for the compliant peers and
 # for the mutations of the rules a leads-to property names.
@@ -51,7 +52,7 @@ class Job:
         """A stable identifier, used for ordering and file names."""
         c = self.config
         name = f"{self.name}@{self.setting}" if self.setting else self.name
-        return f"{self.kind}.{name}.v{c.version}.{c.semantics.value}"
+        return f"{self.kind}.{name}.v{c.version}.{c.transport.value}"
 
 
 @dataclass
@@ -69,16 +70,16 @@ class Outcome:
 def jobs() -> list[Job]:
     """Every exploration of the default review, in a fixed order."""
     out = [
-        Job("baseline", rev.value, baseline(rev, v, semantics=sem))
+        Job("baseline", rev.value, baseline(rev, v, transport=transport))
         for rev in Revision
         for v in VERSIONS
-        for sem in REVIEWED
+        for transport in REVIEWED
     ]
     for m in MUTATIONS:
         out += [
-            Job("mutation", m.rule, m.apply(baseline(m.revision, v, semantics=sem)))
+            Job("mutation", m.rule, m.apply(baseline(m.revision, v, transport=transport)))
             for v in m.versions
-            for sem in REVIEWED
+            for transport in REVIEWED
         ]
     out += [
         Job("environment", name, config)
@@ -99,14 +100,18 @@ def compared(v: int, name: str = "") -> list[tuple[str, str, Config]]:
     envs = AMENDMENTS_BY_NAME[name].judged_in if name else ()
     if envs:
         return [
-            (env, f"environment.{env}.v{v}.{c.semantics.value}", c)
+            (env, f"environment.{env}.v{v}.{c.transport.value}", c)
             for env in envs
             for c in ENVIRONMENTS[env][1]()
             if c.version == v
         ]
     out = [
-        (sem.value, f"baseline.{cur.value}.v{v}.{sem.value}", baseline(cur, v, semantics=sem))
-        for sem in REVIEWED
+        (
+            transport.value,
+            f"baseline.{cur.value}.v{v}.{transport.value}",
+            baseline(cur, v, transport=transport),
+        )
+        for transport in REVIEWED
     ]
     live = baseline(cur, v, load_on_live_connection=True)
     return [*out, (LIVE_LOAD, f"environment.load-on-live-connection.v{v}.fifo", live)]
@@ -145,10 +150,10 @@ def letter_settings() -> dict[str, list[tuple[str, Config]]]:
             [(env, c) for env in envs for c in ENVIRONMENTS[env][1]()]
             if envs
             else [
-                (sem.value, baseline(Revision.CURRENT, v, semantics=sem))
+                (transport.value, baseline(Revision.CURRENT, v, transport=transport))
                 for v in VERSIONS
-                for sem in REVIEWED
-                if sem not in (Semantics.FIFO, Semantics.UNORDERED)
+                for transport in REVIEWED
+                if transport not in (Transport.FIFO, Transport.UNORDERED)
             ]
         )
     return out
@@ -233,12 +238,12 @@ def run_all(
     has several workers), the costliest first so the workers finish together; those `cache`
     holds are taken from it, the others stored in it.  Results come back in `todo`'s order."""
     by_index: dict[int, Done] = {}
+    told = on_done or (lambda done: None)
     for i, task in enumerate(todo):
         stored = cache.get(task) if cache else None
         if stored is not None:
             by_index[i] = stored
-            if on_done:
-                on_done(stored)
+            told(stored)
     # Jobs that explore the same thing (a proposal judged in the setting it leaves as it is,
     # a reading's option that is another job's) run once, and each is told the outcome.
     alike: dict[object, list[int]] = {}
@@ -248,16 +253,18 @@ def run_all(
     first = [same[0] for same in alike.values()]
     for j, result in executor.run(_work, [todo[i] for i in first], cost=_cost):
         for i in alike[_exploration(todo[first[j]])]:
-            task = todo[i]
-            done = result
-            if isinstance(result, Outcome) and isinstance(task, Job):
-                done = replace(result, job=task)
-            by_index[i] = done
+            done = by_index[i] = _as_of(result, todo[i])
             if cache:
-                cache.put(task, done)
-            if on_done:
-                on_done(done)
+                cache.put(todo[i], done)
+            told(done)
     return [by_index[i] for i in range(len(todo))]
+
+
+def _as_of(result: Done, task: Task) -> Done:
+    """A result given to a task alike the one that computed it: an outcome names its job."""
+    if isinstance(result, Outcome) and isinstance(task, Job):
+        return replace(result, job=task)
+    return result
 
 
 def _exploration(task: Task) -> object:
@@ -310,10 +317,10 @@ def sharings_of(done: Sequence[Done]) -> list[sessions.Sharing]:
 
 
 _SPREAD = {
-    Semantics.FIFO: 1,
-    Semantics.PYTHON_SDK: 2,
-    Semantics.TYPESCRIPT_SDK: 2,
-    Semantics.UNORDERED: 3,
+    Transport.FIFO: 1,
+    Transport.PYTHON_SDK: 2,
+    Transport.TYPESCRIPT_SDK: 2,
+    Transport.UNORDERED: 3,
 }
 
 
@@ -321,13 +328,13 @@ def _cost(task: Task) -> int:
     """A rough rank of a task's cost: v2, reordering, more model outputs, a kept graph and
     a duty cell's many explorations each multiply it."""
     if isinstance(task, duties.Cell):
-        return (40 if task.version == 2 else 2) * _SPREAD[task.semantics] * 10
+        return (40 if task.version == 2 else 2) * _SPREAD[task.transport] * 10
     if isinstance(task, sessions.Shared):
-        return (8 if task.version == 2 else 4) * _SPREAD[task.semantics]
+        return (8 if task.version == 2 else 4) * _SPREAD[task.transport]
     c = task.config
     return (
         (8 if c.version == 2 else 1)
-        * _SPREAD[c.semantics]
+        * _SPREAD[c.transport]
         * len(c.predictions)
         * (2 if _live(task) else 1)
     )

@@ -12,7 +12,7 @@ from acp_suggestions.model.amendments import AMENDMENTS_BY_NAME
 from acp_suggestions.model.binding import sessions
 from acp_suggestions.model.liveness import properties_in_force
 from acp_suggestions.model.mutations import MUTATIONS, MUTATIONS_BY_RULE
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.readings import READINGS_BY_NAME
 from acp_suggestions.model.review import duties
 from acp_suggestions.model.review.audit import Audit, Change
@@ -35,7 +35,7 @@ class Setting:
     """One setting a rule was broken in, and what broke there."""
 
     version: int
-    semantics: str
+    transport: str
     states: int
     breaks: list[str]  # invariants in force that fail beyond the compliant peers' failures
     shortest: int | None
@@ -64,7 +64,7 @@ class BaselineSummary:
 
     revision: str
     version: int
-    semantics: str
+    transport: str
     states: int
     violated_in_force: list[str]
     violated_other: list[str]
@@ -83,7 +83,7 @@ class EnvironmentSummary:
 
     change: str
     version: int
-    semantics: str
+    transport: str
     bounds: dict[str, int]
     states: int
     violated: list[str]
@@ -95,7 +95,7 @@ class TwoSessionsSummary:
     """Two sessions sharing one connection against one session alone, in one setting."""
 
     version: int
-    semantics: str
+    transport: str
     bounds: dict[str, int]
     pair_states: int
     lone_states: int
@@ -145,7 +145,7 @@ class DutyRow:
 
     property: str
     version: int
-    semantics: str
+    transport: str
     compliant_peers_keep: bool  # a client doing nothing special, the agent bound by every duty
     needs: dict[str, list[list[str]]]  # by strategy: the minimal sets of duties ([]: none do)
     shortest: dict[str, int]  # by strategy failing with every duty: its shortest counterexample
@@ -172,17 +172,18 @@ def duty_table(
 ) -> DutyTable:
     """The placements of every cell as one row per property, version and transport; each
     compliant-peers verdict is compared with the review's baseline of the same setting."""
-    cells = {(p.cell.version, p.cell.semantics, p.cell.strategy): p for p in placements}
+    cells = {(p.cell.version, p.cell.transport, p.cell.strategy): p for p in placements}
     settings = sorted(
-        {(v, sem) for v, sem, _ in cells}, key=lambda k: (k[0], list(Semantics).index(k[1]))
+        {(v, transport) for v, transport, _ in cells},
+        key=lambda k: (k[0], list(Transport).index(k[1])),
     )
     rows = []
     for name in duties.PROPERTIES:
-        for v, sem in settings:
+        for v, transport in settings:
             names = duties.strategies(v)
-            needs = {s: cells[(v, sem, s)].needs[name] for s in names}
-            failing = {s: cells[(v, sem, s)].shortest[name] for s in names if not needs[s]}
-            base = baselines.get(f"baseline.{Revision.CURRENT.value}.v{v}.{sem.value}")
+            needs = {s: cells[(v, transport, s)].needs[name] for s in names}
+            failing = {s: cells[(v, transport, s)].shortest[name] for s in names if not needs[s]}
+            base = baselines.get(f"baseline.{Revision.CURRENT.value}.v{v}.{transport.value}")
             keeps = bool(needs["nothing-special"])
             differs = ""
             if base is not None and keeps == (name in base.violated):
@@ -191,7 +192,7 @@ def duty_table(
                 DutyRow(
                     property=name,
                     version=v,
-                    semantics=sem.value,
+                    transport=transport.value,
                     compliant_peers_keep=bool(needs["nothing-special"]),
                     needs=needs,
                     shortest=failing,
@@ -377,7 +378,7 @@ def summarize(
     def base_of(job: Job) -> Outcome:
         c = job.config
         rev = MUTATIONS_BY_RULE[job.name].revision if job.kind == "mutation" else c.revision
-        return by_key[f"baseline.{rev.value}.v{c.version}.{c.semantics.value}"]
+        return by_key[f"baseline.{rev.value}.v{c.version}.{c.transport.value}"]
 
     rules: dict[str, RuleSummary] = {}
     mutated = {o.job.name for o in outcomes if o.job.kind == "mutation"}
@@ -392,7 +393,7 @@ def summarize(
             envs.append(
                 Setting(
                     version=o.job.config.version,
-                    semantics=o.job.config.semantics.value,
+                    transport=o.job.config.transport.value,
                     states=o.states,
                     breaks=new,
                     shortest=min((len(o.counterexamples[n].steps) for n in new), default=None),
@@ -417,7 +418,7 @@ def summarize(
         o.job.key: BaselineSummary(
             revision=o.job.config.revision.value,
             version=o.job.config.version,
-            semantics=o.job.config.semantics.value,
+            transport=o.job.config.transport.value,
             states=o.states,
             violated_in_force=[n for n in o.violated if n in properties_in_force(o.job.config)],
             violated_other=[n for n in o.violated if n not in properties_in_force(o.job.config)],
@@ -430,7 +431,7 @@ def summarize(
         o.job.key: EnvironmentSummary(
             change=ENVIRONMENTS[o.job.name][0],
             version=o.job.config.version,
-            semantics=o.job.config.semantics.value,
+            transport=o.job.config.transport.value,
             bounds=asdict(o.job.config.bounds),
             states=o.states,
             violated=o.violated,
@@ -445,7 +446,7 @@ def summarize(
         if not v.caught_as_expected
     ]
     failures += [
-        f"two sessions v{s.setting.version} {s.setting.semantics.value}: a session beside "
+        f"two sessions v{s.setting.version} {s.setting.transport.value}: a session beside "
         "another reaches other worlds than a lone session"
         for s in sharings
         if not s.comparison.equal
@@ -454,7 +455,7 @@ def summarize(
         f"{k}: compliant peers break {', '.join(b.violated_in_force)}"
         for k, b in baselines.items()
         if b.revision == Revision.CURRENT.value
-        and b.semantics == Semantics.FIFO.value
+        and b.transport == Transport.FIFO.value
         and b.violated_in_force
     ]
     return Summary(
@@ -472,7 +473,7 @@ def summarize(
         two_sessions=[
             TwoSessionsSummary(
                 version=s.setting.version,
-                semantics=s.setting.semantics.value,
+                transport=s.setting.transport.value,
                 bounds=asdict(s.setting.config.bounds),
                 pair_states=s.comparison.pair_states,
                 lone_states=s.comparison.lone_states,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from acp_suggestions.model.actors import echoes_user_message
 from acp_suggestions.model.config import Config
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.session import V2
 from acp_suggestions.model.state import (
     Cancel,
@@ -127,7 +127,7 @@ def project(cfg: Config, start: World, steps: Sequence[Step]) -> Sides:
             # The client records what arrives on the wire: in the order sent, except on an
             # unordered transport; an SDK reorders only its handling.
             handled = w.to_client.pop(action.arg)
-            wire_in_order = cfg.semantics.toward_agent is Semantics.FIFO
+            wire_in_order = cfg.transport.toward_agent is Transport.FIFO
             arrive = w.to_client[: action.arg] if wire_in_order else []
             for message in [*arrive, handled]:
                 if not message.arrived:

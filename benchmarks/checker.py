@@ -1,4 +1,4 @@
-"""Benchmark of the explorer, the review's hot path.
+"""Benchmark of the checker, the review's hot path.
 
 Prints distinct states and transitions per second (median of several runs) for the search a
 batch of states at a time over arrays (`BatchSystem`, what the review runs) and, side by side
@@ -6,7 +6,7 @@ in the same process, for the search a state at a time over the memoized packed s
 one that recomputes every local step, and over the readable system's Next (`System.steps`),
 the one composition the packed system repeats for speed (the review's own time:
 `benchmarks/review.py`).
-Run: .venv/bin/python benchmarks/explorer.py [--runs N]
+Run: .venv/bin/python benchmarks/checker.py [--runs N]
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import page
 from acp_suggestions.model.binding import spec
 from acp_suggestions.model.binding.batch import BatchSystem
 from acp_suggestions.model.binding.packed import Packed, PackedSystem
-from acp_suggestions.model.check import explorer
+from acp_suggestions.model.check import checker
 from acp_suggestions.model.config import baseline
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.rules import Revision
 from acp_suggestions.model.system import Action, System
 
@@ -65,14 +65,14 @@ class Readable(PackedSystem):
 def rate(system_cls: type[PackedSystem], runs: int) -> tuple[int, int, float]:
     """States, transitions and the median seconds of exploring the largest compliant
     baseline."""
-    cfg = baseline(Revision.CURRENT, 2, semantics=Semantics.UNORDERED)
+    cfg = baseline(Revision.CURRENT, 2, transport=Transport.UNORDERED)
     times, states, transitions = [], 0, 0
     for _ in range(runs):  # a fresh system each run: its remembered steps start empty
         system = system_cls(cfg)
         arrays = system if isinstance(system, BatchSystem) else None
         checked = dataclasses.replace(spec.of(cfg), steps=system, arrays=arrays)
         started = time.perf_counter()
-        result = explorer.explore(checked)
+        result = checker.explore(checked)
         times.append(time.perf_counter() - started)
         states, transitions = result.states, result.transitions
     return states, transitions, statistics.median(times)
@@ -102,7 +102,7 @@ def main() -> None:
         lines.append(
             f"| {name} | {states / seconds:,.0f} | {transitions / seconds:,.0f} | {ratio} |"
         )
-    page.publish("explorer", lines)
+    page.publish("checker", lines)
 
 
 if __name__ == "__main__":

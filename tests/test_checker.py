@@ -1,4 +1,4 @@
-"""The explorer: pinned state counts, an independent count, shortest counterexamples checked
+"""The checker: pinned state counts, an independent count, shortest counterexamples checked
 by brute force, and the compliant peers' gaps pinned exhaustively."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 
 from acp_suggestions.model.binding.packed import PackedSystem
 from acp_suggestions.model.binding.spec import of as spec_of
-from acp_suggestions.model.check.explorer import explore
+from acp_suggestions.model.check.checker import explore
 from acp_suggestions.model.check.result import Path
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.mutations import MUTATIONS, MUTATIONS_BY_RULE
-from acp_suggestions.model.network import Semantics
+from acp_suggestions.model.network import Transport
 from acp_suggestions.model.review.duties import Cell
 from acp_suggestions.model.rules import Revision, RuleId
 from acp_suggestions.model.state import (
@@ -36,26 +36,26 @@ SMALL = Bounds(prompts=1, predictions=1, loads=1, cancels=0, foreground=1, block
 # Distinct reachable states of the default bounds, as measured; a change to the model that
 # moves them must be looked at and the numbers updated on purpose.
 PINNED = {
-    (1, Semantics.FIFO): 2462,
-    (1, Semantics.PYTHON_SDK): 4059,
-    (1, Semantics.TYPESCRIPT_SDK): 6058,
-    (1, Semantics.TYPESCRIPT_SDK_0): 6158,
-    (1, Semantics.RUST_SDK): 2462,
-    (1, Semantics.UNORDERED): 6158,
-    (2, Semantics.FIFO): 30725,
-    (2, Semantics.PYTHON_SDK): 289535,
-    (2, Semantics.TYPESCRIPT_SDK): 67569,
-    (2, Semantics.TYPESCRIPT_SDK_0): 74803,
-    (2, Semantics.RUST_SDK): 30725,
-    (2, Semantics.UNORDERED): 84113,
+    (1, Transport.FIFO): 2462,
+    (1, Transport.PYTHON_SDK): 4059,
+    (1, Transport.TYPESCRIPT_SDK): 6058,
+    (1, Transport.TYPESCRIPT_SDK_0): 6158,
+    (1, Transport.RUST_SDK): 2462,
+    (1, Transport.UNORDERED): 6158,
+    (2, Transport.FIFO): 30725,
+    (2, Transport.PYTHON_SDK): 289535,
+    (2, Transport.TYPESCRIPT_SDK): 67569,
+    (2, Transport.TYPESCRIPT_SDK_0): 74803,
+    (2, Transport.RUST_SDK): 30725,
+    (2, Transport.UNORDERED): 84113,
 }
 
 
-@pytest.mark.parametrize(("version", "semantics"), list(PINNED))
-def test_pinned_state_counts(version: int, semantics: Semantics) -> None:
-    result = explore(spec_of(Config(version=version, semantics=semantics)))
+@pytest.mark.parametrize(("version", "transport"), list(PINNED))
+def test_pinned_state_counts(version: int, transport: Transport) -> None:
+    result = explore(spec_of(Config(version=version, transport=transport)))
     assert result.complete
-    assert result.states == PINNED[(version, semantics)]
+    assert result.states == PINNED[(version, transport)]
     assert result.terminal > 0 and result.deadlocks == 0
 
 
@@ -75,9 +75,9 @@ def _dfs_count(cfg: Config) -> int:
 
 
 @pytest.mark.parametrize("version", [1, 2])
-@pytest.mark.parametrize("semantics", list(Semantics))
-def test_state_count_matches_an_independent_count(version: int, semantics: Semantics) -> None:
-    cfg = Config(version=version, semantics=semantics, bounds=SMALL)
+@pytest.mark.parametrize("transport", list(Transport))
+def test_state_count_matches_an_independent_count(version: int, transport: Transport) -> None:
+    cfg = Config(version=version, transport=transport, bounds=SMALL)
     result = explore(spec_of(cfg), keep_graph=True)
     assert result.graph is not None
     assert result.states == _dfs_count(cfg) == len(result.graph)
@@ -102,16 +102,16 @@ def _both_systems(cfg: Config) -> dict[World, list[tuple[Action, World]]]:
 
 
 @pytest.mark.parametrize("version", [1, 2])
-@pytest.mark.parametrize("semantics", list(Semantics))
+@pytest.mark.parametrize("transport", list(Transport))
 @pytest.mark.parametrize("live_load", [False, True])
 def test_packed_system_agrees_with_the_readable_one(
-    version: int, semantics: Semantics, live_load: bool
+    version: int, transport: Transport, live_load: bool
 ) -> None:
     """In every reachable world both systems enable the same actions, in the same order,
     leading to the same worlds."""
     bounds = replace(SMALL, cancels=1, blocked=1)
     cfg = Config(
-        version=version, semantics=semantics, bounds=bounds, load_on_live_connection=live_load
+        version=version, transport=transport, bounds=bounds, load_on_live_connection=live_load
     )
     found = _both_systems(cfg)
     names = {action.name for steps in found.values() for action, _ in steps}
@@ -126,7 +126,7 @@ def test_an_agent_free_to_break_rules_has_one_label_per_step(version: int, live_
     """With optional rules (a duty cell's free agent) every action out of a world names one
     step (it says which rules it breaks), and both systems still agree; the labels that
     break a rule are taken."""
-    free = Cell(version, Semantics.UNORDERED, "nothing-special", SMALL).config(frozenset())
+    free = Cell(version, Transport.UNORDERED, "nothing-special", SMALL).config(frozenset())
     cfg = free.with_(load_on_live_connection=live_load)
     readable = System(cfg)
     broke: set[RuleId] = set()
@@ -182,14 +182,14 @@ def test_crossing_counterexample_is_pinned() -> None:
 
 @pytest.mark.parametrize("revision", list(Revision))
 @pytest.mark.parametrize("version", [1, 2])
-@pytest.mark.parametrize("semantics", list(Semantics))
+@pytest.mark.parametrize("transport", list(Transport))
 def test_known_gaps_are_exactly_the_baseline_violations(
-    revision: Revision, version: int, semantics: Semantics
+    revision: Revision, version: int, transport: Transport
 ) -> None:
-    cfg = baseline(revision, version, semantics=semantics)
+    cfg = baseline(revision, version, transport=transport)
     result = explore(spec_of(cfg))
     in_force = {p.name for p in INVARIANTS if p.in_force(cfg)}
-    gaps = KNOWN_GAPS.get((revision, version, semantics), frozenset())
+    gaps = KNOWN_GAPS.get((revision, version, transport), frozenset())
     assert set(result.violated) & in_force == gaps
 
 
@@ -313,19 +313,19 @@ def _verdicts(cfg: Config) -> set[str]:
 V2_SMALL = Bounds(prompts=2, predictions=1, loads=1, cancels=0, foreground=0, blocked=0)
 
 
-@pytest.mark.parametrize("semantics", list(Semantics))
+@pytest.mark.parametrize("transport", list(Transport))
 @pytest.mark.parametrize(
     "client", ["rfd-minimal", "stop-on-send", "stop-on-send,fence-response", "fence-load"]
 )
 def test_leaving_out_the_unread_user_message_changes_no_verdict(
-    semantics: Semantics, client: str, monkeypatch: pytest.MonkeyPatch
+    transport: Transport, client: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The model sends v2's `user_message` only to a client whose fence ends at it; sent to
     every client, it changes no verdict (it only adds steps nobody observes)."""
     from acp_suggestions.model import actors
     from acp_suggestions.model.config import client_policy
 
-    cfg = baseline(Revision.CURRENT, 2, semantics=semantics, bounds=V2_SMALL)
+    cfg = baseline(Revision.CURRENT, 2, transport=transport, bounds=V2_SMALL)
     cfg = cfg.with_(client=client_policy(client))
     reduced, states = _verdicts(cfg), explore(spec_of(cfg)).states
     monkeypatch.setattr(actors, "echoes_user_message", lambda cfg: cfg.version == 2)
@@ -333,10 +333,10 @@ def test_leaving_out_the_unread_user_message_changes_no_verdict(
     assert _verdicts(cfg) == reduced
 
 
-@pytest.mark.parametrize("semantics", [Semantics.PYTHON_SDK, Semantics.UNORDERED])
+@pytest.mark.parametrize("transport", [Transport.PYTHON_SDK, Transport.UNORDERED])
 @pytest.mark.parametrize("client", ["stop-on-send,fence-prompt", "stop-on-send,fence-response"])
 def test_acceptance_orders_the_transport_cannot_tell_apart_change_no_verdict(
-    semantics: Semantics, client: str, monkeypatch: pytest.MonkeyPatch
+    transport: Transport, client: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Over `unordered` any message overtakes any other, and over the SDK the notifications
     between two responses are handled in any order, so the model sends one acceptance order
@@ -344,7 +344,7 @@ def test_acceptance_orders_the_transport_cannot_tell_apart_change_no_verdict(
     from acp_suggestions.model import actors
     from acp_suggestions.model.config import client_policy
 
-    cfg = baseline(Revision.CURRENT, 2, semantics=semantics, bounds=V2_SMALL)
+    cfg = baseline(Revision.CURRENT, 2, transport=transport, bounds=V2_SMALL)
     cfg = cfg.with_(client=client_policy(client))
     some, states = _verdicts(cfg), explore(spec_of(cfg)).states
     monkeypatch.setattr(actors, "distinct_orders", lambda cfg, orders: orders)
@@ -360,7 +360,7 @@ def test_a_fence_that_ends_at_the_user_message_is_passed_by_an_older_list_over_t
     from acp_suggestions.model.config import client_policy
 
     def run(client: str) -> dict[str, tuple[World, Path[Action, World]]]:
-        cfg = baseline(Revision.CURRENT, 2, semantics=Semantics.PYTHON_SDK)
+        cfg = baseline(Revision.CURRENT, 2, transport=Transport.PYTHON_SDK)
         return explore(spec_of(cfg.with_(client=client_policy(client)))).counterexamples
 
     first = run("drop-on-send,fence-prompt")
@@ -384,7 +384,7 @@ def test_the_latest_list_is_the_latest_prediction_not_an_equal_older_one() -> No
     """Two predictions with the same content are still two lists: over the SDK the draft's
     agent sends one per prompt, the client handles them in the other order and holds the
     older, which `client_holds_latest` catches by what each was predicted for."""
-    cfg = baseline(Revision.DRAFT, 1, semantics=Semantics.PYTHON_SDK)
+    cfg = baseline(Revision.DRAFT, 1, transport=Transport.PYTHON_SDK)
     _, steps = explore(spec_of(cfg)).counterexamples["client_holds_latest"]
     end = steps[-1][1]
     held = end.client.held
@@ -401,7 +401,7 @@ def test_the_latest_list_is_the_latest_prediction_not_an_equal_older_one() -> No
     )
 )
 def test_the_state_graph_is_the_one_networkx_would_hold(out: list[list[tuple[int, int]]]) -> None:
-    """The explorer's graph of arrays holds what a networkx DiGraph does for the same edges
+    """The checker's graph of arrays holds what a networkx DiGraph does for the same edges
     added in order (a repeated edge keeps its place and takes the later action): the same
     edges, successors and predecessors in the same order, and the same shortest paths and
     distances, ties broken alike."""
