@@ -427,6 +427,22 @@ def test_the_shipped_scenarios_are_valid(path: Path) -> None:
     assert load(path).points()
 
 
+def test_a_parameters_earlier_name_is_read_as_its_name() -> None:
+    """`semantics`, the transport's earlier name, still names it, in the table and in a
+    sweep; given beside its new name it is refused, naming both."""
+    old = parse('semantics = "python-sdk"\nsessions = 3\n', Path("."), "inline")
+    [point] = old.points()
+    assert point.config.transport.value == "python-sdk"
+    swept = parse('[sweep]\nsemantics = ["fifo", "unordered"]\n', Path("."), "inline")
+    assert [label for label, _ in swept.grid()] == [
+        {"transport": "fifo"},
+        {"transport": "unordered"},
+    ]
+    both = 'semantics = "fifo"\ntransport = "fifo"\n'
+    with pytest.raises(ScenarioError, match="semantics: the earlier name of 'transport'"):
+        parse(both, Path("."), "inline")
+
+
 def test_a_sweep_grid_is_the_product_in_file_order() -> None:
     scenario = parse(SWEEP, Path("."), "inline")
     labels = [label for label, _ in scenario.grid()]
