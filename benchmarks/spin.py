@@ -41,7 +41,7 @@ from acp_suggestions.model.rules import Revision, RuleId
 
 WHAT = "the SC-4 mutation, v2 over the Python SDK (the review's largest exploration)"
 BITS = 21  # bits of each number in a pair's or a triple's key
-DEPTHS = 1000  # pan's stack, in steps: the search is at most 100 deep (`max search depth`)
+DEPTHS = 1000  # pan's stack, in steps, and successor lists kept: past its `depth reached` (30)
 
 
 def configuration() -> Config:
@@ -225,7 +225,7 @@ def pan(folder: Path, states: int) -> tuple[int, int, float, float]:
         return float(found.group(1))
 
     stored, moves = figure(r"([\d.e+]+) states, stored"), figure(r"([\d.e+]+) transitions")
-    if figure(r"max search depth\s+(\d+)") >= DEPTHS - 1:
+    if figure(r"depth reached (\d+)") >= DEPTHS - 1:
         sys.exit(f"pan's search reached its stack of {DEPTHS} steps: raise DEPTHS")
     return int(stored), int(moves), seconds, figure(r"elapsed time ([\d.e+-]+) seconds")
 
