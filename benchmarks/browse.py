@@ -21,7 +21,6 @@ from acp_suggestions.model.binding.verify import verify
 from acp_suggestions.model.browse import setting
 from acp_suggestions.model.browse.server import Explorer, serve
 from acp_suggestions.model.browse.walk import follow, path_text
-from acp_suggestions.model.cli.browse import from_args
 from acp_suggestions.model.system import System
 
 # The default review's largest exploration: 739,684 states (review.json, rules.SC-4).
@@ -51,7 +50,7 @@ def main() -> None:
         if not enabled:
             break
         path.append(rng.randrange(len(enabled)))
-    server = serve(Explorer(chosen, from_args))
+    server = serve(Explorer(chosen))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
     medians, worst, whole = [], [], []

@@ -22,8 +22,7 @@ from acp_suggestions.model.binding.verify import verify
 from acp_suggestions.model.browse import setting, walk
 from acp_suggestions.model.browse.jumps import ReviewFolder
 from acp_suggestions.model.browse.server import Explorer, serve
-from acp_suggestions.model.browse.setting import Unreadable
-from acp_suggestions.model.cli.browse import from_args
+from acp_suggestions.model.browse.setting import Unreadable, from_args
 from acp_suggestions.model.config import baseline
 from acp_suggestions.model.mutations import MUTATIONS, MUTATIONS_BY_RULE
 from acp_suggestions.model.render.itf import dumps, to_itf
@@ -46,7 +45,7 @@ def review(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def base(review: Path) -> Iterator[str]:
     default = from_args("--version 1 --break LT-5")
-    server = serve(Explorer(default, from_args, ReviewFolder(review)))
+    server = serve(Explorer(default, ReviewFolder(review)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
@@ -259,7 +258,7 @@ def test_a_burst_with_a_stalled_client_is_answered_and_the_stall_closed(
     from acp_suggestions.model.browse import server as served
 
     monkeypatch.setattr(served, "IDLE", 1.0)
-    explorer = Explorer(from_args("--version 1 --break LT-5"), from_args, ReviewFolder(review))
+    explorer = Explorer(from_args("--version 1 --break LT-5"), ReviewFolder(review))
     server = serve(explorer)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     port = server.server_address[1]

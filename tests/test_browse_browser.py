@@ -15,7 +15,7 @@ from selenium.webdriver.chrome.webdriver import WebDriver
 
 from acp_suggestions.model.browse.jumps import Shortest
 from acp_suggestions.model.browse.server import Explorer, serve
-from acp_suggestions.model.cli.browse import from_args
+from acp_suggestions.model.browse.setting import from_args
 from tests.helpers import unavailable
 
 pytestmark = pytest.mark.slow
@@ -27,7 +27,7 @@ WAIT = 600  # seconds: a ceiling for a page event on a busy machine, never a pac
 
 @pytest.fixture(scope="module")
 def base() -> Iterator[str]:
-    server = serve(Explorer(from_args(ARGS), from_args))
+    server = serve(Explorer(from_args(ARGS)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()

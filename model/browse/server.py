@@ -45,20 +45,15 @@ def chart_svg(setting: Setting, path: tuple[int, ...]) -> bytes:
 
 
 class Explorer:
-    """What the server serves: the default setting, how a URL's `args` are read (the command
-    line's parser), the review folder if any, and the shortest runs found so far."""
+    """What the server serves: the default setting, the review folder if any, and the
+    shortest runs found so far."""
 
-    def __init__(
-        self,
-        default: Setting,
-        from_args: Callable[[str], Setting],
-        review: jumps.ReviewFolder | None = None,
-    ) -> None:
-        self.default, self.from_args, self.review = default, from_args, review
+    def __init__(self, default: Setting, review: jumps.ReviewFolder | None = None) -> None:
+        self.default, self.review = default, review
         self.shortest = jumps.Shortest()
 
     def _setting(self, query: dict[str, str]) -> Setting:
-        return from_query(query, self.default, self.from_args)
+        return from_query(query, self.default)
 
     def state(self, query: dict[str, str]) -> dict[str, Any]:
         """`GET /api/state?args=...|job=...&path=...`: the view of one state."""

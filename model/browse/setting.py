@@ -1,12 +1,14 @@
 """What the explorer walks: a configuration named as `check` names one (its options, in a URL's
-`args`, read by the command line's parser) or as the review names one (a job's key, in `job`)."""
+`args`, read by `model.options`, the one grammar of a configuration) or as the review names one
+(a job's key, in `job`)."""
 
 from __future__ import annotations
 
+import argparse
 import functools
-from collections.abc import Callable
 from dataclasses import dataclass
 
+from acp_suggestions.model import options
 from acp_suggestions.model.config import Config
 
 
@@ -45,10 +47,23 @@ def from_job(key: str) -> Setting:
     return Setting((("job", key),), f"review's {key}", jobs[key])
 
 
-def from_query(
-    query: dict[str, str], default: Setting, from_args: Callable[[str], Setting]
-) -> Setting:
-    """The setting a URL's query names (its `args` read by `from_args`), or `default`."""
+def from_namespace(args: argparse.Namespace) -> Setting:
+    """The configuration parsed options name, with those options written the one way."""
+    cfg, words = options.config_of(args), options.words_of(args)
+    return Setting((("args", words),), f"check {words}".rstrip(), cfg)
+
+
+def from_args(text: str) -> Setting:
+    """The configuration `check` would explore with these options (`--version 1 --break LT-5`)."""
+    try:
+        cfg, words = options.read(text)
+    except options.UsageError as exc:
+        raise Unreadable(f"args {text!r}: {exc}") from None
+    return Setting((("args", words),), f"check {words}".rstrip(), cfg)
+
+
+def from_query(query: dict[str, str], default: Setting) -> Setting:
+    """The setting a URL's query names, or `default`."""
     if "args" in query and "job" in query:
         raise Unreadable("a URL names its configuration by args or by job, not both")
     if "job" in query:

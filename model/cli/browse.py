@@ -4,72 +4,22 @@ the same system the checker searches)."""
 from __future__ import annotations
 
 import argparse
-import functools
-import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
-from acp_suggestions.model.browse.setting import Setting, Unreadable
+from acp_suggestions.model.browse.setting import Unreadable
 from acp_suggestions.model.cli.common import UsageError
 
 if TYPE_CHECKING:
     from acp_suggestions.model.cli.common import Subparsers
 
 
-class _Parser(argparse.ArgumentParser):
-    """`check`'s configuration options, reporting a bad one as a `UsageError`, never exiting."""
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(message)
-
-
-@functools.cache
-def _parser() -> _Parser:
-    from acp_suggestions.model.cli.explore import configuration_options
-
-    parser = _Parser(prog="args", add_help=False, exit_on_error=False)
-    configuration_options(parser)
-    return parser
-
-
-def _words(action: argparse.Action, value: object) -> list[str]:
-    """An option's value as the command line writes it."""
-    if action.nargs == 0:
-        return [action.option_strings[0]]
-    text = "+".join(value) if isinstance(value, tuple) else str(value)
-    return [action.option_strings[0], text]
-
-
-def from_namespace(args: argparse.Namespace) -> Setting:
-    """The configuration parsed options name, and those options written the one way (each
-    that differs from its default, in the parser's order), for a URL."""
-    from acp_suggestions.model.cli.explore import config_of
-
-    cfg = config_of(args)
-    words: list[str] = []
-    for action in _parser()._actions:
-        value = getattr(args, action.dest)
-        if value == action.default:
-            continue
-        for each in value if isinstance(value, list) else [value]:
-            words += _words(action, each)
-    return Setting((("args", shlex.join(words)),), f"check {shlex.join(words)}".rstrip(), cfg)
-
-
-def from_args(args: str) -> Setting:
-    """The configuration `check` would explore with these options (`--version 1 --break LT-5`)."""
-    try:
-        return from_namespace(_parser().parse_args(shlex.split(args)))
-    except (ValueError, UsageError, argparse.ArgumentError) as exc:
-        raise Unreadable(f"args {args!r}: {exc}") from None
-
-
 def _explore(args: argparse.Namespace) -> int:
     from acp_suggestions.model.browse import jumps, setting
     from acp_suggestions.model.browse.server import Explorer, serve
 
-    default = from_namespace(args)
+    default = setting.from_namespace(args)
     if args.job and default.query != (("args", ""),):
         raise UsageError("--job names the whole configuration: give it without other options")
     if args.jump and not args.review:
@@ -83,7 +33,7 @@ def _explore(args: argparse.Namespace) -> int:
             query = {**found["query"], "path": found["path"]}
     except Unreadable as exc:
         raise UsageError(str(exc)) from None
-    server = serve(Explorer(default, from_args, review), args.port)
+    server = serve(Explorer(default, review), args.port)
     url = f"http://127.0.0.1:{server.server_address[1]}/?{urlencode(query)}"
     print(f"the explorer is at {url}\n(Ctrl-C stops it)", flush=True)
     try:
@@ -102,7 +52,7 @@ def _port(text: str) -> int:
 
 def add_parsers(sub: Subparsers) -> None:
     """The `explore` command."""
-    from acp_suggestions.model.cli.explore import configuration_options
+    from acp_suggestions.model.options import configuration_options
 
     p = sub.add_parser(
         "explore",

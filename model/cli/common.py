@@ -15,6 +15,10 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.text import Text
 
+from acp_suggestions.model.options import UsageError as UsageError
+from acp_suggestions.model.options import chosen_readings as chosen_readings
+from acp_suggestions.model.options import positive as positive
+from acp_suggestions.model.options import reading_option as reading_option
 from acp_suggestions.model.render.atomic import OutputFolder
 from acp_suggestions.model.review.executor import Executor
 
@@ -35,10 +39,6 @@ def printable(name: str) -> str:
     """`name` (a file's, as given) safe to print to a terminal: each control character, an
     escape sequence's start included, shown as `\\xNN`."""
     return name.translate(_CONTROL)
-
-
-class UsageError(Exception):
-    """A bad option value, reported without a traceback."""
 
 
 def output_folder(args: argparse.Namespace, default: str) -> OutputFolder:
@@ -126,13 +126,6 @@ seconds = _more_than_zero("seconds", "seconds")
 gib = _more_than_zero("gigabytes", "GB")
 
 
-def positive(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
 def spill_option(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument(
         "--spill",
@@ -198,27 +191,3 @@ def observer_option(p: argparse.ArgumentParser, what: str) -> None:
         default="client",
         help=f"whose side {what} recorded on (default: client)",
     )
-
-
-def reading_option(parser: argparse.ArgumentParser) -> None:
-    """`--reading NAME=OPTION`, repeatable: how the model reads a point the RFD leaves open."""
-    from acp_suggestions.model.readings import READINGS
-
-    parser.add_argument(
-        "--reading",
-        action="append",
-        default=[],
-        metavar="NAME=OPTION",
-        help="read an open point of the RFD this way (repeatable; `acp-suggestions readings` "
-        f"lists them: {', '.join(r.name for r in READINGS)}; default: each one's first option)",
-    )
-
-
-def chosen_readings(args: argparse.Namespace) -> dict[str, str]:
-    """The readings' options `--reading` chose, checked."""
-    from acp_suggestions.model import readings
-
-    try:
-        return readings.parse(args.reading)
-    except ValueError as exc:
-        raise UsageError(f"--reading {exc}") from None

@@ -14,29 +14,20 @@ from rich.text import Text
 from acp_suggestions.model.binding.rows import Row, Status
 from acp_suggestions.model.cli.common import (
     UsageError,
-    chosen_readings,
     err,
     gib,
     labelled,
     positive,
     progress,
-    reading_option,
     spill_folder,
     spill_option,
     stdout,
 )
 from acp_suggestions.model.config import (
-    AGENT_POLICIES,
-    CLIENT_FLAGS,
-    CLIENT_POLICIES,
-    Bounds,
     Config,
 )
 from acp_suggestions.model.exits import Exit
-from acp_suggestions.model.messages import CONTENT_TYPES
-from acp_suggestions.model.network import NAMES, Transport
-from acp_suggestions.model.rules import Revision
-from acp_suggestions.model.state import ADVERSARY_KINDS
+from acp_suggestions.model.options import config_of, configuration_options
 
 if TYPE_CHECKING:
     from acp_suggestions.model.cli.common import Subparsers
@@ -90,9 +81,6 @@ def _readings(args: argparse.Namespace) -> int:
 
 # What `--predict` takes: the block types ACP knows, and blocks an agent may write within the
 # rules to part what the user sees from what is sent (the threat model's).
-PREDICTABLE = (*CONTENT_TYPES, *ADVERSARY_KINDS)
-
-
 def _threats(args: argparse.Namespace) -> int:
     from rich.table import Table
 
@@ -124,116 +112,6 @@ def _threats(args: argparse.Namespace) -> int:
         table.add_row(p.id, p.promise, p.section, checked, ", ".join(p.axes))
     stdout.print(table)
     return 0
-
-
-def suggestion_kinds(text: str) -> tuple[str, ...]:
-    """`--predict`'s value: block kinds joined by +, each one ACP knows or an adversary's."""
-    kinds = tuple(k.strip() for k in text.split("+"))
-    unknown = [k for k in kinds if k not in PREDICTABLE]
-    if unknown:
-        raise argparse.ArgumentTypeError(
-            f"unknown block type {unknown[0]!r} in {text!r}; choose from {', '.join(PREDICTABLE)}"
-        )
-    return kinds
-
-
-def config_of(args: argparse.Namespace) -> Config:
-    """The configuration that `configuration_options` name, checked."""
-    from acp_suggestions.model import readings
-    from acp_suggestions.model.config import baseline, client_policy
-    from acp_suggestions.model.messages import ClientSuggestionCaps
-    from acp_suggestions.model.state import PREDICT_DISTINCT
-
-    revision = Revision(args.revision)
-    bounds = Bounds(
-        args.prompts, args.predictions, args.loads, args.cancels, args.foreground, args.blocked
-    )
-    cfg = baseline(
-        revision,
-        args.version,
-        transport=Transport(args.transport),
-        bounds=bounds,
-        load_on_live_connection=args.live_load,
-    )
-    if args.agent:
-        cfg = cfg.with_(agent=AGENT_POLICIES[args.agent])
-    if args.client:
-        try:
-            cfg = cfg.with_(client=client_policy(args.client))
-        except ValueError as exc:
-            raise UsageError(f"--client {args.client}: {exc}") from None
-    if args.distinct_predictions and args.predict:
-        raise UsageError("--distinct-predictions and --predict both say what a model call returns")
-    if args.distinct_predictions:
-        cfg = cfg.with_(predictions=PREDICT_DISTINCT)
-    if args.predict:
-        cfg = cfg.with_(predictions=tuple((kinds,) for kinds in args.predict))
-    if args.no_capability:
-        cfg = cfg.with_(client_caps=ClientSuggestionCaps())
-    return readings.apply(_broken(cfg, args), chosen_readings(args))
-
-
-def _broken(cfg: Config, args: argparse.Namespace) -> Config:
-    """`cfg` with each rule of `--break` broken by its mutation, checked."""
-    from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
-
-    given = _given(args, cfg)
-    for rule_id in args.breaks:
-        if rule_id not in MUTATIONS_BY_RULE:
-            known = ", ".join(MUTATIONS_BY_RULE)
-            raise UsageError(
-                f"--break {rule_id}: no mutation breaks that rule; choose from {known}"
-            )
-        mutation = MUTATIONS_BY_RULE[rule_id]
-        if not mutation.fits(cfg.revision, args.version):
-            raise UsageError(
-                f"--break {rule_id}: {rule_id} is a rule of {mutation.setting}, "
-                f"not of revision {cfg.revision.value}, protocol v{args.version}"
-            )
-        _refuse_overrides(rule_id, mutation.apply(cfg), given)
-        cfg = mutation.apply(cfg)
-    return cfg
-
-
-def _shown(value: object) -> str:
-    """A configuration field's value as the options write it."""
-    if isinstance(value, tuple) and all(isinstance(x, tuple) for x in value):
-        return " or ".join("; ".join("+".join(s) for s in lst) for lst in value)
-    return str(value)
-
-
-def _given(args: argparse.Namespace, cfg: Config) -> dict[str, object]:
-    """What the user's options set explicitly, by configuration field: what a model call
-    returns, the capability, and each field a chosen reading changes."""
-    from acp_suggestions.model import readings
-    from acp_suggestions.model.rules import RULES
-
-    given: dict[str, object] = {}
-    if args.predict or args.distinct_predictions:
-        given["predictions"] = cfg.predictions
-    if args.no_capability:
-        given["client_caps"] = cfg.client_caps
-    set_up = {field for rule in RULES if rule.breach for field, _ in rule.breach.env}
-    for name, option in chosen_readings(args).items():
-        reading = readings.READINGS_BY_NAME[name]
-        each = [reading.apply(cfg, o) for o in reading.names]
-        after = reading.apply(cfg, option)
-        for field in set_up:  # the fields the reading decides: its options set them apart
-            if len({repr(getattr(c, field)) for c in each}) > 1:
-                given[field] = getattr(after, field)
-    return given
-
-
-def _refuse_overrides(rule_id: str, broken: Config, given: dict[str, object]) -> None:
-    """A rule's breach sets up what gives it a chance to show (its card's environment); an
-    option the user gave for the same thing is never silently overridden."""
-    for name, asked in given.items():
-        setup = getattr(broken, name)
-        if setup != asked:
-            raise UsageError(
-                f"--break {rule_id} sets up {name.replace('_', '-')} {_shown(setup)!r} to show "
-                f"its breach, and your options ask for {_shown(asked)!r}; drop one of them"
-            )
 
 
 def _told(cfg: Config, row: Row) -> list[str]:
@@ -339,78 +217,6 @@ def _check(args: argparse.Namespace) -> int:
             "beyond that; lower the bounds or raise --max-states"
         )
     return code
-
-
-def configuration_options(parser: argparse.ArgumentParser) -> None:
-    """The options that name a configuration: `check`'s and the explorer's (in its URLs)."""
-    parser.add_argument("--version", type=int, choices=[1, 2], default=1)
-    parser.add_argument(
-        "--revision", choices=[r.value for r in Revision], default=Revision.CURRENT.value
-    )
-    parser.add_argument(
-        "--transport",
-        "--semantics",  # its earlier name
-        dest="transport",
-        choices=NAMES,
-        default=Transport.FIFO.value,
-        help="how the client receives what the agent sends: stdio (fifo), an SDK's dispatch, "
-        "or any order (sdk is python-sdk's earlier name, --semantics this option's; "
-        "default fifo)",
-    )
-    parser.add_argument(
-        "--agent", choices=sorted(AGENT_POLICIES), help="agent policy (default: the revision's own)"
-    )
-    parser.add_argument(
-        "--client",
-        metavar="STRATEGY[,STRATEGY...]",
-        help="the client: presets and strategies, comma-separated, that add up "
-        f"(presets: {', '.join(CLIENT_POLICIES)}; strategies: {', '.join(CLIENT_FLAGS)}; "
-        "default: the revision's own client)",
-    )
-    parser.add_argument(
-        "--break",
-        dest="breaks",
-        action="append",
-        default=[],
-        metavar="RULE",
-        help="break this rule on purpose (repeatable)",
-    )
-    parser.add_argument(
-        "--no-capability",
-        action="store_true",
-        help="the client does not advertise promptSuggestions",
-    )
-    parser.add_argument(
-        "--distinct-predictions",
-        action="store_true",
-        help="a model call may return either of two different lists (text, or a link), so "
-        "two predictions at one point of the conversation may differ (default: it always "
-        "returns one text list)",
-    )
-    parser.add_argument(
-        "--predict",
-        action="append",
-        type=suggestion_kinds,
-        metavar="TYPE[+TYPE...]",
-        help="a model call may return one suggestion of these block types (repeatable: each is "
-        f"one possible output; types: {', '.join(CONTENT_TYPES)}, and an adversary's: command "
-        "(text a composer feature acts on), misnamed_link (a link named otherwise than its "
-        "target); e.g. text+resource_link; default: text)",
-    )
-    parser.add_argument(
-        "--live-load",
-        action="store_true",
-        help="reopen the session on the live connection, not a new one",
-    )
-    reading_option(parser)
-    d = Bounds()
-    for name in ("prompts", "predictions", "loads", "cancels", "foreground", "blocked"):
-        parser.add_argument(
-            f"--{name}",
-            type=positive,
-            default=getattr(d, name),
-            help=f"bound (default {getattr(d, name)})",
-        )
 
 
 def add_parsers(sub: Subparsers) -> None:
