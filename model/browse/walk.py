@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
+from acp_suggestions.model import values
 from acp_suggestions.model.binding.spec import deadlocked
 from acp_suggestions.model.browse.setting import Setting, Unreadable
 from acp_suggestions.model.config import Config
@@ -103,15 +105,35 @@ def follow(system: System, path: Sequence[int]) -> Run:
     return Run(tuple(worlds), tuple(steps), tuple(enabled))
 
 
-def _value(value: object) -> object:
-    """A model value as JSON: enums by value, records by field, messages by name."""
-    if hasattr(value, "value") and not isinstance(value, tuple):
+class _Plain:
+    """The browser's form of a model value: enums by value, records by field, tuples and sets
+    as lists."""
+
+    def none(self) -> object:
+        return None
+
+    def enum(self, value: Enum) -> object:
         return value.value
-    if hasattr(value, "_asdict"):
-        return {k: _value(v) for k, v in value._asdict().items()}
-    if isinstance(value, tuple):
-        return [_value(v) for v in value]
-    return value
+
+    def scalar(self, value: bool | str | int | float) -> object:
+        return value
+
+    def record(self, value: object, fields: dict[str, object]) -> object:
+        return fields
+
+    def sequence(self, items: list[object]) -> object:
+        return items
+
+    def set(self, items: list[object]) -> object:
+        return items
+
+    def other(self, value: object) -> object:
+        return value
+
+
+def _value(value: object) -> object:
+    """A model value as JSON (`_Plain`)."""
+    return values.encode(value, _Plain())
 
 
 def _suggestions(suggestions: SuggestionList) -> str:

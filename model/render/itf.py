@@ -7,6 +7,7 @@ import json
 from enum import Enum
 from typing import Any
 
+from acp_suggestions.model import values
 from acp_suggestions.model.render.narrate import Steps
 from acp_suggestions.model.state import (
     Cancel,
@@ -22,24 +23,41 @@ from acp_suggestions.model.state import (
 _MESSAGES = (Prompt, Cancel, Load, Update, PromptResponse, UserMessage, LoadResponse)
 
 
-def encode(value: object) -> Any:
-    """Encode a model value in ITF: records for named tuples, lists for tuples, tagged None."""
-    if value is None:
+class _Itf:
+    """ITF's form of a model value: records for named tuples (a message a variant: its tag and
+    record), lists for tuples, big integers as strings, a tagged None."""
+
+    def none(self) -> object:
         return {"tag": "None", "value": {"#tup": []}}
-    if isinstance(value, Enum):
+
+    def enum(self, value: Enum) -> object:
         return value.value
-    if isinstance(value, bool | str):
-        return value
-    if isinstance(value, int):
-        return {"#bigint": str(value)}
-    if hasattr(value, "_asdict"):
-        record = {k: encode(v) for k, v in value._asdict().items()}
-        if isinstance(value, _MESSAGES):  # a message is a variant: tag and record
-            return {"tag": type(value).__name__, "value": record or {"#tup": []}}
-        return record
-    if isinstance(value, tuple):
-        return [encode(v) for v in value]
-    raise TypeError(f"no ITF encoding for {type(value).__name__}")
+
+    def scalar(self, value: bool | str | int | float) -> object:
+        if isinstance(value, bool | str):
+            return value
+        if isinstance(value, int):
+            return {"#bigint": str(value)}
+        return self.other(value)
+
+    def record(self, value: object, fields: dict[str, object]) -> object:
+        if isinstance(value, _MESSAGES):
+            return {"tag": type(value).__name__, "value": fields or {"#tup": []}}
+        return fields
+
+    def sequence(self, items: list[object]) -> object:
+        return items
+
+    def set(self, items: list[object]) -> object:
+        raise TypeError("no ITF encoding for a set")
+
+    def other(self, value: object) -> object:
+        raise TypeError(f"no ITF encoding for {type(value).__name__}")
+
+
+def encode(value: object) -> Any:
+    """Encode a model value in ITF (`_Itf`)."""
+    return values.encode(value, _Itf())
 
 
 def to_itf(init: World, steps: Steps, description: str, loop: int | None = None) -> dict[str, Any]:

@@ -36,6 +36,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
+from acp_suggestions.model import values
+
 ENVIRONMENT = "ACP_SUGGESTIONS_CACHE"  # the default folder, when set
 _SUFFIX = ".result"
 _WORK = "work.json"  # the states each task explored when last run
@@ -153,23 +155,36 @@ def default_folder() -> Path:
     return Path(base) / "acp-suggestions"
 
 
-def canonical(value: Any) -> Any:
-    """A value as plain JSON data that names its types: records by their fields, sets
-    sorted, enumerations by value.  Two tasks with equal encodings compute equal results."""
-    if isinstance(value, enum.Enum):
+class _Canonical:
+    """The cache's form of a value: plain JSON data that names its types, records by their
+    fields, sets sorted, enumerations by value."""
+
+    def none(self) -> object:
+        return None
+
+    def enum(self, value: enum.Enum) -> object:
         return [type(value).__name__, value.value]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = {f.name: canonical(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        return [type(value).__name__, fields]
-    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a NamedTuple
-        return [type(value).__name__, dict(zip(value._fields, map(canonical, value), strict=True))]
-    if isinstance(value, (tuple, list)):
-        return [canonical(v) for v in value]
-    if isinstance(value, (frozenset, set)):
-        return sorted((canonical(v) for v in value), key=json.dumps)
-    if value is None or isinstance(value, (str, int, float, bool)):
+
+    def scalar(self, value: bool | str | int | float) -> object:
         return value
-    raise TypeError(f"no canonical encoding for {type(value).__name__}")
+
+    def record(self, value: object, fields: dict[str, object]) -> object:
+        return [type(value).__name__, fields]
+
+    def sequence(self, items: list[object]) -> object:
+        return items
+
+    def set(self, items: list[object]) -> object:
+        return sorted(items, key=json.dumps)
+
+    def other(self, value: object) -> object:
+        raise TypeError(f"no canonical encoding for {type(value).__name__}")
+
+
+def canonical(value: object) -> Any:
+    """A value in the cache's form (`_Canonical`): two tasks with equal encodings compute
+    equal results."""
+    return values.encode(value, _Canonical())
 
 
 def identity(task: object) -> str:
