@@ -1,6 +1,6 @@
 """The protocol model as a Spec (`of(config)`): the composed system over packed worlds and
-over arrays of them, the invariants, goals and leads-to properties with their fairness, what
-a property's parts are in a packed world, and what a deadlock is."""
+over arrays of them, the invariants, reachability properties and leads-to properties with
+their fairness, what a property's parts are in a packed world, and what a deadlock is."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def of(
     reachable: Sequence[Property] = REACHABLE,
 ) -> ProtocolSpec:
     """The protocol model of `config`: the composed system over packed worlds, over arrays of
-    them and over readable worlds, its invariants, goals and leads-to properties, and its
+    them and over readable worlds, its invariants, reachability and leads-to properties, and its
     deadlocks."""
     packed = BatchSystem(config)
     return ProtocolSpec(

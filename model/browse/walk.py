@@ -190,14 +190,20 @@ def _invariants(cfg: Config, run: Run) -> list[dict[str, Any]]:
     return out
 
 
-def _goals(cfg: Config, run: Run) -> list[dict[str, Any]]:
+def _reachable(cfg: Config, run: Run) -> list[dict[str, Any]]:
     out = []
     for p in REACHABLE:
         first = next((k for k, w in enumerate(run.worlds) if p.holds(cfg, w)), None)
         value = "not yet reached" if first is None else f"reached at step {first}"
         changed = first is not None and first == len(run.worlds) - 1 and first > 0
         out.append(
-            {"name": p.name, "kind": "goal", "value": value, "broken": False, "changed": changed}
+            {
+                "name": p.name,
+                "kind": "reachable",
+                "value": value,
+                "broken": False,
+                "changed": changed,
+            }
             | _about(cfg, p.rules, p.doc)
         )
     return out
@@ -275,5 +281,5 @@ def view(setting: Setting, system: System, path: Sequence[int]) -> dict[str, Any
             for i, s in enumerate(run.enabled)
         ],
         "deadlock": not run.enabled and deadlocked(now),
-        "properties": [*_invariants(cfg, run), *_leads_to(cfg, run), *_goals(cfg, run)],
+        "properties": [*_invariants(cfg, run), *_leads_to(cfg, run), *_reachable(cfg, run)],
     }

@@ -42,7 +42,7 @@ class _Group(Generic[C, W, A]):
 
     parts: tuple[str, ...]
     props: list[StateProperty[C, W]]
-    holding: bool  # record where a property holds (goals) or fails (invariants)
+    holding: bool  # record where a property holds (reachability) or fails (invariants)
     found: dict[str, tuple[W, Path[A, W]]]
     shown: IntMap  # the system's, kept across its explorations as its local steps are
 
@@ -221,8 +221,9 @@ def _groups(
     result: Result[C, W, Packed, A],
     shown: dict[Hashable, IntMap],
 ) -> list[_Group[C, W, A]]:
-    """The properties grouped by what of the world they read, goals after invariants, each
-    group with what its values were found to show in the system's earlier explorations."""
+    """The properties grouped by what of the world they read, reachability properties after
+    invariants, each group with what its values were found to show in the system's earlier
+    explorations."""
     props: dict[tuple[tuple[str, ...], bool], list[StateProperty[C, W]]] = {}
     for some, holding in ((spec.invariants, False), (spec.reachable, True)):
         for p in some:

@@ -196,15 +196,15 @@ def _sub(g: _Arrays, reach: Mask) -> _Sub:
 
 
 def _path(
-    sub: _Sub, start: int, goal: Callable[[int], bool], name: Callable[[int], Node]
+    sub: _Sub, start: int, target: Callable[[int], bool], name: Callable[[int], Node]
 ) -> list[int]:
-    """The breadth-first path in `sub` from `start` to the goal state of fewest steps (the
+    """The breadth-first path in `sub` from `start` to the target state of fewest steps (the
     least by name among those), each state reached first from the first state found before
     it, successors in the graph's order: the path networkx's single-source search finds."""
     parent: dict[int, int] = {start: start}
     level = [start]
     while level:
-        found = [v for v in level if goal(v)]
+        found = [v for v in level if target(v)]
         if found:
             path = [min(found, key=lambda v: repr(name(v)))]
             while path[-1] != start:

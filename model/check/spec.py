@@ -1,5 +1,5 @@
 """What a checker checks, as one value (stateright's `Model`): the initial world, the steps
-(over packed worlds, each step labelled), the invariants and the goals that must be reachable,
+(over packed worlds, each step labelled), the invariants and the states that must be reachable,
 the leads-to properties with the fairness they assume, and what counts as a deadlock.  The
 checker and the leads-to check take a Spec and nothing else; the protocol model's is
 `model.binding.spec.of(config)`."""
@@ -81,7 +81,8 @@ class _Named(Protocol):
 
 
 class StateProperty(_Named, Protocol[C_in, W_in]):
-    """What the checker reads of an invariant or a goal (the model's `Property`)."""
+    """What the checker reads of an invariant or a reachability property (the model's
+    `Property`)."""
 
     @property
     def holds(self) -> Callable[[C_in, W_in], object]: ...

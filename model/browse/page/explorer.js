@@ -131,7 +131,7 @@ function drawProperties(view) {
   }));
   const select = $("property");
   if (!select.options.length) {
-    for (const p of view.properties) if (p.kind !== "goal") select.append(new Option(p.name, p.name));
+    for (const p of view.properties) if (p.kind !== "reachable") select.append(new Option(p.name, p.name));
   }
 }
 
