@@ -31,6 +31,7 @@ PREDICTABLE = (*CONTENT_TYPES, *ADVERSARY_KINDS)
 
 
 def positive(text: str) -> int:
+    """A count option's value: a whole number, 0 or more."""
     value = int(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
