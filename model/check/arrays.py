@@ -107,12 +107,12 @@ class Search(Generic[W, A]):
         self._seen = IntMap()
         self._seen.add(self._keys(*(np.array([x]) for x in start)), np.zeros(1, np.int64))
 
-    def _keys(self, a: Ints, c: Ints, ta: Ints, tc: Ints) -> Ints:
+    def _keys(self, a: Ints, b: Ints, c: Ints, d: Ints) -> Ints:
         """The states' keys: their four numbers packed, `Tuning.key_bits` each; once a number
         outgrows that, a hash of them (`_hashed`), every key found so far made again."""
         if not self._hashed:
             try:
-                return compose(a, c, ta, tc, width=self.tuning.key_bits)
+                return compose(a, b, c, d, width=self.tuning.key_bits)
             except TooLarge:
                 self._hashed = True
                 rows = self._states.rows.astype(np.int64)
@@ -120,7 +120,7 @@ class Search(Generic[W, A]):
                 self._seen.add(
                     self.tuning.hash(*(rows[:, k] for k in range(4))), np.arange(len(rows))
                 )
-        return self.tuning.hash(a, c, ta, tc)
+        return self.tuning.hash(a, b, c, d)
 
     @property
     def found(self) -> int:
