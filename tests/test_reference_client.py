@@ -177,12 +177,25 @@ def test_a_step_that_waits_for_what_never_comes_fails_naming_it_and_keeps_the_re
     tmp_path: Path,
 ) -> None:
     """The scenario withdraws its list before each turn ends, so nothing is offered to
-    accept: exit 2 after the step's timeout, and the user's record of what was done."""
-    ran = _client(tmp_path, "--timeout", "1", "--user-actions", "a.jsonl")
+    accept: exit 2 after the step's timeout, and the user's record of what was done.  The
+    agent's start is bounded apart (`--start-timeout`), so a slow start on a busy machine is
+    not taken for the step's."""
+    ran = _client(tmp_path, "--timeout", "5", "--user-actions", "a.jsonl")
     assert ran.returncode == 2
-    assert "step 2 (accept): no suggestion offered within 1 s after turn 1 ended" in ran.stderr
+    assert "step 2 (accept): no suggestion offered within 5 s after turn 1 ended" in ran.stderr
     actions = (tmp_path / "a.jsonl").read_text().splitlines()
     assert [json.loads(a)["action"] for a in actions] == ["typed", "sent"]
+
+
+def test_an_agent_that_never_answers_fails_its_start_naming_it(tmp_path: Path) -> None:
+    silent = [sys.executable, "-c", "import sys; sys.stdin.read()"]
+    ran = subprocess.run(
+        [sys.executable, "-m", "acp_suggestions.model.cli", "client", "--start-timeout", "1",
+         "--", *silent],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert ran.returncode == 2
+    assert "no answer to initialize within 1 s" in ran.stderr and "Traceback" not in ran.stderr
 
 
 def test_a_wrong_script_is_refused_naming_the_step(tmp_path: Path) -> None:

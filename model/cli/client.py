@@ -38,6 +38,7 @@ def _client(args: argparse.Namespace) -> int:
         args.breaks or "",
         script,
         args.timeout,
+        args.start_timeout,
     )
     ref = client.ReferenceClient(options)
     try:
@@ -113,7 +114,13 @@ def add_parsers(sub: Subparsers) -> None:
         "--timeout",
         type=seconds,
         default=60.0,
-        help="seconds a step may wait for the agent (default 60)",
+        help="seconds a step of the script may wait for the agent (default 60)",
+    )
+    cl.add_argument(
+        "--start-timeout",
+        type=seconds,
+        default=60.0,
+        help="seconds the agent may take to answer initialize and session/new (default 60)",
     )
     cl.add_argument("command", nargs=argparse.REMAINDER, help="-- AGENT ARGS...")
     cl.set_defaults(run=_client)

@@ -66,7 +66,8 @@ class Options:
     auto_send: bool = False  # the user turned on the setting that sends suggestions
     breaks: str = ""
     script: tuple[str, ...] = ("send", "accept")
-    timeout: float = 60.0  # seconds a step may wait for the agent
+    timeout: float = 60.0  # seconds a step of the script may wait for the agent
+    start_timeout: float = 60.0  # seconds the agent may take to start a session
 
 
 @dataclass
@@ -152,13 +153,16 @@ class ReferenceClient:
         def step(what: str, call: Any) -> Any:
             return answered(process, what, call, o.timeout)
 
+        def start(what: str, call: Any) -> Any:  # a program starting is slower than answering
+            return answered(process, what, call, o.start_timeout)
+
         hello = _hello(o.version, CHANNELS[o.channel])
-        started = await step("initialize", self.conn.send_request("initialize", hello))
+        started = await start("initialize", self.conn.send_request("initialize", hello))
         spoken = started.get("protocolVersion") if isinstance(started, dict) else None
         if spoken in (1, 2):
             o.version = spoken  # it goes on in the version the agent answered
         new = {"cwd": str(Path.cwd()), "mcpServers": []}
-        made = await step("session/new", self.conn.send_request("session/new", new))
+        made = await start("session/new", self.conn.send_request("session/new", new))
         self.session.sid = session_of(made)["sessionId"]
         if o.auto_send and o.breaks != "CP-3":
             self._did("setting-on")
