@@ -16,7 +16,6 @@ from acp_suggestions.model.check.spec import A, C, Packed, S, StateProperty, W
 
 Path = tuple[tuple[A, W], ...]
 """The steps of a run after its first world: each step's label and the world it leads to."""
-TOLD = 50_000  # states expanded between two calls of a search's `progress`
 Ints = NDArray[np.int64]
 
 

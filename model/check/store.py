@@ -22,6 +22,7 @@ from typing_extensions import TypeVar
 
 from acp_suggestions.model.check.result import PackedRows
 from acp_suggestions.model.check.spec import Packed
+from acp_suggestions.model.check.tuning import splitmix
 
 S = TypeVar("S", bound=Hashable)  # a stored world
 A = TypeVar("A", bound=Hashable)  # a step's label
@@ -121,17 +122,11 @@ class Found(Generic[S, A]):
 
 
 def fingerprint(keys: np.ndarray) -> np.ndarray:
-    """A 64-bit hash of each row of four 32-bit numbers (splitmix64's finalizer over the two
-    halves); equal hashes are only a hint, every match is checked against the stored row."""
-
-    def mix(x: np.ndarray) -> np.ndarray:
-        x = (x ^ (x >> _U8(30))) * _U8(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> _U8(27))) * _U8(0x94D049BB133111EB)
-        mixed: np.ndarray = x ^ (x >> _U8(31))
-        return mixed
-
-    k = keys.astype(_U8)
-    return mix(mix((k[:, 0] << _U8(32)) | k[:, 1]) ^ ((k[:, 2] << _U8(32)) | k[:, 3]))
+    """A 64-bit hash of each row of four 32-bit numbers (`tuning.splitmix`, the search over
+    arrays' key); equal hashes are only a hint, every match is checked against the stored
+    row."""
+    hashed: np.ndarray = splitmix(*(keys[:, k] for k in range(4))).view(_U8)
+    return hashed
 
 
 class _Run:

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-Ints = NDArray[np.int64]
+from acp_suggestions.model.check.tables import Ints
+
 _U8 = np.uint64
 
 
