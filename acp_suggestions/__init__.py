@@ -10,7 +10,7 @@ used, so that the command line starts quickly); the model and its tools are
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from acp_suggestions.api import check_records, review, summary_of, write_report
@@ -65,7 +65,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """Load an API name from its module on first use."""
     if name not in _FROM:
         raise AttributeError(f"module 'acp_suggestions' has no attribute {name!r}")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from acp_suggestions.model.amendments import PROPOSED_BY_FINDINGS
 from acp_suggestions.model.render import report
@@ -15,7 +14,7 @@ from acp_suggestions.model.review.executor import Executor
 from acp_suggestions.model.review.jobs import Done, Outcome
 from acp_suggestions.model.review.summary import Summary, summarize
 from acp_suggestions.model.wire import examples
-from acp_suggestions.model.wire.decode import Gap
+from acp_suggestions.model.wire.decode import entry
 from acp_suggestions.model.wire.monitors import Observer
 from acp_suggestions.model.wire.reports import FileReport
 from acp_suggestions.model.wire.tracecheck import check_messages
@@ -57,13 +56,10 @@ def write_report(folder: Path, summary: Summary, outcomes: Sequence[Outcome]) ->
 
 
 def check_records(
-    records: Iterable[Mapping[str, Any]], observer: Observer = "client", name: str = "<records>"
+    records: Iterable[Mapping[str, object]], observer: Observer = "client", name: str = "<records>"
 ) -> FileReport:
     """Check messages recorded in memory, each `{"from": "client" | "agent", "msg": ...}` (or a
     tap's gap record), as `trace check` checks a file of them (`name` stands for the file in
-    the report)."""
-    messages = (
-        (n, r["from"], r["msg"] if "msg" in r else Gap(r["from"], r["gap"]))
-        for n, r in enumerate(records, 1)
-    )
+    the report); a record of the wrong shape raises TraceError naming it by its number."""
+    messages = ((n, *entry(n, r)) for n, r in enumerate(records, 1))
     return FileReport.of(name, check_messages(messages, observer))

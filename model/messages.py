@@ -211,7 +211,7 @@ def _opt_in(value: object, path: str, rule: str) -> bool:
     raise MessageError(path, rule, f"expected an object or null, got {_type_name(value)}")
 
 
-def _object(parent: Mapping[str, Any], key: str, path: str, rule: str) -> Mapping[str, Any]:
+def _object(parent: Mapping[str, object], key: str, path: str, rule: str) -> Mapping[str, object]:
     value = parent.get(key)
     if value is None:
         return {}
@@ -220,7 +220,7 @@ def _object(parent: Mapping[str, Any], key: str, path: str, rule: str) -> Mappin
     return value
 
 
-def _legacy_allowlisted(meta: Mapping[str, Any]) -> bool:
+def _legacy_allowlisted(meta: Mapping[str, object]) -> bool:
     """The legacy allowlist (L-2): `_meta.jetbrains.air` is an object, nested or dotted."""
     vendor = meta.get("jetbrains")
     air = vendor.get("air") if isinstance(vendor, dict) else meta.get("jetbrains.air")

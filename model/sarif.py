@@ -25,7 +25,7 @@ def result(rule: str, level: str, text: str, uri: str, line: int | None) -> dict
     }
 
 
-def log(tool: str, rules: Sequence[tuple[str, str, str]], results: list[dict[str, Any]]) -> str:
+def log(tool: str, rules: Sequence[tuple[str, str, str]], results: list[dict[str, object]]) -> str:
     """The log of one run of `tool`, its `rules` (id, default level, what it means) first."""
     driver = {
         "name": tool,

@@ -70,7 +70,7 @@ def _closure(tree: ast.Module, root: str) -> list[ast.stmt]:
     return future + [n for n in tree.body if id(n) in keep and n not in future]
 
 
-def _module(name: str, body: list[ast.stmt], namespace: dict[str, Any]) -> types.ModuleType:
+def _module(name: str, body: list[ast.stmt], namespace: dict[str, object]) -> types.ModuleType:
     """Execute `body` as a fresh module registered under `name` (pydantic resolves forward
     references through `sys.modules`)."""
     module = types.ModuleType(name)
@@ -85,7 +85,7 @@ def _sdk_import(node: ast.stmt) -> bool:
     return isinstance(node, ast.ImportFrom) and (node.module or "").startswith("acp.")
 
 
-def _helper(node: ast.ImportFrom) -> dict[str, Any]:
+def _helper(node: ast.ImportFrom) -> dict[str, object]:
     """The names a statement imports from inside the SDK, its file loaded on its own."""
     name = (node.module or "").removeprefix("acp.")
     helper = _module(f"{__name__}._acp.{name}", list(_tree(name).body), {})
@@ -106,7 +106,7 @@ def prompt_type() -> Any:
 
 def _sliced_prompt_type() -> Any:
     body = _closure(_tree("schema"), "PromptRequest")
-    namespace: dict[str, Any] = {}
+    namespace: dict[str, object] = {}
     for node in body:
         if isinstance(node, ast.ImportFrom) and _sdk_import(node):
             namespace.update(_helper(node))

@@ -45,7 +45,7 @@ MAX_SIGMA = 3.0
 MAX_FILE_BYTES = 16 << 20
 
 
-def _number(spec: Mapping[str, Any], key: str, field: str) -> float:
+def _number(spec: Mapping[str, object], key: str, field: str) -> float:
     value = spec.get(key)
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ScenarioError(f"{field}.{key}", f"expected a number, got {value!r}")

@@ -208,13 +208,13 @@ class Engine:
         if self.observer == "agent":
             self._log(t, record)
 
-    def _sends(self, t: float, sent: tuple[Any, ...]) -> None:
+    def _sends(self, t: float, sent: tuple[object, ...]) -> None:
         """Send what a model step of the agent put on the wire (a v1 prompt response ends the
         turn; in v2 the response is the prompt's acceptance)."""
         for msg in sent:
             self._send_model(t, msg)
 
-    def _send_model(self, t: float, msg: Any) -> None:
+    def _send_model(self, t: float, msg: object) -> None:
         record = None
         if self.trace is not None:
             record = wire.to_client(self.cfg, msg, self.prompt_ids, self.load_id)
@@ -222,7 +222,7 @@ class Engine:
 
     # --- the agent --------------------------------------------------------------------------
 
-    def _agent(self, t: float, action: Action, work: Any = None, ends: bool = False) -> None:
+    def _agent(self, t: float, action: Action, work: object = None, ends: bool = False) -> None:
         """An agent step the engine scheduled (every handler takes the same arguments); a
         turn end names the work it ends."""
         if not self._enabled(action) or (action is _END_TURN and work != self.work):
@@ -320,7 +320,7 @@ class Engine:
             self.auto_sent += 1
             self._send(t, _AUTO_SEND)
 
-    def _handled(self, msg: Any, seq: int) -> int:
+    def _handled(self, msg: object, seq: int) -> int:
         """The model's index of the message numbered `seq`: the first equal message before it
         (where the transport splits them at a prompt result, since the last one: equal
         messages there are one to the model), which then stands for it in the record of what
@@ -336,7 +336,7 @@ class Engine:
         del flying[i]
         return i
 
-    def _compose(self, t: float, *unused: Any) -> None:
+    def _compose(self, t: float, *unused: object) -> None:
         """The user comes back to the composer; the session ends when all turns are sent."""
         if self.sent >= self.p.turns:
             self.done = True
@@ -380,7 +380,7 @@ class Engine:
             self._push(t + self.d.replay_duration(), _AGENT, _REPLAY_DONE)
         self.screen.observe(t, self.w, False)
 
-    def _try_send(self, t: float, *unused: Any) -> None:
+    def _try_send(self, t: float, *unused: object) -> None:
         if self._enabled(_SEND_ACTION):
             self._send(t, _SEND_ACTION)
         else:

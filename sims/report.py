@@ -69,7 +69,7 @@ def cell(value: object) -> str:
     return str(value)
 
 
-def rows(points: list[Point], totals: list[Totals]) -> list[dict[str, Any]]:
+def rows(points: list[Point], totals: list[Totals]) -> list[dict[str, object]]:
     """One row per point: its index, the swept values, then every figure."""
     out = []
     for i, (p, t) in enumerate(zip(points, totals, strict=True)):
@@ -206,7 +206,7 @@ def plot(out: Path, scenario: Scenario, table: list[dict[str, Any]]) -> list[Pat
     from matplotlib import pyplot as plt
 
     others = [k for k in scenario.sweep if k != x]
-    lines: dict[str, list[dict[str, Any]]] = {}
+    lines: dict[str, list[dict[str, object]]] = {}
     for row in table:
         name = "; ".join(_setting(k, row[k]) for k in others) or scenario.raw.get("name", "")
         lines.setdefault(name, []).append(row)

@@ -36,7 +36,7 @@ from acp_suggestions.sims.metrics import FIGURES
 MAX_POINTS = 10_000  # points of one sweep: each is a simulation of its own
 EARLIER_NAMES = {"semantics": "transport"}  # a parameter's earlier name, still read
 
-DEFAULTS: dict[str, Any] = {
+DEFAULTS: dict[str, object] = {
     "name": "default",
     "version": 1,
     "revision": Revision.CURRENT.value,
@@ -114,42 +114,42 @@ class Point:
     replay_duration: Draw
 
 
-def _choice(raw: Mapping[str, Any], key: str, options: list[str]) -> str:
+def _choice(raw: Mapping[str, object], key: str, options: list[str]) -> str:
     value = raw[key]
     if value not in options:
         raise ScenarioError(key, f"expected one of {', '.join(options)}, got {value!r}")
     return str(value)
 
 
-def _count(raw: Mapping[str, Any], key: str, low: int, high: int) -> int:
+def _count(raw: Mapping[str, object], key: str, low: int, high: int) -> int:
     value = raw[key]
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ScenarioError(key, f"expected a whole number from {low} to {high}, got {value!r}")
     return value
 
 
-def _chance(raw: Mapping[str, Any], key: str) -> float:
+def _chance(raw: Mapping[str, object], key: str) -> float:
     value = raw[key]
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
         raise ScenarioError(key, f"expected a probability from 0 to 1, got {value!r}")
     return float(value)
 
 
-def _flag(raw: Mapping[str, Any], key: str) -> bool:
+def _flag(raw: Mapping[str, object], key: str) -> bool:
     value = raw[key]
     if not isinstance(value, bool):
         raise ScenarioError(key, f"expected true or false, got {value!r}")
     return value
 
 
-def _seconds(raw: Mapping[str, Any], key: str) -> float:
+def _seconds(raw: Mapping[str, object], key: str) -> float:
     value = raw[key]
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1e9:
         raise ScenarioError(key, f"expected a number of seconds >= 0, got {value!r}")
     return float(value)
 
 
-def _blocks(raw: Mapping[str, Any], key: str) -> tuple[str, ...]:
+def _blocks(raw: Mapping[str, object], key: str) -> tuple[str, ...]:
     value = raw[key]
     kinds = tuple(value.split("+")) if isinstance(value, str) else ()
     if not kinds or not set(kinds) <= set(CONTENT_TYPES):
@@ -159,7 +159,7 @@ def _blocks(raw: Mapping[str, Any], key: str) -> tuple[str, ...]:
     return kinds
 
 
-def _config(raw: Mapping[str, Any], turns: int, foreground: float, reopen: float) -> Config:
+def _config(raw: Mapping[str, object], turns: int, foreground: float, reopen: float) -> Config:
     """The model configuration: the revision's compliant peers, the chosen policies, then each
     broken rule's mutation."""
     version = _count(raw, "version", 1, 2)
@@ -214,7 +214,7 @@ def _broken(cfg: Config, breaks: object) -> Config:
     return cfg
 
 
-def compile_point(raw: Mapping[str, Any], label: dict[str, Any], base: Path) -> Point:
+def compile_point(raw: Mapping[str, object], label: dict[str, Any], base: Path) -> Point:
     """Check every parameter of one setting and compile it."""
     unknown = sorted(set(raw) - set(DEFAULTS))
     if unknown:
@@ -301,7 +301,7 @@ class Scenario:
         sweep = {k: v for k, v in self.sweep.items() if k != "sessions"}
         return replace(self, raw={**self.raw, "sessions": sessions}, sweep=sweep)
 
-    def grid(self) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    def grid(self) -> list[tuple[dict[str, object], dict[str, object]]]:
         """Each point of the sweep as (label, parameters), in file order."""
         keys = list(self.sweep)
         out = []
@@ -326,7 +326,7 @@ class Scenario:
         return out
 
 
-def _rename(table: dict[str, Any], where: str) -> None:
+def _rename(table: dict[str, object], where: str) -> None:
     """Read a parameter given by its earlier name (`EARLIER_NAMES`) as its name."""
     for old, new in EARLIER_NAMES.items():
         if old in table:

@@ -15,6 +15,7 @@ from acp_suggestions import Revision, Verdict, baseline, check_file, check_recor
 from acp_suggestions.model.amendments import PROPOSED_BY_FINDINGS
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.render import atomic
+from acp_suggestions.model.wire.decode import TraceError
 
 
 def test_every_declared_name_loads_and_is_documented() -> None:
@@ -62,6 +63,9 @@ def test_a_trace_in_memory_and_on_disk_gets_the_commands_verdict(
     after_gap = check_records(gapped, observer="agent")  # a tap's gap: nothing after it judged
     assert after_gap.ok and after_gap.verdict is Verdict.INCONCLUSIVE
     assert "gap at line 5" in after_gap.unexercised
+    wrong = [*records[:2], {"from": "editor", "msg": {}}]  # a record a file would be refused for
+    with pytest.raises(TraceError, match='line 3: expected "from": "client" or "agent"'):
+        check_records(wrong)
 
 
 def test_a_configuration_checked_from_python_is_the_commands_check() -> None:

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
-from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from acp_suggestions.model.browse import jumps, walk
@@ -55,7 +54,7 @@ class Explorer:
     def _setting(self, query: dict[str, str]) -> Setting:
         return from_query(query, self.default)
 
-    def state(self, query: dict[str, str]) -> dict[str, Any]:
+    def state(self, query: dict[str, str]) -> dict[str, object]:
         """`GET /api/state?args=...|job=...&path=...`: the view of one state."""
         setting = self._setting(query)
         return walk.view(setting, _system(setting), walk.parse_path(query.get("path", "")))
@@ -65,23 +64,23 @@ class Explorer:
         setting = self._setting(query)
         return chart_svg(setting, walk.parse_path(query.get("path", "")))
 
-    def shortest_jump(self, query: dict[str, str]) -> dict[str, Any]:
+    def shortest_jump(self, query: dict[str, str]) -> dict[str, object]:
         """`GET /api/shortest?...&property=NAME`: the shortest run to where NAME breaks."""
         if "property" not in query:
             raise Unreadable("name the property: /api/shortest?...&property=NAME")
         return self.shortest.jump(self._setting(query), query["property"]).as_json()
 
-    def counterexamples(self, query: dict[str, str]) -> dict[str, Any]:
+    def counterexamples(self, query: dict[str, str]) -> dict[str, object]:
         """`GET /api/counterexamples`: the review folder's counterexamples, by name."""
         return {"counterexamples": self.review.listing() if self.review else []}
 
-    def counterexample(self, query: dict[str, str]) -> dict[str, Any]:
+    def counterexample(self, query: dict[str, str]) -> dict[str, object]:
         """`GET /api/counterexample?name=NAME`: the path of one of the review's."""
         if self.review is None:
             raise Unreadable("no review folder: start the explorer with --review DIR")
         return self.review.jump(query.get("name", "")).as_json()
 
-    def routes(self) -> dict[str, Callable[[dict[str, str]], Any]]:
+    def routes(self) -> dict[str, Callable[[dict[str, str]], object]]:
         """The API, by path."""
         return {
             "/api/state": self.state,
@@ -92,7 +91,9 @@ class Explorer:
         }
 
 
-def _reply(route: Callable[[dict[str, str]], Any], query: dict[str, str]) -> tuple[int, bytes, str]:
+def _reply(
+    route: Callable[[dict[str, str]], object], query: dict[str, str]
+) -> tuple[int, bytes, str]:
     """A route's answer to a query: its status, body and content type."""
     try:
         out = route(query)
@@ -129,7 +130,7 @@ def serve(explorer: Explorer, port: int = 0) -> ThreadingHTTPServer:
 
         timeout = IDLE  # a connection that sends nothing for this long is closed
 
-        def _answer(self, route: Callable[[dict[str, str]], Any], query: dict[str, str]) -> None:
+        def _answer(self, route: Callable[[dict[str, str]], object], query: dict[str, str]) -> None:
             self._send(*_reply(route, query))
 
         def _send(self, status: int, body: bytes, kind: str = "application/json") -> None:
@@ -140,7 +141,7 @@ def serve(explorer: Explorer, port: int = 0) -> ThreadingHTTPServer:
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, format: str, *args: Any) -> None:
+        def log_message(self, format: str, *args: object) -> None:
             """Quiet: the terminal shows the URL, not every request."""
 
     return _Server(("127.0.0.1", port), Handler)
@@ -155,7 +156,7 @@ class _Server(ThreadingHTTPServer):
 
     request_queue_size = 128
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
+    def handle_error(self, request: object, client_address: object) -> None:
         fault = sys.exc_info()[1]
         if isinstance(fault, (ConnectionError, TimeoutError)):
             return

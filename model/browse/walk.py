@@ -141,7 +141,7 @@ def _suggestions(suggestions: SuggestionList) -> str:
     return " ".join(f"[{'+'.join(s)}]" for s in suggestions) or "none"
 
 
-def state_view(cfg: Config, w: World) -> dict[str, Any]:
+def state_view(cfg: Config, w: World) -> dict[str, object]:
     """Each side's state in words (the list, the session, the composer first), what is in
     flight, and every field of the model's records."""
     a, c = w.agent, w.client
@@ -170,7 +170,7 @@ def state_view(cfg: Config, w: World) -> dict[str, Any]:
     }
 
 
-def _invariants(cfg: Config, run: Run) -> list[dict[str, Any]]:
+def _invariants(cfg: Config, run: Run) -> list[dict[str, object]]:
     now, before = run.worlds[-1], run.worlds[-2] if len(run.worlds) > 1 else None
     out = []
     for p in INVARIANTS:
@@ -190,7 +190,7 @@ def _invariants(cfg: Config, run: Run) -> list[dict[str, Any]]:
     return out
 
 
-def _reachable(cfg: Config, run: Run) -> list[dict[str, Any]]:
+def _reachable(cfg: Config, run: Run) -> list[dict[str, object]]:
     out = []
     for p in REACHABLE:
         first = next((k for k, w in enumerate(run.worlds) if p.holds(cfg, w)), None)

@@ -8,7 +8,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from acp_suggestions.model.amendments import ADOPTIONS, AMENDMENTS_BY_NAME, PROPOSED_BY_FINDINGS
 from acp_suggestions.model.cli.common import (
@@ -317,10 +317,10 @@ def _findings(args: argparse.Namespace) -> int:
     return 0
 
 
-def _review_data(path: str) -> dict[str, Any]:
+def _review_data(path: str) -> dict[str, object]:
     """A review's JSON, or a usage error that says what is wrong with the file."""
     try:
-        found: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
+        found: dict[str, object] = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file (run `acp-suggestions review`)") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:

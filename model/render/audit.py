@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from acp_suggestions.model import junit as junit_xml
 from acp_suggestions.model.invariants import PROPERTIES_BY_NAME
@@ -93,7 +93,7 @@ def _affected(changes: Sequence[Change]) -> dict[str, list[str]]:
 def as_json(of: AuditOfFile) -> str:
     """The audit as one JSON document: `verdict` is `pass` or `fail`."""
     found = problems(of)
-    data: dict[str, Any] = {
+    data: dict[str, object] = {
         "file": of.file,
         "revision": of.revision,
         "verdict": "fail" if found else "pass",

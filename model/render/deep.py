@@ -8,7 +8,6 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 from acp_suggestions.model.render.atomic import write_atomic
 from acp_suggestions.model.review.deep import (
@@ -51,7 +50,7 @@ def _reach(m: Measured) -> str:
 
 def as_json(measured: Sequence[Measured]) -> str:
     """The verdicts, states and reach of each exploration."""
-    rows: list[dict[str, Any]] = [
+    rows: list[dict[str, object]] = [
         {
             "setting": m.task.name,
             "bounds": asdict(m.task.config.bounds),

@@ -49,20 +49,20 @@ def _need(holds: bool, finding: int, what: str) -> None:
 
 
 def _base(data: Review, revision: str, version: int, transport: str) -> dict[str, Any]:
-    base: dict[str, Any] = data["baselines"][f"baseline.{revision}.v{version}.{transport}"]
+    base: dict[str, object] = data["baselines"][f"baseline.{revision}.v{version}.{transport}"]
     return base
 
 
 def _row(data: Review, prop: str, version: int, transport: str) -> dict[str, Any]:
     for row in data["duties"]["rows"]:
         if (row["property"], row["version"], row["transport"]) == (prop, version, transport):
-            found: dict[str, Any] = row
+            found: dict[str, object] = row
             return found
     raise Unsupported(f"the duty placement has no row for {prop} v{version} {transport}")
 
 
-def _needs(data: Review, prop: str, version: int, transport: str, strategy: str) -> list[Any]:
-    sets: list[Any] = _row(data, prop, version, transport)["needs"][strategy]
+def _needs(data: Review, prop: str, version: int, transport: str, strategy: str) -> list[object]:
+    sets: list[object] = _row(data, prop, version, transport)["needs"][strategy]
     return sets
 
 

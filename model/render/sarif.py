@@ -4,7 +4,7 @@ the sentence."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from acp_suggestions.model.render.audit import example_note
 from acp_suggestions.model.sarif import log, result
@@ -25,7 +25,7 @@ RULES: tuple[tuple[str, str, str], ...] = (
 _LEVEL = {rule: level for rule, level, _ in RULES}
 
 
-def _result(rule: str, text: str, uri: str, line: int | None) -> dict[str, Any]:
+def _result(rule: str, text: str, uri: str, line: int | None) -> dict[str, object]:
     return result(rule, _LEVEL[rule], text, uri, line)
 
 

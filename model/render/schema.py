@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from acp_suggestions.model.render.atomic import write_atomic
 from acp_suggestions.model.review.jobs import FORMAT_VERSION
@@ -25,11 +24,11 @@ SHIPPED = Path(__file__).with_name("review.schema.json")
 _STRINGS = {"type": "array", "items": {"type": "string"}}
 
 
-def review_schema() -> dict[str, Any]:
+def review_schema() -> dict[str, object]:
     """The schema (JSON Schema 2020-12) of the document `Summary.as_json` returns."""
     from pydantic import TypeAdapter
 
-    defs: dict[str, Any] = {}
+    defs: dict[str, object] = {}
 
     def ref(tp: type) -> dict[str, str]:
         schema = TypeAdapter(tp).json_schema(ref_template="#/$defs/{model}")
@@ -37,7 +36,7 @@ def review_schema() -> dict[str, Any]:
         defs[tp.__name__] = schema
         return {"$ref": f"#/$defs/{tp.__name__}"}
 
-    def by_key(tp: type) -> dict[str, Any]:
+    def by_key(tp: type) -> dict[str, object]:
         return {"type": "object", "additionalProperties": ref(tp)}
 
     properties = {

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
 from acp_suggestions.model.config import Bounds
 from acp_suggestions.model.render.audit import reviewed_by
@@ -248,7 +247,7 @@ def _changes_table(header: list[str], settings: Sequence[ProposalSetting]) -> li
     return markdown_table([*header, "closed", "opened"], rows)
 
 
-def _compact(value: Any, indent: int = 0, width: int = 88) -> str:
+def _compact(value: object, indent: int = 0, width: int = 88) -> str:
     """JSON with each object or array on one line where it fits in `width`."""
     flat = json.dumps(value)
     if len(flat) + indent <= width or not isinstance(value, dict | list) or not value:
@@ -263,7 +262,7 @@ def _compact(value: Any, indent: int = 0, width: int = 88) -> str:
     return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
 
 
-def examples_section(examples: Sequence[dict[str, Any]]) -> list[str]:
+def examples_section(examples: Sequence[dict[str, object]]) -> list[str]:
     """The JSON examples the RFD's text leads to, each as a titled block (`wire.examples`)."""
     out = [
         "",

@@ -18,7 +18,6 @@ import heapq
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
 
 import networkx as nx
 from rapidfuzz import fuzz, process, utils
@@ -129,7 +128,7 @@ class Audit:
         found = next((s.text for s in self.sentences if s.rule == rule), "")
         return found or (RULES_BY_ID[rule].summary if rule in RULES_BY_ID else "")
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         """Plain data for review.json."""
         return {
             "sentences": [
@@ -378,10 +377,10 @@ class Change:
         """The rule the sentence states: the new text's, or the old one's if removed."""
         return (self.new.rule if self.new else None) or (self.old.rule if self.old else None)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         """Plain data for JSON."""
 
-        def brief(s: Sentence | None) -> dict[str, Any] | None:
+        def brief(s: Sentence | None) -> dict[str, object] | None:
             if s is None:
                 return None
             return {"line": s.line, "keyword": s.keyword, "rule": s.rule, "text": s.text}

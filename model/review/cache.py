@@ -181,7 +181,7 @@ class _Canonical:
         raise TypeError(f"no canonical encoding for {type(value).__name__}")
 
 
-def canonical(value: object) -> Any:
+def canonical(value: object) -> object:
     """A value in the cache's form (`_Canonical`): two tasks with equal encodings compute
     equal results."""
     return values.encode(value, _Canonical())
@@ -212,7 +212,7 @@ def _is_record(value: object) -> bool:
 class _Records(pickle.Unpickler):
     """Builds the model's record types and frozensets only."""
 
-    def find_class(self, module: str, name: str) -> Any:
+    def find_class(self, module: str, name: str) -> object:
         if module == "builtins" and name in ("frozenset", "set"):
             return frozenset if name == "frozenset" else set
         inner = module.removeprefix("acp_suggestions.model.")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
 
 from acp_suggestions.model.amendments import AMENDMENTS_BY_NAME
 from acp_suggestions.model.binding import sessions
@@ -325,13 +324,13 @@ class Summary:
     proposals: list[Proposal] = field(default_factory=list)
     readings: list[ReadingSummary] = field(default_factory=list)
     # The JSON examples the RFD's text leads to (`wire.examples`), added by the command.
-    examples: list[dict[str, Any]] = field(default_factory=list)
+    examples: list[dict[str, object]] = field(default_factory=list)
     two_sessions: list[TwoSessionsSummary] = field(default_factory=list)
     audit: AuditOfFile | None = None
     on_screen: ScreenTime | None = None
     plan: Plan | None = None
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> dict[str, object]:
         """Plain data for review.json."""
         out = {
             "format_version": FORMAT_VERSION,

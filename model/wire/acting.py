@@ -56,7 +56,7 @@ async def exit_of(process: asyncio.subprocess.Process) -> None:
         await asyncio.sleep(0.05)
 
 
-def can_reopen(initialized: Any, version: int) -> bool:
+def can_reopen(initialized: object, version: int) -> bool:
     """Whether the agent's `initialize` answer advertises reopening a session: v1
     `loadSession`; v2 a session capability group, whose baseline methods include
     `session/resume`."""
@@ -67,8 +67,8 @@ def can_reopen(initialized: Any, version: int) -> bool:
 
 
 def _message(
-    part: str, sid: str, version: int, new: dict[str, Any], offered: list[Any] | None
-) -> tuple[bool, str, Any]:
+    part: str, sid: str, version: int, new: dict[str, object], offered: list[object] | None
+) -> tuple[bool, str, object]:
     """What one of the model's client actions puts on the wire: (a request?, method, params);
     a setting that sends suggestions sends the `offered` one's blocks as they came."""
     if part == "client.auto_send":
@@ -95,7 +95,7 @@ async def act(
     action: str,
     conn: Any,
     sessions: list[dict[str, Any]],
-    step: Callable[[str, Awaitable[Any]], Awaitable[Any]],
+    step: Callable[[str, Awaitable[object]], Awaitable[object]],
     rng: random.Random,
     new: dict[str, Any],
     version: int,
@@ -164,7 +164,7 @@ async def answered(process: Any, what: str, call: Awaitable[Any], timeout: float
     raise ProbeError(f"no answer to {what} within {timeout:g} s{login}")
 
 
-def _data(data: Any) -> str:
+def _data(data: object) -> str:
     """An error answer's `data`, as the agent sent it (cut to 500 characters): most agents
     put the reason there, e.g. which authentication method to use."""
     if data is None:

@@ -88,7 +88,7 @@ class ReferenceAgent:
             "authMethods": [],
         }
 
-    async def _load(self, sid: str) -> dict[str, Any]:
+    async def _load(self, sid: str) -> dict[str, object]:
         """Replay the session (its first user message and an answer), then answer: the list
         starts empty (RP-2).  No prediction goes out meanwhile: it would be in the replay
         (RP-1) and the reopened session's empty list would forget it."""
@@ -98,7 +98,7 @@ class ReferenceAgent:
         finally:
             self.reopening.discard(sid)
 
-    async def _replay(self, sid: str) -> dict[str, Any]:
+    async def _replay(self, sid: str) -> dict[str, object]:
         if self.turns.get(sid):
             if self.version == 2:
                 first = {"messageId": f"{sid}-1", "content": [_TEXT]}
@@ -111,7 +111,7 @@ class ReferenceAgent:
         self.holding[sid], self.turns[sid] = False, self.turns.get(sid, 0)
         return {}
 
-    async def _prompt(self, sid: str) -> dict[str, Any]:
+    async def _prompt(self, sid: str) -> dict[str, object]:
         if self.misbehave == "hang":
             await asyncio.Event().wait()
         if self.misbehave == "garbage":
@@ -143,10 +143,10 @@ class ReferenceAgent:
     async def _during_turn(self, sid: str) -> None:
         """What the agent sends in the middle of a turn, before its last chunk: nothing here."""
 
-    async def _update(self, sid: str, update: dict[str, Any]) -> None:
+    async def _update(self, sid: str, update: dict[str, object]) -> None:
         await self.conn.send_notification("session/update", {"sessionId": sid, "update": update})
 
-    async def _suggest(self, sid: str, prompts: list[list[dict[str, Any]]]) -> None:
+    async def _suggest(self, sid: str, prompts: list[list[dict[str, object]]]) -> None:
         """Send a list of suggestions, each a prompt's content blocks; on the legacy channel
         each as the text of its first block."""
         if self.allowlisted and not self.advertised:
@@ -184,12 +184,12 @@ PREDICTION = "Explain what changed in turn {turn}"  # the prediction that ends a
 REPLAYED = "A suggestion from before the load"  # the list an agent breaking RP-1 replays
 
 
-def said(text: str) -> list[dict[str, Any]]:
+def said(text: str) -> list[dict[str, object]]:
     """A prompt of one text block."""
     return [{"type": "text", "text": text}]
 
 
-def chunk(text: str) -> dict[str, Any]:
+def chunk(text: str) -> dict[str, object]:
     """An agent message chunk of `text`."""
     return {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
 

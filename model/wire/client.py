@@ -43,7 +43,7 @@ STEPS = ("send", "accept", "reopen")
 PRESENTATIONS = ("grey-text", "chips")
 # What the client advertises, by `--channel`, as the probe does: the RFD's capability, the
 # legacy allowlist of the Claude adapter's `_meta` channel, or both.
-CHANNELS: dict[str, dict[str, Any]] = {
+CHANNELS: dict[str, dict[str, object]] = {
     "rfd": ADVERTISED,
     "legacy": LEGACY,
     "both": {**ADVERTISED, **LEGACY},
@@ -97,7 +97,7 @@ class ReferenceClient:
         s = self.session
         self.record.append({"action": action, "prompts_sent": s.sent, "session": s.sid})
 
-    async def handle(self, method: str, params: Any, is_notification: bool) -> Any:
+    async def handle(self, method: str, params: object, is_notification: bool) -> object:
         """The agent's messages: updates read, a permission request cancelled (no user to
         ask), anything else refused as a method this client does not serve."""
         from acp.exceptions import RequestError
@@ -135,7 +135,7 @@ class ReferenceClient:
         )
         s.changed.set()
 
-    def _shown(self, suggestion: Suggestion) -> dict[str, Any] | None:
+    def _shown(self, suggestion: Suggestion) -> dict[str, object] | None:
         """The suggestion as the client offers it: whole if it can show each of its blocks,
         else skipped (SC-5), or under `--break SC-5` trimmed to the blocks it can show."""
         blocks = suggestion.blocks()
@@ -146,7 +146,7 @@ class ReferenceClient:
 
     # --- the user's script ------------------------------------------------------------------
 
-    async def run(self, process: Any) -> None:
+    async def run(self, process: object) -> None:
         """Set up a session, then take the script's steps one by one."""
         o = self.options
 
@@ -176,7 +176,7 @@ class ReferenceClient:
             else:
                 await self._reopen(step, new)
 
-    async def _accept(self, step: Any, number: int) -> None:
+    async def _accept(self, step: object, number: int) -> None:
         """Once the last turn has ended, the user takes the first suggestion offered (waiting
         for one): by Tab and Enter, a chip, or the setting (or, breaking CP-1 or CP-3, the
         client by itself)."""

@@ -8,7 +8,6 @@ The trace checker holds each report against the list of update N: the client may
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from acp_suggestions.model.messages import (
     CURRENT_VARIANT,
@@ -37,7 +36,7 @@ class Report:
     offered: tuple[Suggestion, ...]
 
 
-def read_report(params: dict[str, Any]) -> Report:
+def read_report(params: dict[str, object]) -> Report:
     """The report in a notification's params; ReportError names the field that is wrong."""
     sid, seen = params.get("sessionId"), params.get("updatesSeen")
     if not isinstance(sid, str):
@@ -57,13 +56,15 @@ def read_report(params: dict[str, Any]) -> Report:
     return Report(sid, seen, parsed.suggestions)
 
 
-def _trimmed(offered: list[Any], whole: list[Any]) -> bool:
+def _trimmed(offered: list[object], whole: list[object]) -> bool:
     """Whether `offered` is `whole` with some of its blocks left out (in order)."""
     rest = iter(whole)
     return len(offered) < len(whole) and all(block in rest for block in offered)
 
 
-def _why(report: Report, blocks: list[Any], current: tuple[Suggestion, ...]) -> tuple[RuleId, str]:
+def _why(
+    report: Report, blocks: list[object], current: tuple[Suggestion, ...]
+) -> tuple[RuleId, str]:
     """The rule an offered suggestion that is not in `current` breaks, and how."""
     n = report.seen
     if any(_trimmed(blocks, whole.blocks()) for whole in current):

@@ -124,21 +124,17 @@ def read_records(
                 continue
             line = _whole(raw)
         except (msgspec.DecodeError, RecursionError):
-            found = _careful(number, raw)
-            if found is not None:
-                gap = Gap(found["from"], found["gap"]) if "msg" not in found else None
-                yield number, found["from"], gap or found["msg"]
+            if raw.strip():
+                yield number, *entry(number, _careful(number, raw))
             continue
         yield number, line.sender, line.msg
 
 
-def _careful(number: int, raw: bytes) -> dict[str, Any] | None:
-    """A line the fast decoder refused: None if blank, the record if `json.loads` takes it
-    and its shape is right, else a TraceError naming the problem."""
-    if not raw.strip():
-        return None
+def _careful(number: int, raw: bytes) -> object:
+    """A line the fast decoder refused, decoded as `json.loads` does, or a TraceError naming
+    why it is not JSON."""
     try:
-        record = _decode(raw.decode())
+        return _decode(raw.decode())
     except json.JSONDecodeError as exc:
         cut = " (the line is cut short)" if not raw.endswith(b"\n") else ""
         raise TraceError(
@@ -150,16 +146,22 @@ def _careful(number: int, raw: bytes) -> dict[str, Any] | None:
         raise TraceError(number, "JSON nested too deeply to be a JSON-RPC message") from None
     except ValueError as exc:  # e.g. an integer of more digits than Python converts
         raise TraceError(number, f"not usable JSON: {exc}") from None
+
+
+def entry(number: int, record: object) -> tuple[str, dict[str, Any] | Gap]:
+    """A decoded trace record's sender and its message (or Gap), or a TraceError naming what
+    is wrong with its shape."""
     if not isinstance(record, dict):
         raise TraceError(number, 'expected an object {"from", "msg", "ts"?}')
-    if record.get("from") not in ("client", "agent"):
+    sender = record.get("from")
+    if sender not in ("client", "agent"):
         raise TraceError(number, 'expected "from": "client" or "agent"')
     if "gap" in record and "msg" not in record:
         if type(record["gap"]) is not int or record["gap"] <= 0:
             raise TraceError(number, '"gap" must be a number of bytes (a positive integer)')
-        return record
+        return sender, Gap(sender, record["gap"])
     if not isinstance(record.get("msg"), dict):
         raise TraceError(number, 'expected "msg": a JSON-RPC object')
     if "ts" in record and not isinstance(record["ts"], (int, float)):
         raise TraceError(number, '"ts" must be a number of seconds')
-    return record
+    return sender, record["msg"]

@@ -25,17 +25,17 @@ _LISTED = (((TEXT,), (TEXT, RESOURCE_LINK)),)
 _CAPS = ClientSuggestionCaps(advertised=True, image=True)
 
 
-def _initialize(version: int) -> dict[str, Any]:
+def _initialize(version: int) -> dict[str, object]:
     """`initialize`'s params with the client's capability."""
     cfg = baseline(Revision.CURRENT, version, client_caps=_CAPS)
-    init: dict[str, Any] = records.initialize(cfg, 0)[0]["msg"]["params"]
+    init: dict[str, object] = records.initialize(cfg, 0)[0]["msg"]["params"]
     if parse_client_caps(version, init) != _CAPS:
         raise AssertionError(f"the model does not read back its own v{version} capability")
     rfd_schema.validate_initialize(version, init)
     return init
 
 
-def _update() -> dict[str, Any]:
+def _update() -> dict[str, object]:
     cfg = Config()
     (suggestions,) = _LISTED
     update: dict[str, Any] = records.update(cfg, Update(suggestions, 1, 1, 1, False))["msg"][
@@ -63,5 +63,5 @@ def examples() -> list[dict[str, Any]]:
     ]
 
 
-def _example(title: str, section: str, value: dict[str, Any]) -> dict[str, Any]:
+def _example(title: str, section: str, value: dict[str, object]) -> dict[str, object]:
     return {"title": title, "section": section, "json": value}

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from acp.connection import StreamEvent
 
 
-def suggests(update: dict[str, Any]) -> bool:
+def suggests(update: dict[str, object]) -> bool:
     """Whether an update carries a suggestions list on any channel: the RFD's update, the
     draft's, or the legacy `session_info_update._meta.promptSuggestions` (a title alone
     does not)."""
@@ -42,7 +42,7 @@ class Seen:
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
         self.offering = asyncio.Event()  # set while `offered` holds a suggestion
-        self.offered: list[Any] | None = None
+        self.offered: list[object] | None = None
 
     def record(self, event: StreamEvent) -> None:
         """Record one message of the connection (an SDK `StreamEvent`)."""
@@ -63,7 +63,7 @@ class Seen:
             self.offering.set()
 
 
-def first_offered(update: dict[str, Any]) -> list[Any] | None:
+def first_offered(update: dict[str, object]) -> list[object] | None:
     """The content blocks of the first suggestion of a list the agent sent (the legacy
     channel's text as one text block), or None for a withdrawal or a shape it cannot send."""
     found = lists_in(update) or [None]
@@ -76,7 +76,7 @@ def first_offered(update: dict[str, Any]) -> list[Any] | None:
     return [{"type": "text", "text": text}] if isinstance(text, str) else None
 
 
-def sent_list(line: str) -> list[Any] | None:
+def sent_list(line: str) -> list[object] | None:
     """The suggestions list an agent's line of the recording carries, or None."""
     record = json.loads(line)
     msg = record["msg"] if isinstance(record["msg"], dict) else {}

@@ -43,12 +43,12 @@ from acp_suggestions.model.wire.scenarios import (
 from acp_suggestions.model.wire.spawn import Overrun, bounded_agent
 from acp_suggestions.model.wire.tracecheck import check_lines
 
-ADVERTISED: dict[str, Any] = {"session": {"promptSuggestions": {}}}
+ADVERTISED: dict[str, object] = {"session": {"promptSuggestions": {}}}
 # The legacy allowlist marker as the adapter reads it: an object (a bare `true` is not one).
-LEGACY: dict[str, Any] = {"_meta": {"jetbrains": {"air": {"version": 1, "capabilities": []}}}}
-BOTH: dict[str, Any] = {**ADVERTISED, **LEGACY}
+LEGACY: dict[str, object] = {"_meta": {"jetbrains": {"air": {"version": 1, "capabilities": []}}}}
+BOTH: dict[str, object] = {**ADVERTISED, **LEGACY}
 # What a scenario that advertises suggestions sends, by `--channel`.
-CHANNELS: dict[str, dict[str, Any]] = {"rfd": ADVERTISED, "legacy": LEGACY, "both": BOTH}
+CHANNELS: dict[str, dict[str, object]] = {"rfd": ADVERTISED, "legacy": LEGACY, "both": BOTH}
 PROBE_VERSION = "0.1.0"
 # What else may explain a scenario without suggestion traffic, by the channel it advertised.
 HINTS = {
@@ -99,7 +99,7 @@ class Agent:
     env: dict[str, str]
     permission: str = "deny"
     start_timeout: float = 30.0
-    channel: dict[str, Any] = field(default_factory=lambda: ADVERTISED)  # what "advertised" is
+    channel: dict[str, object] = field(default_factory=lambda: ADVERTISED)  # what "advertised" is
     # `authenticate` after `initialize` with this method id ("" for the first the agent
     # advertises), or None not to authenticate.
     auth: str | None = None
@@ -123,7 +123,7 @@ async def _run(
     seen = Seen(lines)
     auto_sent, stopped = 0, False
 
-    async def answer(method: str, params: Any, is_notification: bool) -> Any:
+    async def answer(method: str, params: object, is_notification: bool) -> object:
         """The agent's requests, answered as a minimal client does: a permission by
         `--permission`; files and terminals, which the probe never advertised, refused as
         unknown methods (it never reads, writes or runs anything for an agent)."""
@@ -139,7 +139,9 @@ async def _run(
         process,
     ):
 
-        def step(what: str, call: Awaitable[Any], timeout: float = step_timeout) -> Awaitable[Any]:
+        def step(
+            what: str, call: Awaitable[object], timeout: float = step_timeout
+        ) -> Awaitable[object]:
             return answered(process, what, call, timeout)
 
         started = await step(
@@ -183,7 +185,7 @@ async def _run(
     return auto_sent
 
 
-def _hello(version: int, caps: dict[str, Any]) -> dict[str, Any]:
+def _hello(version: int, caps: dict[str, object]) -> dict[str, object]:
     """The probe's `initialize` params in `version`, advertising `caps`."""
     info = {"name": "acp-suggestions probe", "version": PROBE_VERSION}
     if version == 1:
@@ -191,7 +193,7 @@ def _hello(version: int, caps: dict[str, Any]) -> dict[str, Any]:
     return {"protocolVersion": 2, "capabilities": caps, "info": info}
 
 
-def _check_version(started: Any, version: int) -> None:
+def _check_version(started: object, version: int) -> None:
     """The agent answered in the version asked for (else VersionAnswered, or a ProbeError for
     one that is neither)."""
     answered = started.get("protocolVersion") if isinstance(started, dict) else None
@@ -204,7 +206,7 @@ def _check_version(started: Any, version: int) -> None:
         )
 
 
-def auth_method(initialized: Any, env: dict[str, str]) -> str:
+def auth_method(initialized: object, env: dict[str, str]) -> str:
     """The method bare `--auth` tries, of those the agent's `initialize` answer lists: one
     that needs no user (an `env_var` method whose variables the agent's environment has), else
     the first that is no `terminal` login, else the first (a ProbeError if none is listed)."""

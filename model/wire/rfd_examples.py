@@ -40,7 +40,7 @@ def check(blocks: Iterable[tuple[int, str, str]]) -> list[Finding]:
     return out
 
 
-def judge(value: Any) -> list[tuple[str, str]]:
+def judge(value: object) -> list[tuple[str, str]]:
     """What is wrong with one example, as (rule, why); nothing for a right one or one of a
     kind not judged."""
     if not isinstance(value, dict):
@@ -59,7 +59,7 @@ def judge(value: Any) -> list[tuple[str, str]]:
     return []
 
 
-def _update(update: dict[str, Any]) -> list[tuple[str, str]]:
+def _update(update: dict[str, object]) -> list[tuple[str, str]]:
     """The update: the schema's verdict, then the parser's, then the content rules."""
     try:
         rfd_schema.validate_update(update)
@@ -83,7 +83,7 @@ def _update(update: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
-def _initialize(params: dict[str, Any]) -> list[tuple[str, str]]:
+def _initialize(params: dict[str, object]) -> list[tuple[str, str]]:
     """A client's `initialize` params: its capabilities under the key of its version."""
     version = params.get("protocolVersion")
     if version == 2 and "clientCapabilities" in params:

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import copy
 import functools
-from typing import Any
 
 import jsonschema
 
 # A field of the capability: omitted, null, or an object (Content types: "Supplying {} means
 # it does"; objects in both versions).
-_OBJECT_OR_NULL: dict[str, Any] = {"type": ["object", "null"]}
-PROMPT_SUGGESTIONS_CAPABILITY: dict[str, Any] = {
+_OBJECT_OR_NULL: dict[str, object] = {"type": ["object", "null"]}
+PROMPT_SUGGESTIONS_CAPABILITY: dict[str, object] = {
     "type": ["object", "null"],
     "properties": {
         "image": _OBJECT_OR_NULL,
@@ -24,14 +23,14 @@ PROMPT_SUGGESTIONS_CAPABILITY: dict[str, Any] = {
     },
 }
 # v2: a session group of the client's capabilities, promptSuggestions its first field.
-_V2_SESSION: dict[str, Any] = {
+_V2_SESSION: dict[str, object] = {
     "type": ["object", "null"],
     "properties": {"promptSuggestions": PROMPT_SUGGESTIONS_CAPABILITY},
 }
 
 
 @functools.cache
-def _v1_initialize() -> dict[str, Any]:
+def _v1_initialize() -> dict[str, object]:
     """v1 `initialize` params: the SDK's InitializeRequest, with promptSuggestions added to
     ClientSessionCapabilities."""
     from acp.schema import InitializeRequest
@@ -42,7 +41,7 @@ def _v1_initialize() -> dict[str, Any]:
     return schema
 
 
-_V2_INITIALIZE: dict[str, Any] = {
+_V2_INITIALIZE: dict[str, object] = {
     "type": "object",
     "required": ["protocolVersion"],
     "properties": {
@@ -53,7 +52,7 @@ _V2_INITIALIZE: dict[str, Any] = {
 
 
 @functools.cache
-def update_schema() -> dict[str, Any]:
+def update_schema() -> dict[str, object]:
     """The `prompt_suggestions_update` variant of SessionUpdate: each suggestion's prompt is
     what session/prompt takes (the SDK's PromptRequest.prompt)."""
     from acp.schema import PromptRequest
@@ -78,12 +77,12 @@ def update_schema() -> dict[str, Any]:
     }
 
 
-def validate_initialize(version: int, params: dict[str, Any]) -> None:
+def validate_initialize(version: int, params: dict[str, object]) -> None:
     """Raise jsonschema.ValidationError if `params` are not a valid `initialize` of `version`
     with the RFD's capability."""
     jsonschema.validate(params, _v1_initialize() if version == 1 else _V2_INITIALIZE)
 
 
-def validate_update(update: dict[str, Any]) -> None:
+def validate_update(update: dict[str, object]) -> None:
     """Raise jsonschema.ValidationError if `update` is not a valid prompt_suggestions_update."""
     jsonschema.validate(update, update_schema())

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from acp_suggestions.model.messages import (
     AUDIO,
@@ -209,7 +209,7 @@ class ScriptedAgent(ReferenceAgent):
         print(f"acp-suggestions agent: {text}", file=sys.stderr, flush=True)
         self.advice.append(text)
 
-    def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+    def _initialize(self, params: dict[str, object]) -> dict[str, object]:
         answer = super()._initialize(params)
         try:
             self.caps = parse_client_caps(self.version, params)
@@ -233,7 +233,7 @@ class ScriptedAgent(ReferenceAgent):
     def _may_suggest(self) -> bool:
         return self.script.ungated or super()._may_suggest()
 
-    async def _prompt(self, sid: str) -> dict[str, Any]:
+    async def _prompt(self, sid: str) -> dict[str, object]:
         if self.in_band and self.advice and sid not in self.advised:
             self.advised.add(sid)  # a client that hides stderr (acpx does) shows the reply
             await self._update(sid, chunk("acp-suggestions agent: " + " ".join(self.advice) + "\n"))
@@ -259,7 +259,7 @@ class ScriptedAgent(ReferenceAgent):
             first = [self._unsupported(), *said("And then")]
             await self._suggest(sid, [first, said(PREDICTION.format(turn=turn))])
 
-    def _unsupported(self) -> dict[str, Any]:
+    def _unsupported(self) -> dict[str, object]:
         """A block of a kind the client left out (the agent advertises none of them)."""
         if not self.caps.image:
             return {"type": IMAGE, "data": "iVBORw0KGgo=", "mimeType": "image/png"}
@@ -274,7 +274,7 @@ class ScriptedAgent(ReferenceAgent):
         )
         return {"type": IMAGE, "data": "iVBORw0KGgo=", "mimeType": "image/png"}
 
-    async def _load(self, sid: str) -> dict[str, Any]:
+    async def _load(self, sid: str) -> dict[str, object]:
         answer = await super()._load(sid)
         if self.script.reopen == "replay-list" and self._may_suggest():
             self.holding[sid] = True  # the replay put a list on the wire: withdrawn on a prompt

@@ -171,13 +171,13 @@ class _Recording:
     feed: int
     report: int
 
-    def result(self) -> dict[str, Any]:
+    def result(self) -> dict[str, object]:
         """What the recorder says at its end (once its input ended), or, if it died, why."""
         with os.fdopen(self.report, "rb") as f:
             said = f.read()
         _, status = os.waitpid(self.pid, 0)
         try:
-            result: dict[str, Any] = json.loads(said)
+            result: dict[str, object] = json.loads(said)
         except ValueError:
             code = os.waitstatus_to_exitcode(status)
             return {"died": f"the recorder ended unexpectedly (exit code {code})"}

@@ -136,7 +136,9 @@ class Checker:
     version: int | None = None
     client_caps: ClientSuggestionCaps = field(default_factory=ClientSuggestionCaps)
     agent_caps: AgentPromptCaps = field(default_factory=AgentPromptCaps)
-    pending: dict[tuple[str, Any], tuple[str, dict[str, Any], int]] = field(default_factory=dict)
+    pending: dict[tuple[str, object], tuple[str, dict[str, object], int]] = field(
+        default_factory=dict
+    )
     sessions: dict[str, _Session] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     passes: dict[tuple[str, str | None, str], int] = field(default_factory=dict)
@@ -226,7 +228,7 @@ class Checker:
 
     # --- messages ------------------------------------------------------------------------
 
-    def feed(self, number: int, sender: str, msg: dict[str, Any]) -> None:
+    def feed(self, number: int, sender: str, msg: dict[str, object]) -> None:
         """Check one wire message `msg` from `sender`."""
         method, rid = msg.get("method", _ABSENT), msg.get("id", _ABSENT)
         if rid is not _ABSENT and (
@@ -272,8 +274,8 @@ class Checker:
         number: int,
         sender: str,
         method: str,
-        params: dict[str, Any],
-        request_id: Any,
+        params: dict[str, object],
+        request_id: object,
     ) -> None:
         if method == "session/update":
             if sender == "agent":
@@ -292,7 +294,7 @@ class Checker:
             first, count = self.unchecked.get(method, (number, 0))
             self.unchecked[method] = (first, count + 1)
 
-    def _on_initialize(self, number: int, params: dict[str, Any]) -> None:
+    def _on_initialize(self, number: int, params: dict[str, object]) -> None:
         """A new connection: no session is live on it yet; the client's capabilities are
         read in the version it asks for."""
         for s in self.sessions.values():
@@ -304,7 +306,7 @@ class Checker:
         except MessageError as err:
             raise TraceError(number, str(err)) from None
 
-    def _on_reopen(self, number: int, method: str, params: dict[str, Any]) -> None:
+    def _on_reopen(self, number: int, method: str, params: dict[str, object]) -> None:
         replay = method == "session/load" or params.get("replayFrom") is not None
         sid = str(params.get("sessionId"))
         s = self.sessions.setdefault(sid, _Session(live=False))
@@ -313,7 +315,9 @@ class Checker:
         for handle in self.on["reopened"]:
             handle(number, sid, replay)
 
-    def _on_prompt(self, number: int, sid: str, request_id: Any, params: dict[str, Any]) -> None:
+    def _on_prompt(
+        self, number: int, sid: str, request_id: object, params: dict[str, object]
+    ) -> None:
         s = self._session(sid)
         s.prompts[request_id] = _Prompt(number)
         s.sent += 1
@@ -336,7 +340,7 @@ class Checker:
             for handle in self.on["prompt_accepted"]:
                 handle(sid, number)
 
-    def _on_offered(self, number: int, params: dict[str, Any]) -> None:
+    def _on_offered(self, number: int, params: dict[str, object]) -> None:
         """The client's report of what it offers, held against the list of the update it
         names (`model.wire.client_offers`)."""
         try:
@@ -347,7 +351,12 @@ class Checker:
         self._find(rule, verdict, number, report.session, why)
 
     def _on_response(
-        self, number: int, method: str, params: dict[str, Any], msg: dict[str, Any], failed: bool
+        self,
+        number: int,
+        method: str,
+        params: dict[str, object],
+        msg: dict[str, object],
+        failed: bool,
     ) -> None:
         result = msg.get("result")
         if method == "initialize" and isinstance(result, dict):
@@ -363,7 +372,9 @@ class Checker:
         elif method == "session/prompt":
             self._on_prompt_answered(number, str(params.get("sessionId")), msg, failed)
 
-    def _on_initialized(self, number: int, params: dict[str, Any], result: dict[str, Any]) -> None:
+    def _on_initialized(
+        self, number: int, params: dict[str, object], result: dict[str, object]
+    ) -> None:
         """The agent's capabilities; the connection goes on in the version it answered, where
         the client's capabilities are read from that version's field."""
         version = result.get("protocolVersion")
