@@ -94,20 +94,20 @@ def test_progress_counts_states_expanded_as_the_reference_does() -> None:
 
 def test_two_states_sharing_a_key_send_the_search_state_by_state() -> None:
     """Past its fields (6 bits here), a state's key is a hash of its numbers; with one that
-    gives clients past the first 1,024 the keys of earlier ones, the search over arrays meets
-    two states under one key part way (past 11,000 states) and gives up; by default the
+    gives clients past the first 512 the keys of earlier ones, the search over arrays meets
+    two states under one key part way (past 3,000 states) and gives up; by default the
     search a state at a time takes over, its result the reference's, and the progress told
     goes on from where the first stopped, never back."""
     cfg = CONFIGS["v2-python-sdk-small"]
 
     def colliding(a: Ints, c: Ints, ta: Ints, tc: Ints) -> Ints:
-        return splitmix(a, c & 1023, ta, tc)
+        return splitmix(a, c & 511, ta, tc)
 
     tuning = Tuning(told=1000, key_bits=6, hash=colliding)
     given_up: list[int] = []
     with pytest.raises(TooLarge):
         explore(spec_of(cfg), progress=given_up.append, tuning=tuning, search="arrays")
-    assert sum(given_up) == 11_000
+    assert sum(given_up) == 3_000
     told: list[int] = []
     found = explore(spec_of(cfg), keep_graph=True, progress=told.append, tuning=tuning)
     assert told == [1000] * 27

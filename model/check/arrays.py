@@ -299,8 +299,7 @@ class _Graph(Generic[A]):
             grown[: len(self._rank)] = self._rank
             self._rank = grown
         fresh = label[self._rank[label] < 0]
-        values, first = np.unique(fresh, return_index=True)
-        for k in values[np.argsort(first)].tolist():
+        for k in fresh[kernels.loops().distinct(fresh)[0]].tolist():
             self._rank[k] = len(self.actions)
             self.actions.append(self._labels[k])
 

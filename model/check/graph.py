@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from typing_extensions import TypeVar
 
 from acp_suggestions.model.check import kernels
+from acp_suggestions.model.check.sparse import breadth_first
 
 A = TypeVar("A", bound=Hashable)  # a step's label
 
@@ -162,18 +163,10 @@ class StateGraph(Generic[A]):
 
     def distances(self, source: int) -> dict[int, int]:
         """The number of steps from `source` to each state it reaches (breadth first)."""
-        seen = {source: 0}
-        level, depth = [source], 0
-        while level:
-            depth += 1
-            nxt = []
-            for u in level:
-                for v in self.successors(u):
-                    if v not in seen:
-                        seen[v] = depth
-                        nxt.append(v)
-            level = nxt
-        return seen
+        indptr = np.frombuffer(self.offsets, dtype=np.int64)
+        targets = np.frombuffer(self.targets, dtype=np.int32)
+        levels = breadth_first(indptr, targets, np.array([source]))
+        return {v: depth for depth, level in enumerate(levels) for v in level.states.tolist()}
 
     def to_networkx(self) -> nx.DiGraph:
         """The same graph as a networkx DiGraph, for the small graphs that are drawn."""

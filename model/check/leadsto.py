@@ -29,13 +29,12 @@ from acp_suggestions.model.check import kernels
 from acp_suggestions.model.check.arrays import codes
 from acp_suggestions.model.check.graph import StateGraph
 from acp_suggestions.model.check.result import InMemory, Result, Worlds, truths
+from acp_suggestions.model.check.sparse import Ints, Mask, Targets, breadth_first
 from acp_suggestions.model.check.spec import A, C, Packed, S, Spec, W
 from acp_suggestions.model.check.tuning import DEFAULT
 
 Node = Hashable
 FairClass = Callable[[A], str | None]
-Mask = NDArray[np.bool_]
-Ints = NDArray[np.int64]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,53 +63,20 @@ class Lasso:
         return "then the run may stop: nothing the fairness assumptions require is enabled"
 
 
-def entries(indptr: Ints, rows: Ints) -> Ints:
-    """The positions of the entries of `rows` in compressed rows, row after row."""
-    lo = indptr[rows]
-    lens = indptr[rows + 1] - lo
-    ends = np.cumsum(lens)
-    at: Ints = np.arange(ends[-1] if len(ends) else 0) + np.repeat(lo - ends + lens, lens)
-    return at
-
-
-def _rows(indptr: Ints, indices: NDArray[Any], nodes: Ints) -> NDArray[Any]:
-    """The entries of the rows `nodes` of a compressed sparse row array, row after row."""
-    found: NDArray[Any] = indices[entries(indptr, nodes)]
-    return found
-
-
-def _closure(indptr: Ints, indices: NDArray[Any], seeds: Mask, allowed: Mask) -> Mask:
+def _closure(indptr: Ints, indices: Targets, seeds: Mask, allowed: Mask) -> Mask:
     """The states reached from `seeds` through `allowed` states (the seeds included)."""
-    seen = seeds.copy()
-    frontier = np.flatnonzero(seeds)
-    while frontier.size:
-        nxt = _rows(indptr, indices, frontier)
-        frontier = _distinct(nxt[allowed[nxt] & ~seen[nxt]], len(seen))
-        seen[frontier] = True
+    seen = np.zeros(len(seeds), dtype=bool)
+    for level in breadth_first(indptr, indices, np.flatnonzero(seeds), within=allowed):
+        seen[level.states] = True
     return seen
 
 
-def _levels(indptr: Ints, indices: NDArray[Any], source: int) -> NDArray[np.int32]:
+def _levels(indptr: Ints, indices: Targets, source: int) -> NDArray[np.int32]:
     """Breadth-first distances from `source`, -1 where it does not reach."""
     dist = np.full(len(indptr) - 1, -1, dtype=np.int32)
-    dist[source] = 0
-    frontier, depth = np.array([source]), 0
-    while frontier.size:
-        depth += 1
-        nxt = _rows(indptr, indices, frontier)
-        frontier = _distinct(nxt[dist[nxt] < 0], len(dist))
-        dist[frontier] = depth
+    for depth, level in enumerate(breadth_first(indptr, indices, np.array([source]))):
+        dist[level.states] = depth
     return dist
-
-
-def _distinct(values: Ints, size: int) -> Ints:
-    """`values` (numbers below `size`) each once, in order: sorted when they are few, read off
-    a marker array when they are many (a pass over `size`, no sort)."""
-    if len(values) * 32 < size:
-        return np.unique(values)
-    mark = np.zeros(size, dtype=bool)
-    mark[values] = True
-    return np.flatnonzero(mark)
 
 
 class _Arrays:
@@ -201,22 +167,16 @@ def _path(
     """The breadth-first path in `sub` from `start` to the target state of fewest steps (the
     least by name among those), each state reached first from the first state found before
     it, successors in the graph's order: the path networkx's single-source search finds."""
-    parent: dict[int, int] = {start: start}
-    level = [start]
-    while level:
-        found = [v for v in level if target(v)]
+    parent = np.full(len(sub.indptr) - 1, -1, dtype=np.int64)
+    for level in breadth_first(sub.indptr, sub.targets, np.array([start])):
+        reached = level.via >= 0  # not the start
+        parent[level.states[reached]] = sub.sources[level.via[reached]]
+        found = [v for v in level.states.tolist() if target(v)]
         if found:
             path = [min(found, key=lambda v: repr(name(v)))]
             while path[-1] != start:
-                path.append(parent[path[-1]])
+                path.append(int(parent[path[-1]]))
             return path[::-1]
-        nxt = []
-        for u in level:
-            for v in sub.successors(u):
-                if v not in parent:
-                    parent[v] = u
-                    nxt.append(v)
-        level = nxt
     raise nx.NetworkXNoPath(f"no path from {name(start)}")
 
 

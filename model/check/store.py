@@ -20,6 +20,7 @@ from typing import Any, Generic, Protocol
 import numpy as np
 from typing_extensions import TypeVar
 
+from acp_suggestions.model.check import kernels
 from acp_suggestions.model.check.result import PackedRows
 from acp_suggestions.model.check.spec import Packed
 from acp_suggestions.model.check.tuning import splitmix
@@ -250,6 +251,7 @@ class Spilled(PackedRows):
         lengths = np.array([len(enabled) for enabled in expanded], dtype=np.int64)
         starts = np.cumsum(lengths) - lengths  # where each state's successors begin
         fp = fingerprint(keys)
+        # Sorted, not in the order first met: each run is searched by its sorted fingerprints.
         distinct, first, back = np.unique(fp, return_index=True, return_inverse=True)
         number = np.full(len(distinct), -1, dtype=np.int64)
         exact = bool((keys == keys[first[back]]).all())  # no two rows share a fingerprint here
@@ -272,7 +274,7 @@ class Spilled(PackedRows):
         # The first find of each new state, in number order: its parent and action.
         owner = np.repeat(np.arange(len(expanded)), lengths)
         new_at = np.flatnonzero(numbers >= size)
-        firsts = new_at[np.unique(numbers[new_at], return_index=True)[1]]
+        firsts = new_at[kernels.loops().distinct(numbers[new_at])[0]]
         by, slot = owner[firsts], firsts - starts[owner[firsts]]
         self.parents.extend((by + start).tolist())
         self.via.extend(expanded[u][k][0] for u, k in zip(by.tolist(), slot.tolist(), strict=True))

@@ -132,7 +132,8 @@ class Lookup:
         found = self._map.get(key)
         missing = found < 0
         if missing.any():
-            fresh, at, inverse = np.unique(key[missing], return_index=True, return_inverse=True)
+            at, inverse = kernels.loops().distinct(key[missing])
+            fresh = key[missing][at]
             numbers = [p[missing][at].tolist() for p in parts]
             values = [self._compute(*args) for args in zip(*numbers, strict=True)]
             computed = np.array(values, dtype=np.int64)
@@ -173,7 +174,8 @@ class Rows:
         self, slots: IntMap | Dense, key: Ints, missing: NDArray[np.bool_], parts: tuple[Ints, ...]
     ) -> Ints:
         """Compute the rows of the keys missing; returns each missing key's slot."""
-        fresh, at, inverse = np.unique(key[missing], return_index=True, return_inverse=True)
+        at, inverse = kernels.loops().distinct(key[missing])
+        fresh = key[missing][at]
         numbers = [p[missing][at].tolist() for p in parts]
         first = len(self._starts)
         for args in zip(*numbers, strict=True):

@@ -19,10 +19,11 @@ from numpy.typing import NDArray
 from acp_suggestions.model.binding.batch import BatchSystem
 from acp_suggestions.model.binding.spec import ProtocolSpec
 from acp_suggestions.model.binding.spec import of as spec_of
-from acp_suggestions.model.check import kernels, leadsto
+from acp_suggestions.model.check import leadsto
 from acp_suggestions.model.check.arrays import Search
 from acp_suggestions.model.check.graph import StateGraph, pair_steps
 from acp_suggestions.model.check.result import Worlds
+from acp_suggestions.model.check.sparse import breadth_first, entries
 from acp_suggestions.model.check.spec import Packed
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.rules import RuleId
@@ -74,7 +75,7 @@ class Family:
         order, depth, number = self._breadth_first(allowed)
         if not with_graph:
             return Member(order, depth, None)
-        every = leadsto.entries(self.indptr, order)
+        every = entries(self.indptr, order)
         steps = allowed[every]
         at = every[steps]
         source = np.repeat(np.arange(len(order)), np.diff(self.indptr)[order])[steps]
@@ -89,19 +90,15 @@ class Family:
         """The states reached through `allowed` steps in the checker's order (a level at a
         time, each state's steps in order, a state numbered where first met), each one's
         distance, and each family state's number there (-1: not reached)."""
+        levels = [
+            x.states
+            for x in breadth_first(self.indptr, self.targets, np.array([0]), through=allowed)
+        ]
+        order = np.concatenate(levels)
         number = np.full(self.states, -1, dtype=np.int64)
-        number[0] = 0
-        levels = [np.array([0])]
-        while levels[-1].size:
-            at = leadsto.entries(self.indptr, levels[-1])
-            reached = self.targets[at[allowed[at]]]
-            fresh = reached[number[reached] < 0].astype(np.int64)
-            level = fresh[kernels.loops().distinct(fresh)[0]]  # each once, in the order first met
-            count = sum(len(x) for x in levels)
-            number[level] = np.arange(count, count + level.size)
-            levels.append(level)
+        number[order] = np.arange(len(order))
         depth = np.repeat(np.arange(len(levels), dtype=np.int32), [len(x) for x in levels])
-        return np.concatenate(levels), depth, number
+        return order, depth, number
 
     def violated(self, kept: frozenset[RuleId], liveness: bool = True) -> dict[str, int]:
         """What `violated` of `model.review.duties` says of the member keeping `kept`: every

@@ -61,6 +61,7 @@ _FOLLOWED = frozenset(
 
 
 _ABSENT = object()  # a JSON-RPC member the message does not have
+JsonObject = dict[str, object]  # a JSON object as decoded, each value read with a check
 LISTED = 100  # findings of one rule and verdict listed in a file's report; the rest counted
 
 
@@ -136,9 +137,7 @@ class Checker:
     version: int | None = None
     client_caps: ClientSuggestionCaps = field(default_factory=ClientSuggestionCaps)
     agent_caps: AgentPromptCaps = field(default_factory=AgentPromptCaps)
-    pending: dict[tuple[str, object], tuple[str, dict[str, object], int]] = field(
-        default_factory=dict
-    )
+    pending: dict[tuple[str, object], tuple[str, JsonObject, int]] = field(default_factory=dict)
     sessions: dict[str, _Session] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     passes: dict[tuple[str, str | None, str], int] = field(default_factory=dict)
@@ -228,7 +227,7 @@ class Checker:
 
     # --- messages ------------------------------------------------------------------------
 
-    def feed(self, number: int, sender: str, msg: dict[str, object]) -> None:
+    def feed(self, number: int, sender: str, msg: JsonObject) -> None:
         """Check one wire message `msg` from `sender`."""
         method, rid = msg.get("method", _ABSENT), msg.get("id", _ABSENT)
         if rid is not _ABSENT and (
@@ -274,7 +273,7 @@ class Checker:
         number: int,
         sender: str,
         method: str,
-        params: dict[str, object],
+        params: JsonObject,
         request_id: object,
     ) -> None:
         if method == "session/update":
@@ -294,7 +293,7 @@ class Checker:
             first, count = self.unchecked.get(method, (number, 0))
             self.unchecked[method] = (first, count + 1)
 
-    def _on_initialize(self, number: int, params: dict[str, object]) -> None:
+    def _on_initialize(self, number: int, params: JsonObject) -> None:
         """A new connection: no session is live on it yet; the client's capabilities are
         read in the version it asks for."""
         for s in self.sessions.values():
@@ -306,7 +305,7 @@ class Checker:
         except MessageError as err:
             raise TraceError(number, str(err)) from None
 
-    def _on_reopen(self, number: int, method: str, params: dict[str, object]) -> None:
+    def _on_reopen(self, number: int, method: str, params: JsonObject) -> None:
         replay = method == "session/load" or params.get("replayFrom") is not None
         sid = str(params.get("sessionId"))
         s = self.sessions.setdefault(sid, _Session(live=False))
@@ -315,9 +314,7 @@ class Checker:
         for handle in self.on["reopened"]:
             handle(number, sid, replay)
 
-    def _on_prompt(
-        self, number: int, sid: str, request_id: object, params: dict[str, object]
-    ) -> None:
+    def _on_prompt(self, number: int, sid: str, request_id: object, params: JsonObject) -> None:
         s = self._session(sid)
         s.prompts[request_id] = _Prompt(number)
         s.sent += 1
@@ -340,7 +337,7 @@ class Checker:
             for handle in self.on["prompt_accepted"]:
                 handle(sid, number)
 
-    def _on_offered(self, number: int, params: dict[str, object]) -> None:
+    def _on_offered(self, number: int, params: JsonObject) -> None:
         """The client's report of what it offers, held against the list of the update it
         names (`model.wire.client_offers`)."""
         try:
@@ -351,12 +348,7 @@ class Checker:
         self._find(rule, verdict, number, report.session, why)
 
     def _on_response(
-        self,
-        number: int,
-        method: str,
-        params: dict[str, object],
-        msg: dict[str, object],
-        failed: bool,
+        self, number: int, method: str, params: JsonObject, msg: JsonObject, failed: bool
     ) -> None:
         result = msg.get("result")
         if method == "initialize" and isinstance(result, dict):
@@ -372,9 +364,7 @@ class Checker:
         elif method == "session/prompt":
             self._on_prompt_answered(number, str(params.get("sessionId")), msg, failed)
 
-    def _on_initialized(
-        self, number: int, params: dict[str, object], result: dict[str, object]
-    ) -> None:
+    def _on_initialized(self, number: int, params: JsonObject, result: JsonObject) -> None:
         """The agent's capabilities; the connection goes on in the version it answered, where
         the client's capabilities are read from that version's field."""
         version = result.get("protocolVersion")
