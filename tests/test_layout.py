@@ -233,3 +233,30 @@ def test_the_checker_has_one_door_taking_a_spec() -> None:
     parameters = list(inspect.signature(explore).parameters.values())
     assert [(p.name, p.annotation) for p in parameters[:1]] == [("spec", "Spec[C, W, S, A]")]
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in parameters[1:])
+
+
+def private_reads(child: Path, parent: Path) -> set[str]:
+    """The underscored members of `self` that `child` reads and `parent` defines."""
+
+    def members(path: Path) -> set[str]:
+        return {
+            node.attr
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        }
+
+    return members(child) & members(parent)
+
+
+def test_the_batch_system_reads_the_packed_system_through_its_methods(tmp_path: Path) -> None:
+    """BatchSystem takes the packed system's local steps by their public methods, never its
+    tables; a planted read of one is caught."""
+    binding = ROOT / "model" / "binding"
+    assert private_reads(binding / "batch.py", binding / "packed.py") == set()
+    planted = tmp_path / "batch.py"
+    planted.write_text((binding / "batch.py").read_text() + "\n\ndef f(self):\n    self._read\n")
+    assert private_reads(planted, binding / "packed.py") == {"_read"}

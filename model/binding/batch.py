@@ -36,10 +36,10 @@ class BatchSystem(PackedSystem):
         self._heads_to_client = Rows(3, self._head_to_client)
         self._reads = Rows(3, self._read_row)
         self._reopens = Rows(3, self._reopen_row)
-        self._serves = Lookup(self._serving)
-        self._joined = Lookup(lambda channel, sent: self._append(channel, sent))
-        self._gets = Lookup(self._receiving)
-        self._loses = Lookup(self._losing_step)
+        self._serves = Lookup(self.serves_load)
+        self._joined = Lookup(self.appended)
+        self._gets = Lookup(self.received)
+        self._loses = Lookup(self.lost)
         self._delivering = Lookup(self._delivery)
         self._relabelled = Lookup(self._relabel)
 
@@ -128,51 +128,37 @@ class BatchSystem(PackedSystem):
 
     def _client_row(self, c: int) -> list[tuple[int, int, int, int]]:
         """(label, client, sent, the load of a reopen on a new connection or -1)."""
-        steps = self._by_client.get(c) or self._client_steps(c)
+        steps = self.client_steps(c)
         return [(self._label(action), c2, sent, load) for action, c2, sent, load in steps]
 
     def _agent_row(self, a: int) -> list[tuple[int, int, int]]:
         """(label, agent, sent)."""
-        steps = self._by_agent.get(a) or self._agent_steps(a)
+        steps = self.agent_steps(a)
         return [(self._label(action), a2, sent) for action, a2, sent in steps]
-
-    def _serving(self, a: int) -> int:
-        if a not in self._serves_load:
-            self._agent_steps(a)
-        return int(self._serves_load[a])
 
     def _head_to_agent(self, channel: int) -> list[tuple[int, int, int, int]]:
         """(message index, a load?, message, rest of the channel)."""
-        heads = self._to_agent_heads.get(channel) or self._deliverable(channel, True)
+        heads = self.heads(channel, toward_agent=True)
         return [(i, int(load), m, rest) for i, load, m, rest in heads]
 
     def _head_to_client(self, channel: int) -> list[tuple[int, int, int]]:
         """(label, message, rest of the channel)."""
-        heads = self._to_client_heads.get(channel) or self._deliverable(channel, False)
-        return [(self._label(self._to_client[i]), m, rest) for i, _, m, rest in heads]
+        heads = self.heads(channel, toward_agent=False)
+        return [(self._label(self.to_client(i)), m, rest) for i, _, m, rest in heads]
 
     def _read_row(self, m: int, a: int) -> list[tuple[int, int, int]]:
         """(the rules broken, agent, sent), for each choice of the agent reading `m`."""
-        reads = self._read.get((m, a)) or self._read_step(m, a)
+        reads = self.read_steps(m, a)
         return [(self._choices.number(b), a2, sent) for b, a2, sent in reads]
 
     def _reopen_row(self, load: int, a: int) -> list[tuple[int, int, int]]:
         """(the rules broken, agent, replies), for each choice of the agent reading a load."""
-        reads = self._reopened.get((load, a)) or self._reopen_step(load, a)
+        reads = self.reopen_steps(load, a)
         return [(self._choices.number(b), a2, sent) for b, a2, sent in reads]
-
-    def _receiving(self, m: int, c: int) -> int:
-        got = self._received.get((m, c))
-        return self._receive_step(m, c) if got is None else got
-
-    def _losing_step(self, c: int, ta: int, a: int) -> int:
-        lost = self._losing.get((c, ta, a))
-        return self._lose_step(c, ta, a) if lost is None else lost
 
     def _delivery(self, i: int, choice: int) -> int:
         """The label of delivering message `i` to an agent that breaks `choice` in reading it."""
-        breaks = self._choices.values[choice]
-        return self._label(self._breaking(i, breaks) if breaks else self._to_agent[i])
+        return self._label(self.delivery(i, self._choices.values[choice]))
 
     def _relabel(self, label: int, choice: int) -> int:
         """The label of a client's step with the rules the agent breaks in it."""

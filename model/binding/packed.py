@@ -187,6 +187,63 @@ class PackedSystem:
                 return self.unpack(nxt)
         raise ValueError(f"{action} is not enabled in {w}")
 
+    # --- local steps by number, each computed once (what BatchSystem reads) ---------------
+
+    def client_steps(self, c: int) -> tuple[tuple[Action, int, int, int], ...]:
+        """Client `c`'s own steps: (action, client, sent, and for a reopen on a new
+        connection the load the agent then reads, else -1)."""
+        steps = self._by_client.get(c)
+        return self._client_steps(c) if steps is None else steps
+
+    def agent_steps(self, a: int) -> tuple[tuple[Action, int, int], ...]:
+        """Agent `a`'s own steps: (action, agent, sent)."""
+        steps = self._by_agent.get(a)
+        return self._agent_steps(a) if steps is None else steps
+
+    def serves_load(self, a: int) -> bool:
+        """Whether agent `a` reads a reopen's load now."""
+        if a not in self._serves_load:
+            self._agent_steps(a)
+        return self._serves_load[a]
+
+    def heads(self, channel: int, toward_agent: bool) -> tuple[tuple[int, bool, int, int], ...]:
+        """What may be delivered from `channel`: (index, a load?, message, rest)."""
+        cache = self._to_agent_heads if toward_agent else self._to_client_heads
+        heads = cache.get(channel)
+        return self._deliverable(channel, toward_agent) if heads is None else heads
+
+    def read_steps(self, m: int, a: int) -> tuple[tuple[Choice, int, int], ...]:
+        """Agent `a` reading message `m`, for each choice: (rules broken, agent, sent)."""
+        steps = self._read.get((m, a))
+        return self._read_step(m, a) if steps is None else steps
+
+    def reopen_steps(self, load: int, a: int) -> tuple[tuple[Choice, int, int], ...]:
+        """Agent `a` reading a reopen's load, for each choice: (rules broken, agent, replies)."""
+        steps = self._reopened.get((load, a))
+        return self._reopen_step(load, a) if steps is None else steps
+
+    def received(self, m: int, c: int) -> int:
+        """Client `c` after receiving message `m`."""
+        got = self._received.get((m, c))
+        return self._receive_step(m, c) if got is None else got
+
+    def lost(self, c: int, ta: int, a: int) -> int:
+        """Client `c` after a reopen lost the prompts of channel `ta` and agent `a`."""
+        lost = self._losing.get((c, ta, a))
+        return self._lose_step(c, ta, a) if lost is None else lost
+
+    def appended(self, channel: int, sent: int) -> int:
+        """`channel` with the messages `sent` sent after it."""
+        return self._append(channel, sent)
+
+    def delivery(self, i: int, breaks: Choice) -> Action:
+        """The delivery of message `i` to the agent, naming the rules it breaks in reading it."""
+        return self._breaking(i, breaks) if breaks else self._to_agent[i]
+
+    def to_client(self, i: int) -> Action:
+        """The delivery of message `i` to the client (made by `heads` for its channel)."""
+        return self._to_client[i]
+
     # --- computing local steps, once each -------------------------------------------------
 
     def _breaking(self, i: int, breaks: Choice) -> Action:
