@@ -297,3 +297,27 @@ def test_each_rule_broken_alone_breaks_its_property_on_a_step_that_names_it(rule
     cfg = mutation.apply(baseline(Revision.CURRENT, mutation.versions[0]))
     cex = verify(cfg, liveness=False).counterexamples()[mutation.expect.name]
     assert rule in [r for step in cex.steps for r in walk.stands_on(cfg, step)]
+
+
+def test_a_job_key_is_read_from_its_parts_as_the_review_names_it() -> None:
+    """Every exploration of the default review (every proposal's too), by its key, is the job
+    the review runs; a key changed in any one part names none."""
+    from acp_suggestions.model.amendments import AMENDMENTS
+    from acp_suggestions.model.review.jobs import Job, job_of, tasks
+
+    every = tasks({}, [a.name for a in AMENDMENTS], with_duties=False)
+    jobs = [t for t in every if isinstance(t, Job)]
+    assert len({job.kind for job in jobs}) == 7 and len(jobs) > 500
+    for job in jobs:
+        assert job_of(job.key) == job, job.key
+    for wrong in (
+        "mutation.XX-1.v1.fifo",
+        "mutation.LT-5.v3.fifo",
+        "mutation.LT-5.v1.carrier",
+        "baseline.later.v1.fifo",
+        "nothing.LT-5.v1.fifo",
+        "reading.x=y@" + LT5,
+        "",
+    ):
+        with pytest.raises(KeyError):
+            job_of(wrong)

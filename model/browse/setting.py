@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import argparse
-import functools
 from dataclasses import dataclass
 
 from acp_suggestions.model import options
@@ -26,25 +25,18 @@ class Setting:
     config: Config
 
 
-@functools.cache
-def review_jobs() -> dict[str, Config]:
-    """Every exploration of the default review (and of every proposal) by its key."""
-    from acp_suggestions.model.amendments import AMENDMENTS
-    from acp_suggestions.model.review.jobs import Job, tasks
-
-    todo = tasks({}, [a.name for a in AMENDMENTS], with_duties=False)
-    return {task.key: task.config for task in todo if isinstance(task, Job)}
-
-
 def from_job(key: str) -> Setting:
     """The configuration of the review's exploration `key` (`mutation.LT-5.v1.fifo`)."""
-    jobs = review_jobs()
-    if key not in jobs:
+    from acp_suggestions.model.review.jobs import job_of
+
+    try:
+        job = job_of(key)
+    except KeyError:
         raise Unreadable(
             f"job {key!r}: no exploration of the review has that key "
             "(a key names kind.name.version.transport, as review.json and the itf/ files do)"
-        )
-    return Setting((("job", key),), f"review's {key}", jobs[key])
+        ) from None
+    return Setting((("job", key),), f"review's {key}", job.config)
 
 
 def from_namespace(args: argparse.Namespace) -> Setting:

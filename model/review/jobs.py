@@ -15,7 +15,7 @@ from acp_suggestions.model.binding.verify import verify
 from acp_suggestions.model.config import Config, baseline
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.liveness import LIVENESS, properties_in_force
-from acp_suggestions.model.mutations import MUTATIONS
+from acp_suggestions.model.mutations import MUTATIONS, MUTATIONS_BY_RULE, Mutation
 from acp_suggestions.model.network import REVIEWED, Transport
 from acp_suggestions.model.review import duties, plan
 from acp_suggestions.model.review.cache import Cache, identity
@@ -67,26 +67,31 @@ class Outcome:
     counterexamples: dict[str, Counterexample] = field(default_factory=dict)
 
 
-def jobs() -> list[Job]:
-    """Every exploration of the default review, in a fixed order."""
-    out = [
-        Job("baseline", rev.value, baseline(rev, v, transport=transport))
-        for rev in Revision
+def _baselines(revision: Revision) -> list[Job]:
+    return [
+        Job("baseline", revision.value, baseline(revision, v, transport=transport))
         for v in VERSIONS
         for transport in REVIEWED
     ]
-    for m in MUTATIONS:
-        out += [
-            Job("mutation", m.rule, m.apply(baseline(m.revision, v, transport=transport)))
-            for v in m.versions
-            for transport in REVIEWED
-        ]
-    out += [
-        Job("environment", name, config)
-        for name, (_, settings) in ENVIRONMENTS.items()
-        for config in settings()
+
+
+def _mutations(m: Mutation) -> list[Job]:
+    return [
+        Job("mutation", m.rule, m.apply(baseline(m.revision, v, transport=transport)))
+        for v in m.versions
+        for transport in REVIEWED
     ]
-    return out
+
+
+def _environments(name: str) -> list[Job]:
+    return [Job("environment", name, config) for config in ENVIRONMENTS[name][1]()]
+
+
+def jobs() -> list[Job]:
+    """Every exploration of the default review, in a fixed order."""
+    out = [job for rev in Revision for job in _baselines(rev)]
+    out += [job for m in MUTATIONS for job in _mutations(m)]
+    return out + [job for name in ENVIRONMENTS for job in _environments(name)]
 
 
 LIVE_LOAD = "live-load"
@@ -129,13 +134,14 @@ def proposal_jobs(names: Sequence[str]) -> list[Job]:
     return out
 
 
+def _plans(name: str) -> list[Job]:
+    edits = plan.edits_of(name)
+    return [Job("plan", name, s.config(edits), s.name) for s in plan.SITUATIONS]
+
+
 def plan_jobs() -> list[Job]:
     """The explorations of the plan: each set of candidate edits in each situation."""
-    return [
-        Job("plan", plan.set_name(edits), s.config(edits), s.name)
-        for edits in plan.edit_sets()
-        for s in plan.SITUATIONS
-    ]
+    return [job for edits in plan.edit_sets() for job in _plans(plan.set_name(edits))]
 
 
 def letter_settings() -> dict[str, list[tuple[str, Config]]]:
@@ -159,15 +165,55 @@ def letter_settings() -> dict[str, list[tuple[str, Config]]]:
     return out
 
 
-def letter_jobs() -> list[Job]:
-    """The explorations of the letter's set: in each edit's settings, the whole set, the set
-    without that edit, and the edit alone."""
+def _letters(edit: str, settings: list[tuple[str, Config]]) -> list[Job]:
     return [
         Job("letter", name, plan.with_edits(cfg, edits), f"{situation}{plan.FOR}{edit}")
-        for edit, settings in letter_settings().items()
         for name, edits in plan.letter_sets(edit).items()
         for situation, cfg in settings
     ]
+
+
+def letter_jobs() -> list[Job]:
+    """The explorations of the letter's set: in each edit's settings, the whole set, the set
+    without that edit, and the edit alone."""
+    return [job for edit, settings in letter_settings().items() for job in _letters(edit, settings)]
+
+
+def job_of(key: str) -> Job:
+    """The default review's exploration `key` (kind.name[@setting].vVERSION.transport, as
+    review.json and the itf/ files name it), read from its parts: only the jobs of its kind
+    and name are made.  KeyError if the review has no such exploration."""
+    kind, _, rest = key.partition(".")
+    name, _, setting = rest.rsplit(".", 2)[0].partition("@")
+    try:
+        found = _named(kind, name, setting)
+    except (KeyError, ValueError):
+        found = []
+    for job in found:
+        if job.key == key:
+            return job
+    raise KeyError(key)
+
+
+def _named(kind: str, name: str, setting: str) -> list[Job]:
+    """The jobs of one kind and name (a reading's: the one judged against `setting`)."""
+    if kind == "reading":
+        reading, option = name.split("=")
+        r = readings.READINGS_BY_NAME[reading]
+        if option not in r.names:
+            return []
+        return [Job(kind, name, r.apply(job_of(setting).config, option), setting)]
+    if kind == "letter":
+        edit = setting.partition(plan.FOR)[2]
+        return _letters(edit, letter_settings()[edit])
+    named: dict[str, Callable[[str], list[Job]]] = {
+        "baseline": lambda n: _baselines(Revision(n)),
+        "mutation": lambda n: _mutations(MUTATIONS_BY_RULE[n]),
+        "environment": _environments,
+        "proposal": lambda n: proposal_jobs([n]),
+        "plan": _plans,
+    }
+    return named[kind](name)
 
 
 def reading_jobs(base: Sequence[Job], chosen: dict[str, str] | None = None) -> list[Job]:
