@@ -139,7 +139,7 @@ def test_a_second_run_runs_nothing_and_gives_the_same_results(tmp_path: Path) ->
     computed = review.run_all(todo, first, cache=Cache(tmp_path))
     stored = Cache(tmp_path)
     assert review.run_all(todo, second, cache=stored) == computed
-    assert len(first.ran) == len(todo) and second.ran == [] and stored.hits == len(todo)
+    assert len(first.ran) == len(todo) and second.ran == [] and stored.hits == stored.asked == len(todo)
 
 
 def test_a_planted_or_broken_file_is_a_miss_and_runs_nothing(tmp_path: Path) -> None:
@@ -252,8 +252,9 @@ def test_a_disk_that_refuses_entries_leaves_the_review_going_and_saying_so(
     assert stored.unwritable == "No space left on device" and len(tried) == 1
     from acp_suggestions.model.cli.review import _say_cache
 
-    _say_cache(stored, len(todo))
+    _say_cache(stored)
     said = capsys.readouterr().err
+    assert f"0 of {len(todo)} results from the cache" in said
     assert "the cache took no more results (No space left on device): the review went on" in said
 
 

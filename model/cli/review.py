@@ -121,11 +121,11 @@ def _cache(folder: Path) -> Cache:
         raise UsageError(f"--cache: {e} (or give --no-cache)") from None
 
 
-def _say_cache(cache: Cache | None, asked: int) -> None:
+def _say_cache(cache: Cache | None) -> None:
     """How many of the review's results came from the cache, where, and how to recompute."""
     if cache:
         err.print(
-            f"{cache.hits} of {asked} results from the cache at {cache.folder} "
+            f"{cache.hits} of {cache.asked} results from the cache at {cache.folder} "
             "(`--no-cache` to recompute)"
         )
         if cache.damaged:
@@ -210,7 +210,7 @@ def _review(args: argparse.Namespace) -> int:
         )
         + f"; {seconds:.1f}s; wrote {len(paths)} files under {out.given}"
     )
-    _say_cache(cache, len(todo))
+    _say_cache(cache)
     try:
         first = letter.headlines(summary.as_json())
     except findings.Unsupported:

@@ -235,7 +235,7 @@ class Cache:
             raise CacheError(f"cannot make the cache folder {folder}: {e.strerror}") from e
         if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
             raise CacheError(f"the cache folder {folder} is not a folder this user can write")
-        self.folder, self.hits = folder, 0
+        self.folder, self.hits, self.asked = folder, 0, 0  # results found, of those asked for
         self.damaged = 0  # entries whose contents did not match their digest
         self.unwritable = ""  # why the disk took no more entries, once it refused one
 
@@ -260,6 +260,7 @@ class Cache:
     def get(self, task: object, code: Code = "engine") -> Any | None:
         """The stored result of `task` (computed by `code`), or None when there is none (or
         none readable)."""
+        self.asked += 1
         sealed = self._read(key(task, code) + _SUFFIX)
         if sealed is None:
             return None
