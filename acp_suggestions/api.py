@@ -3,6 +3,7 @@ command line makes.  Import them from `acp_suggestions`."""
 
 from __future__ import annotations
 
+import importlib.metadata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -46,8 +47,19 @@ def summary_of(done: Sequence[Done], executor: Executor, cache: Cache | None = N
     placements, sharings = reviewing.placements_of(done), reviewing.sharings_of(done)
     summary = summarize(reviewing.outcomes_of(done), placements, sharings)
     summary.on_screen = onscreen.measure(executor, cache)
-    summary.examples = examples.examples()
+    summary.examples = _examples(cache)
     return summary
+
+
+def _examples(cache: Cache | None) -> list[dict[str, object]]:
+    """The wire examples, from `cache` when this code and SDK release made them before."""
+    task = ("wire examples", importlib.metadata.version("agent-client-protocol"))
+    stored = cache.get(task, "examples") if cache else None
+    if stored is None:
+        stored = examples.examples()
+        if cache:
+            cache.put(task, stored, "examples")
+    return stored
 
 
 def write_report(folder: Path, summary: Summary, outcomes: Sequence[Outcome]) -> list[Path]:

@@ -28,21 +28,36 @@ class Form(Protocol):
     def other(self, value: object) -> object: ...
 
 
-def encode(value: object, form: Form) -> object:
-    """`value` in `form`: a record (a dataclass or a NamedTuple) by its fields, in order."""
-    if value is None:
-        return form.none()
+_SCALARS = frozenset({bool, str, int, float})  # exactly these: an enumeration may be a str too
+
+
+def encode(
+    value: object, form: Form, memo: dict[int, tuple[object, object]] | None = None
+) -> object:
+    """`value` in `form`: a record (a dataclass or a NamedTuple) by its fields, in order.  With
+    `memo` (by identity, each value kept alive in it), a part several values share is encoded
+    once: the worlds of one path share most of their parts."""
+    if type(value) in _SCALARS or value is None:  # the most of a model value's leaves
+        return form.none() if value is None else form.scalar(value)  # type: ignore[arg-type]  # one of the four types
     if isinstance(value, Enum):
         return form.enum(value)
     if isinstance(value, bool | str | int | float):
         return form.scalar(value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if memo is not None and id(value) in memo:
+        return memo[id(value)][1]
+    names = getattr(type(value), "_fields", None)
+    if isinstance(value, tuple) and names is not None:  # a NamedTuple
+        pairs = zip(names, value, strict=True)
+        out = form.record(value, {k: encode(v, form, memo) for k, v in pairs})
+    elif isinstance(value, tuple | list):
+        out = form.sequence([encode(v, form, memo) for v in value])
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-        return form.record(value, {k: encode(v, form) for k, v in fields.items()})
-    if isinstance(value, tuple) and hasattr(value, "_asdict"):
-        return form.record(value, {k: encode(v, form) for k, v in value._asdict().items()})
-    if isinstance(value, tuple | list):
-        return form.sequence([encode(v, form) for v in value])
-    if isinstance(value, frozenset | set):
-        return form.set([encode(v, form) for v in value])
-    return form.other(value)
+        out = form.record(value, {k: encode(v, form, memo) for k, v in fields.items()})
+    elif isinstance(value, frozenset | set):
+        out = form.set([encode(v, form, memo) for v in value])
+    else:
+        return form.other(value)
+    if memo is not None:
+        memo[id(value)] = (value, out)
+    return out

@@ -139,7 +139,11 @@ def test_a_second_run_runs_nothing_and_gives_the_same_results(tmp_path: Path) ->
     computed = review.run_all(todo, first, cache=Cache(tmp_path))
     stored = Cache(tmp_path)
     assert review.run_all(todo, second, cache=stored) == computed
-    assert len(first.ran) == len(todo) and second.ran == [] and stored.hits == stored.asked == len(todo)
+    assert (
+        len(first.ran) == len(todo)
+        and second.ran == []
+        and stored.hits == stored.asked == len(todo)
+    )
 
 
 def test_a_planted_or_broken_file_is_a_miss_and_runs_nothing(tmp_path: Path) -> None:
@@ -310,3 +314,34 @@ def test_jobs_that_explore_the_same_run_once_and_each_gets_its_own_outcome() -> 
     done = review.run_all(todo, counting)
     assert len(counting.ran) == len({(t.config, review._live(t)) for t in todo}) < len(todo)
     assert done == [review.run(t) for t in todo]
+
+
+def _parsed_imports(path: Path) -> set[str]:
+    """What the key's import reader must find, read by Python's own parser."""
+    import ast
+
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_bytes())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+    ours = {n for n in found if n.startswith(cache._PACKAGES)}
+    return ours | {".".join(n.split(".")[:k]) for n in ours for k in range(2, n.count(".") + 1)}
+
+
+def test_the_keys_import_reader_finds_what_pythons_parser_finds(tmp_path: Path) -> None:
+    """Over every module of the model and the simulator, the imports read from the text are
+    those the parser finds; a wrapped, commented, continued or nested import is found."""
+    root = Path(__file__).resolve().parents[1]
+    for path in sorted([*(root / "model").rglob("*.py"), *(root / "sims").rglob("*.py")]):
+        assert cache._imports(path) == _parsed_imports(path), path
+    written = tmp_path / "m.py"
+    written.write_text(
+        "from acp_suggestions.model import (  # the rooms\n    check,  # engine\n"
+        "    binding as b,\n)\nimport acp_suggestions.sims.engine as e, os\n"
+        "from acp_suggestions.model.review import \\\n    plan\n"
+        "def f():\n    from acp_suggestions.model.wire import tap\n"
+    )
+    assert cache._imports(written) == _parsed_imports(written)
+    assert "acp_suggestions.model.wire.tap" in cache._imports(written)

@@ -22,8 +22,6 @@ from typing import Any, cast
 import networkx as nx
 import numpy as np
 from numpy.typing import NDArray
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
 
 from acp_suggestions.model.check import kernels
 from acp_suggestions.model.check.arrays import codes
@@ -140,6 +138,9 @@ class _Sub:
 def _sub(g: _Arrays, reach: Mask) -> _Sub:
     """The subgraph of `reach`, its components (scipy's) and which of them are fair: a
     component a run can stay in forever, taking every class enabled in all its states."""
+    from scipy.sparse import csr_matrix  # here: a review read from the cache never loads scipy
+    from scipy.sparse.csgraph import connected_components
+
     keep = reach[g.sources] & reach[g.targets]
     src, tgt, bits = g.sources[keep], g.targets[keep], g.bits[keep]
     indptr = np.zeros(g.n + 1, dtype=np.int64)

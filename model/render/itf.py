@@ -55,9 +55,9 @@ class _Itf:
         raise TypeError(f"no ITF encoding for {type(value).__name__}")
 
 
-def encode(value: object) -> Any:
-    """Encode a model value in ITF (`_Itf`)."""
-    return values.encode(value, _Itf())
+def encode(value: object, memo: dict[int, tuple[object, object]] | None = None) -> Any:
+    """Encode a model value in ITF (`_Itf`); `memo` as `values.encode` takes it."""
+    return values.encode(value, _Itf(), memo)
 
 
 def to_itf(init: World, steps: Steps, description: str, loop: int | None = None) -> dict[str, Any]:
@@ -65,12 +65,13 @@ def to_itf(init: World, steps: Steps, description: str, loop: int | None = None)
     the index of the state from which the trace repeats forever (a lasso)."""
     worlds = [init, *(step.after for step in steps)]
     actions = ["init", *(str(step.action) for step in steps)]
+    memo: dict[int, tuple[object, object]] = {}  # the worlds share their unchanged parts
     return {
         **({"loop": loop} if loop is not None else {}),
         "#meta": {"format": "ITF", "source": "acp-suggestions", "description": description},
         "vars": list(World._fields),
         "states": [
-            {"#meta": {"index": i, "action": act}, **encode(w)}
+            {"#meta": {"index": i, "action": act}, **encode(w, memo)}
             for i, (act, w) in enumerate(zip(actions, worlds, strict=True))
         ],
     }

@@ -31,6 +31,7 @@ import io
 import json
 import os
 import pickle
+import re
 import stat
 import tempfile
 from pathlib import Path
@@ -66,32 +67,53 @@ def _module_file(roots: dict[str, Path], name: str) -> Path | None:
     return None
 
 
+# An import statement at the start of a line: `from X import names` (in parentheses or not)
+# or `import names`; read from the text, as parsing every module took a second per review.
+_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]*\)|.*)|import[ \t]+(.*))", re.M
+)
+_COMMENT = re.compile(r"#.*")
+
+
+def _names(listed: str) -> list[str]:
+    """The names of an import's list (`a.b as c, d` or `(a, b)`), comments left out."""
+    names = _COMMENT.sub("", listed).strip("() \t\n").replace("\n", " ").split(",")
+    return [n.split()[0] for n in names if n.strip()]
+
+
 def _imports(path: Path) -> set[str]:
     """The modules of the model or the simulator a file imports, anywhere in it (a function's
     own imports too), with each `from PACKAGE import name` as both the package and its
-    submodule, and each package on the way."""
+    submodule, and each package on the way.  A line in a string that reads as an import
+    adds a file to the digest, never takes one out."""
+    text = path.read_text(encoding="utf-8").replace("\\\n", " ")
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_bytes())):
-        if isinstance(node, ast.Import):
-            found |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+    for module, listed, plain in _IMPORT.findall(text):
+        if module:
+            found |= {module, *(f"{module}.{name}" for name in _names(listed))}
+        else:
+            found |= set(_names(plain))
     ours = {n for n in found if n.startswith(_PACKAGES)}
     return ours | {".".join(n.split(".")[:k]) for n in ours for k in range(2, n.count(".") + 1)}
 
 
-# Whose results are cached: the search engine's tasks, and the simulator's figures.
-Code = Literal["engine", "simulator"]
+# Whose results are cached: the search engine's tasks, the simulator's figures, and the wire
+# examples the report shows (checked against the SDK's types, which take a second to load).
+Code = Literal["engine", "simulator", "examples"]
 
 
 def reached(model: Path, sims: Path, code: Code = "engine") -> list[Path]:
     """Every file the `code` whose results are cached can run: its modules (the review's,
-    `ENGINE`; or the simulator's) and what they import, and each package on the way;
-    for the engine, not the rendering, the wire tools, the browser or the command line, so
-    editing them keeps every key."""
+    `ENGINE`; the simulator's; or the examples') and what they import, and each package on the
+    way; for the engine, not the rendering, the wire tools, the browser or the command line,
+    so editing them keeps every key."""
     roots = dict(zip(_PACKAGES, (model, sims), strict=True))
-    starts = [model / room for room in ENGINE] if code == "engine" else [sims]
-    todo = [path for start in starts for path in start.rglob("*.py")]
+    starts = {
+        "engine": [path for room in ENGINE for path in (model / room).rglob("*.py")],
+        "simulator": list(sims.rglob("*.py")),
+        "examples": [model / "wire" / "examples.py"],
+    }
+    todo = starts[code]
     seen: set[Path] = set()
     while todo:
         path = todo.pop()
@@ -187,17 +209,17 @@ def canonical(value: object) -> object:
     return values.encode(value, _Canonical())
 
 
-def identity(task: object) -> str:
+def identity(task: object, encoded: object = None) -> str:
     """A task's name across versions of the code (its configuration's digest): what the
-    table of work done is kept by."""
-    encoded = json.dumps(canonical(task), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(encoded.encode()).hexdigest()[:32]
+    table of work done is kept by.  `encoded`: the task's canonical form, if made already."""
+    text = json.dumps(encoded or canonical(task), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def key(task: object, code: Code = "engine") -> str:
+def key(task: object, code: Code = "engine", encoded: object = None) -> str:
     """The digest a task's result is stored under: of the code that computes it and the
-    task."""
-    return hashlib.sha256(f"{code_of(code)} {identity(task)}".encode()).hexdigest()
+    task (`encoded` as `identity` takes it)."""
+    return hashlib.sha256(f"{code_of(code)} {identity(task, encoded)}".encode()).hexdigest()
 
 
 def _is_record(value: object) -> bool:
@@ -261,7 +283,8 @@ class Cache:
         """The stored result of `task` (computed by `code`), or None when there is none (or
         none readable)."""
         self.asked += 1
-        sealed = self._read(key(task, code) + _SUFFIX)
+        encoded = canonical(task)
+        sealed = self._read(key(task, code, encoded) + _SUFFIX)
         if sealed is None:
             return None
         seal, data = sealed[:_SEAL], sealed[_SEAL:]
@@ -272,7 +295,7 @@ class Cache:
             stored_task, result = _Records(io.BytesIO(data)).load()
         except Exception:  # any unreadable file is a miss, whatever broke in reading it
             return None
-        if canonical(stored_task) != canonical(task):
+        if canonical(stored_task) != encoded:
             return None
         self.hits += 1
         return result
