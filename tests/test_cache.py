@@ -55,8 +55,8 @@ def test_every_tasks_key_is_the_same_under_any_hash_seed_and_names_one_task() ->
 def test_the_code_digest_changes_with_the_engines_code_alone(tmp_path: Path) -> None:
     """A change to a module the search engine runs changes every exploration's key; a rule
     card, the rendering, the wire tools, the browser, the command line or the simulator does
-    not, so a review after such an edit re-searches nothing (the simulator's figures are
-    keyed by its own code, and what it imports)."""
+    not, so a review after such an edit re-searches nothing (the simulator's figures and the
+    wire examples are keyed by their own code, and what it imports)."""
     model, sims = tmp_path / "model", tmp_path / "sims"
     shutil.copytree(ROOT / "model", model, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "sims", sims, ignore=shutil.ignore_patterns("__pycache__"))
@@ -81,6 +81,15 @@ def test_the_code_digest_changes_with_the_engines_code_alone(tmp_path: Path) -> 
         module.write_text(kept)
     reached = cache.reached(model, sims)
     assert not [p for p in reached if p.parts[-2] in ("render", "wire", "cli", "browse", "sims")]
+    examples = cache.code_digest(model, sims, "examples")  # the wire examples' own code
+    for module, changes in [
+        (model / "render" / "letter.py", False),
+        (model / "wire" / "records.py", True),
+    ]:
+        kept = module.read_text()
+        module.write_text(kept + "\n# changed\n")
+        assert (cache.code_digest(model, sims, "examples") != examples) == changes, module
+        module.write_text(kept)
 
 
 def _keys_with(monkeypatch: pytest.MonkeyPatch, rules: tuple[Rule, ...]) -> dict[str, str]:
