@@ -82,13 +82,13 @@ def test_the_code_digest_changes_with_the_engines_code_alone(tmp_path: Path) -> 
     reached = cache.reached(model, sims)
     assert not [p for p in reached if p.parts[-2] in ("render", "wire", "cli", "browse", "sims")]
     examples = cache.code_digest(model, sims, "examples")  # the wire examples' own code
-    for module, changes in [
+    for module, moved in [
         (model / "render" / "letter.py", False),
         (model / "wire" / "records.py", True),
     ]:
         kept = module.read_text()
         module.write_text(kept + "\n# changed\n")
-        assert (cache.code_digest(model, sims, "examples") != examples) == changes, module
+        assert (cache.code_digest(model, sims, "examples") != examples) == moved, module
         module.write_text(kept)
 
 
