@@ -3,10 +3,12 @@ session reaches, so the review's one-session verdicts hold per session."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from acp_suggestions.model.binding import sessions
-from acp_suggestions.model.config import baseline
+from acp_suggestions.model.config import Config, baseline
 from acp_suggestions.model.network import Transport
 from acp_suggestions.model.review import jobs as review
 from acp_suggestions.model.review.summary import Summary
@@ -90,3 +92,34 @@ def test_a_lone_session_offers_no_other_symmetry() -> None:
     worlds, _ = reach(system.init_state(), lambda w: [s.after for s in system.steps(w)])
     numbers = [[m.number for m in w.to_agent if type(m) is Prompt] for w in worlds]
     assert any(len(n) > 1 for n in numbers) and all(n == sorted(n) for n in numbers)
+
+
+def readable_compare(cfg: Config, most: int | None = None) -> sessions.Comparison:
+    """`sessions.compare` (symmetric) as the readable functions say it: pairs as values,
+    each one's successors by `successors`, each kept as `canonical` gives it."""
+    system = System(cfg)
+    steps = functools.cache(system.successors)
+    lone, _ = reach(system.init_state(), lambda w: (after for _, after in steps(w)))
+    w0 = system.init_state()
+    start = sessions.Pair(((w0.agent, w0.client),) * 2, (), ())
+    pairs, complete = reach(
+        start,
+        lambda p: map(sessions.canonical, sessions.successors(steps, cfg.transport, p)),
+        most,
+    )
+    views = {sessions.alone(p, sid) for p in pairs for sid in sessions.SESSIONS}
+    return sessions.Comparison(
+        len(pairs), len(lone), (len(views - lone),) * 2, (len(lone - views),) * 2, complete
+    )
+
+
+@pytest.mark.parametrize("most", [None, 700])
+@pytest.mark.parametrize("setting", [s for s in sessions.settings() if s.version == 1], ids=str)
+def test_the_numbered_search_is_the_readable_one(
+    setting: sessions.Shared, most: int | None
+) -> None:
+    """The search over pair numbers (a session's moves computed once per its actors and the
+    connection, `canonical` over numbers) finds what the readable functions find, and stops
+    at the same pair when cut short: the same steps in the same order."""
+    cfg = setting.config
+    assert sessions.compare(cfg, max_states=most) == readable_compare(cfg, most)

@@ -73,35 +73,56 @@ def _in_order_head(channel: tuple[tuple[int, object], ...], sid: int, transport:
     return not transport.in_order or (bool(channel) and channel[0][0] == sid)
 
 
+Actors = tuple[Agent, Client]
+ToAgents = tuple[tuple[int, ToAgent], ...]
+ToClients = tuple[tuple[int, ToClient], ...]
+
+
+def moves(
+    steps: Callable[[World], list[tuple[Action, World]]],
+    transport: Transport,
+    sid: int,
+    actors: Actors,
+    to_agent: ToAgents,
+    to_client: ToClients,
+) -> Iterator[tuple[Actors, ToAgents, ToClients]]:
+    """Every step session `sid` (its `actors`) can take, by its lone system's `steps`, that
+    the shared connection allows: its actors and the two directions after it.  The other
+    session's actors play no part."""
+    w = World(
+        *actors,
+        tuple(m for s, m in to_agent if s == sid),
+        tuple(m for s, m in to_client if s == sid),
+    )
+    for action, after in steps(w):
+        into_agent = action.actor == NET and action.name == TO_AGENT
+        into_client = action.actor == NET and action.name == TO_CLIENT
+        if into_agent and not _in_order_head(to_agent, sid, transport.toward_agent):
+            continue
+        if into_client and not _in_order_head(to_client, sid, transport):
+            continue
+        yield (
+            (after.agent, after.client),
+            _shared(to_agent, sid, w.to_agent, after.to_agent, action.arg if into_agent else None),
+            _shared(
+                to_client, sid, w.to_client, after.to_client, action.arg if into_client else None
+            ),
+        )
+
+
 def successors(
     steps: Callable[[World], list[tuple[Action, World]]], transport: Transport, p: Pair
 ) -> Iterator[Pair]:
     """Every step either session can take, by its lone system's `steps`, that the shared
-    connection allows."""
+    connection allows (the readable form of the numbered search's steps, held to it by the
+    tests)."""
     for sid in SESSIONS:
-        w = alone(p, sid)
-        for action, after in steps(w):
-            to_agent = action.actor == NET and action.name == TO_AGENT
-            to_client = action.actor == NET and action.name == TO_CLIENT
-            if to_agent and not _in_order_head(p.to_agent, sid, transport.toward_agent):
-                continue
-            if to_client and not _in_order_head(p.to_client, sid, transport):
-                continue
-            actors = list(p.actors)
-            actors[sid] = (after.agent, after.client)
-            yield Pair(
-                tuple(actors),
-                _shared(
-                    p.to_agent, sid, w.to_agent, after.to_agent, action.arg if to_agent else None
-                ),
-                _shared(
-                    p.to_client,
-                    sid,
-                    w.to_client,
-                    after.to_client,
-                    action.arg if to_client else None,
-                ),
-            )
+        for actors, to_agent, to_client in moves(
+            steps, transport, sid, p.actors[sid], p.to_agent, p.to_client
+        ):
+            both = list(p.actors)
+            both[sid] = actors
+            yield Pair(tuple(both), to_agent, to_client)
 
 
 def swapped(p: Pair) -> Pair:
@@ -134,47 +155,131 @@ def canonical(p: Pair) -> Pair:
     return q if key(q) < key(p) else p
 
 
-def _same(p: Pair) -> Pair:
-    return p
-
-
 class _Codes:
     """Pairs as single integers, each session's actors and each direction's contents numbered
     as first met: the search keeps one int a pair (about 90 bytes with its set entry, measured
     by `benchmarks/memory.py --pairs`) where a pair of nested tuples took about 400."""
 
     _WIDTH = 32
+    _MASK = (1 << _WIDTH) - 1
 
     def __init__(self) -> None:
         self._number: dict[object, int] = {}
-        self._values: list[Any] = []
+        self.values: list[Any] = []
 
-    def _id(self, value: object) -> int:
-        n = self._number.setdefault(value, len(self._values))
-        if n == len(self._values):
+    def number(self, value: object) -> int:
+        n = self._number.setdefault(value, len(self.values))
+        if n == len(self.values):
             if n >> self._WIDTH:
                 raise OverflowError("two-session search: too many distinct actors or messages")
-            self._values.append(value)
+            self.values.append(value)
         return n
+
+    def join(self, first: int, second: int, to_agent: int, to_client: int) -> int:
+        w = self._WIDTH
+        return first | second << w | to_agent << 2 * w | to_client << 3 * w
+
+    def split(self, code: int) -> tuple[int, int, int, int]:
+        w, mask = self._WIDTH, self._MASK
+        return code & mask, code >> w & mask, code >> 2 * w & mask, code >> 3 * w
 
     def pack(self, p: Pair) -> int:
         first, second = p.actors
-        w = self._WIDTH
-        return (
-            self._id(first)
-            | self._id(second) << w
-            | self._id(p.to_agent) << 2 * w
-            | self._id(p.to_client) << 3 * w
-        )
+        number = self.number
+        return self.join(number(first), number(second), number(p.to_agent), number(p.to_client))
 
     def unpack(self, code: int) -> Pair:
-        w, values = self._WIDTH, self._values
-        mask = (1 << w) - 1
-        return Pair(
-            (values[code & mask], values[code >> w & mask]),
-            values[code >> 2 * w & mask],
-            values[code >> 3 * w],
+        first, second, to_agent, to_client = (self.values[n] for n in self.split(code))
+        return Pair((first, second), to_agent, to_client)
+
+
+class _Numbered:
+    """The search's steps over pair numbers: a session's moves depend on its actors and the
+    two directions alone (`moves`), so they are computed once per such key, as numbers, and
+    shared by every pair that holds it whatever the other session's actors; `canonical` is
+    taken over numbers, each actor's and direction's order key computed once."""
+
+    _KEPT = 200_000  # moves remembered at most (then forgotten at once): memory stays bounded
+
+    def __init__(
+        self,
+        codes: _Codes,
+        steps: Callable[[World], list[tuple[Action, World]]],
+        transport: Transport,
+        symmetric: bool,
+    ) -> None:
+        self.codes, self.steps, self.transport, self.symmetric = codes, steps, transport, symmetric
+        self._moves: dict[tuple[int, int, int, int], list[tuple[int, int, int]]] = {}
+        self._rank: dict[int, object] = {}  # an actor's or a direction's order key
+        self._swapped: dict[int, int] = {}  # a direction with the sessions' names exchanged
+
+    def onward(self, code: int) -> Iterator[int]:
+        first, second, to_agent, to_client = self.codes.split(code)
+        for sid, actors in enumerate((first, second)):
+            for moved, to_agent2, to_client2 in self._moved(sid, actors, to_agent, to_client):
+                both = (moved, second) if sid == 0 else (first, moved)
+                yield self.codes.join(*self._one(*both, to_agent2, to_client2))
+
+    def _moved(
+        self, sid: int, actors: int, to_agent: int, to_client: int
+    ) -> list[tuple[int, int, int]]:
+        key = (sid, actors, to_agent, to_client)
+        found = self._moves.get(key)
+        if found is None:
+            if len(self._moves) >= self._KEPT:
+                self._moves.clear()
+            values, number = self.codes.values, self.codes.number
+            found = self._moves[key] = [
+                (number(a), number(ta), number(tc))
+                for a, ta, tc in moves(
+                    self.steps,
+                    self.transport,
+                    sid,
+                    values[actors],
+                    values[to_agent],
+                    values[to_client],
+                )
+            ]
+        return found
+
+    def _one(
+        self, first: int, second: int, to_agent: int, to_client: int
+    ) -> tuple[int, int, int, int]:
+        """`canonical` over numbers: the pair, or its swap where that comes first."""
+        p = (first, second, to_agent, to_client)
+        if not self.symmetric:
+            return p
+        a, b = self._key(first, _actor_key), self._key(second, _actor_key)
+        if a != b:  # the actors alone decide, as they lead the key
+            return p if a < b else (second, first, self._swap(to_agent), self._swap(to_client))
+        swapped_to_agent, swapped_to_client = self._swap(to_agent), self._swap(to_client)
+        mine = (self._key(to_agent, _channel_key), self._key(to_client, _channel_key))
+        theirs = (
+            self._key(swapped_to_agent, _channel_key),
+            self._key(swapped_to_client, _channel_key),
         )
+        return (second, first, swapped_to_agent, swapped_to_client) if theirs < mine else p
+
+    def _key(self, n: int, of: Callable[[Any], object]) -> Any:
+        key = self._rank.get(n)
+        if key is None:
+            key = self._rank[n] = of(self.codes.values[n])
+        return key
+
+    def _swap(self, n: int) -> int:
+        swapped = self._swapped.get(n)
+        if swapped is None:
+            channel = self.codes.values[n]
+            swapped = self._swapped[n] = self.codes.number(tuple((1 - s, m) for s, m in channel))
+        return swapped
+
+
+def _actor_key(actors: Actors) -> object:
+    return _rank(actors)
+
+
+def _channel_key(channel: tuple[tuple[int, object], ...]) -> object:
+    return tuple((s, _rank(m)) for s, m in channel)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,12 +315,8 @@ def compare(cfg: Config, *, symmetric: bool = True, max_states: int | None = Non
     w0 = system.init_state()
     start = Pair(((w0.agent, w0.client),) * len(SESSIONS), (), ())
     codes = _Codes()
-    one = canonical if symmetric else _same
-
-    def onward(code: int) -> Iterator[int]:
-        return (codes.pack(one(q)) for q in successors(steps, cfg.transport, codes.unpack(code)))
-
-    pairs, complete = reach(codes.pack(start), onward, max_states)
+    numbered = _Numbered(codes, steps, cfg.transport, symmetric)
+    pairs, complete = reach(codes.pack(start), numbered.onward, max_states)
     if symmetric:
         both = {alone(codes.unpack(c), sid) for c in pairs for sid in SESSIONS}
         views = [both for _ in SESSIONS]
