@@ -199,7 +199,7 @@ class _Numbered:
     shared by every pair that holds it whatever the other session's actors; `canonical` is
     taken over numbers, each actor's and direction's order key computed once."""
 
-    _KEPT = 200_000  # moves remembered at most (then forgotten at once): memory stays bounded
+    _KEPT = 50_000  # moves remembered at most (then forgotten at once): memory stays bounded
 
     def __init__(
         self,
@@ -249,7 +249,7 @@ class _Numbered:
         p = (first, second, to_agent, to_client)
         if not self.symmetric:
             return p
-        a, b = self._key(first, _actor_key), self._key(second, _actor_key)
+        a, b = self._key(first, _rank), self._key(second, _rank)
         if a != b:  # the actors alone decide, as they lead the key
             return p if a < b else (second, first, self._swap(to_agent), self._swap(to_client))
         swapped_to_agent, swapped_to_client = self._swap(to_agent), self._swap(to_client)
@@ -272,10 +272,6 @@ class _Numbered:
             channel = self.codes.values[n]
             swapped = self._swapped[n] = self.codes.number(tuple((1 - s, m) for s, m in channel))
         return swapped
-
-
-def _actor_key(actors: Actors) -> object:
-    return _rank(actors)
 
 
 def _channel_key(channel: tuple[tuple[int, object], ...]) -> object:
