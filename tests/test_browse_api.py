@@ -321,3 +321,8 @@ def test_a_job_key_is_read_from_its_parts_as_the_review_names_it() -> None:
     ):
         with pytest.raises(KeyError):
             job_of(wrong)
+    nested = LT5
+    for _ in range(3000):  # a reading of a reading of ... (a URL can carry this many)
+        nested = f"reading.acceptance-order=withdrawal-first@{nested}.v1.fifo"
+    with pytest.raises(KeyError):
+        job_of(nested)

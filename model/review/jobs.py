@@ -187,7 +187,7 @@ def job_of(key: str) -> Job:
     name, _, setting = rest.rsplit(".", 2)[0].partition("@")
     try:
         found = _named(kind, name, setting)
-    except (KeyError, ValueError):
+    except (KeyError, ValueError, RecursionError):  # RecursionError: readings nested past reason
         found = []
     for job in found:
         if job.key == key:
