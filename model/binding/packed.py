@@ -145,7 +145,7 @@ class PackedSystem:
             elif sent == empty:
                 append((action, (a, c2, ta, tc)))
             else:
-                append((action, (a, c2, appended.get((ta, sent)) or self._append(ta, sent), tc)))
+                append((action, (a, c2, appended.get((ta, sent)) or self.appended(ta, sent), tc)))
         by_agent = self._by_agent.get(a)
         if by_agent is None:
             by_agent = self._agent_steps(a)
@@ -153,7 +153,7 @@ class PackedSystem:
             if sent == empty:
                 append((action, (a2, c, ta, tc)))
             else:
-                append((action, (a2, c, ta, appended.get((tc, sent)) or self._append(tc, sent))))
+                append((action, (a2, c, ta, appended.get((tc, sent)) or self.appended(tc, sent))))
         if ta != empty:
             serves = self._serves_load[a]
             heads = self._to_agent_heads.get(ta) or self._deliverable(ta, toward_agent=True)
@@ -162,7 +162,7 @@ class PackedSystem:
                     continue
                 for breaks, a2, sent in self._read.get((m, a)) or self._read_step(m, a):
                     tc2 = (
-                        tc if sent == empty else appended.get((tc, sent)) or self._append(tc, sent)
+                        tc if sent == empty else appended.get((tc, sent)) or self.appended(tc, sent)
                     )
                     action = self._to_agent[i] if not breaks else self._breaking(i, breaks)
                     append((action, (a2, c, rest, tc2)))
@@ -232,10 +232,6 @@ class PackedSystem:
         lost = self._losing.get((c, ta, a))
         return self._lose_step(c, ta, a) if lost is None else lost
 
-    def appended(self, channel: int, sent: int) -> int:
-        """`channel` with the messages `sent` sent after it."""
-        return self._append(channel, sent)
-
     def delivery(self, i: int, breaks: Choice) -> Action:
         """The delivery of message `i` to the agent, naming the rules it breaks in reading it."""
         return self._breaking(i, breaks) if breaks else self._to_agent[i]
@@ -253,7 +249,8 @@ class PackedSystem:
             action = self._labelled[i, breaks] = Action(NET, TO_AGENT, i, breaks)
         return action
 
-    def _append(self, channel: int, sent: int) -> int:
+    def appended(self, channel: int, sent: int) -> int:
+        """`channel` with the messages `sent` sent after it (computed once each)."""
         key = (channel, sent)
         joined = self._appended.get(key)
         if joined is None:
