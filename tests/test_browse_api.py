@@ -317,6 +317,8 @@ def test_a_job_key_is_read_from_its_parts_as_the_review_names_it() -> None:
         "baseline.later.v1.fifo",
         "nothing.LT-5.v1.fifo",
         "reading.x=y@" + LT5,
+        "reading.acceptance-order=any@baseline.2026-11-14.v2.fifo.v2.fifo",  # the default
+        f"reading.acceptance-order=withdrawal-first@{LT5}.v1.fifo",  # a job it does not judge
         "",
     ):
         with pytest.raises(KeyError):

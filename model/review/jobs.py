@@ -200,9 +200,10 @@ def _named(kind: str, name: str, setting: str) -> list[Job]:
     if kind == "reading":
         reading, option = name.split("=")
         r = readings.READINGS_BY_NAME[reading]
-        if option not in r.names:
+        if option not in r.names or option == r.default:
             return []
-        return [Job(kind, name, r.apply(job_of(setting).config, option), setting)]
+        judged = _reading(r, option, job_of(setting))
+        return [] if judged is None else [judged]
     if kind == "letter":
         edit = setting.partition(plan.FOR)[2]
         return _letters(edit, letter_settings()[edit])
@@ -222,13 +223,20 @@ def reading_jobs(base: Sequence[Job], chosen: dict[str, str] | None = None) -> l
     that option."""
     chosen = chosen or {}
     return [
-        Job("reading", f"{r.name}={option}", r.apply(job.config, option), job.key)
+        reading
         for r in readings.READINGS
         for option in r.names
         if option != chosen.get(r.name, r.default)
         for job in base
-        if any(fnmatch.fnmatchcase(job.key, pattern) for pattern in r.judged_in)
+        if (reading := _reading(r, option, job)) is not None
     ]
+
+
+def _reading(r: readings.Reading, option: str, job: Job) -> Job | None:
+    """The exploration judging `option` of `r` against `job`, if the reading names that job."""
+    if not any(fnmatch.fnmatchcase(job.key, pattern) for pattern in r.judged_in):
+        return None
+    return Job("reading", f"{r.name}={option}", r.apply(job.config, option), job.key)
 
 
 def under(chosen: dict[str, str], todo: Sequence[Job]) -> list[Job]:
