@@ -14,7 +14,6 @@ from acp_suggestions.model.review.cache import Cache
 from acp_suggestions.model.review.executor import Executor
 from acp_suggestions.model.review.jobs import Done, Outcome
 from acp_suggestions.model.review.summary import Summary, summarize
-from acp_suggestions.model.wire import examples
 from acp_suggestions.model.wire.decode import entry
 from acp_suggestions.model.wire.monitors import Observer
 from acp_suggestions.model.wire.reports import FileReport
@@ -56,6 +55,8 @@ def _examples(cache: Cache | None) -> list[dict[str, object]]:
     task = ("wire examples", importlib.metadata.version("agent-client-protocol"))
     stored = cache.get(task, "examples") if cache else None
     if stored is None:
+        from acp_suggestions.model.wire import examples  # the SDK's schema: a second to load
+
         stored = examples.examples()
         if cache:
             cache.put(task, stored, "examples")

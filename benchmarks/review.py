@@ -4,7 +4,8 @@ Times the duty placement of a sample of cells two ways, alternated in one proces
 exploration per cell with each kept set a filter of it (`model.review.family`, what the review
 does), and a search of its own for each kept set the placement asks about (the way before);
 then `acp-suggestions review` as a user runs it on 2 workers, cold (`--no-cache`) and warm
-(a second run on the cache a first one filled), each the median of several runs; with
+(a second run on the cache a first one filled, into the previous run's folder and into a new
+one), each the median of several runs; with
 `--baseline TREE` the cold review of the package in TREE (a checkout of another commit) too,
 run alternately with this one, as the machine's pace drifts between runs.
 Run: .venv/bin/python benchmarks/review.py [--runs N] [--cells N] [--baseline TREE]
@@ -60,13 +61,12 @@ def placement(cells: list[duties.Cell], runs: int) -> tuple[float, float]:
     return statistics.median(filtered), statistics.median(searched)
 
 
-def review(runs: int, folder: Path, tree: str | None) -> tuple[float, float, float, float | None]:
-    """Median wall seconds of the review command cold, warm, warm after a comment in the
-    renderer, and cold by the package in `tree` (alternated with this one's cold runs), if
-    given."""
+def review(runs: int, folder: Path, tree: str | None) -> dict[str, float]:
+    """Median wall seconds of the review command cold, warm (into the previous run's folder,
+    and into a new one), warm after a comment in the renderer, and cold by the package in
+    `tree` (alternated with this one's cold runs), if given."""
 
-    def timed(*options: str, tree: str | None = None) -> float:
-        out = folder / "out"
+    def timed(*options: str, tree: str | None = None, out: Path = folder / "out") -> float:
         env = os.environ | ({"PYTHONPATH": tree} if tree else {})
         started = time.perf_counter()
         command = [*CLI, "--out", str(out), "--force", *options]
@@ -83,10 +83,11 @@ def review(runs: int, folder: Path, tree: str | None) -> tuple[float, float, flo
             before.append(timed("--no-cache", tree=tree))
     timed("--cache", cache)  # fills the cache
     warm = [timed("--cache", cache) for _ in range(runs)]
+    new = [timed("--cache", cache, out=folder / f"new-{i}") for i in range(runs)]
     edited = _with_a_comment(folder / "edited")
     redrawn = [timed("--cache", cache, tree=str(edited)) for _ in range(runs)]
-    baseline = statistics.median(before) if before else None
-    return statistics.median(cold), statistics.median(warm), statistics.median(redrawn), baseline
+    found = {"cold": cold, "warm": warm, "new": new, "redrawn": redrawn, "before": before}
+    return {name: statistics.median(times) for name, times in found.items() if times}
 
 
 def _with_a_comment(folder: Path) -> Path:
@@ -115,10 +116,10 @@ def main() -> None:
     sample = every[:: max(1, len(every) // args.cells)][: args.cells]
     filtered, searched = placement(sample, args.runs)
     with tempfile.TemporaryDirectory() as folder:
-        cold, warm, redrawn, before = review(args.runs, Path(folder), args.baseline)
-    versus = "" if before is None else (
-        f" The package of {_commit(args.baseline)}, alternated with it: cold {before:.1f} s "
-        f"({before / cold:.2f}x this one's)."
+        t = review(args.runs, Path(folder), args.baseline)
+    versus = "" if "before" not in t else (
+        f" The package of {_commit(args.baseline)}, alternated with it: cold {t['before']:.1f} s "
+        f"({t['before'] / t['cold']:.2f}x this one's)."
     )  # fmt: skip
     page.publish(
         "review",
@@ -132,9 +133,10 @@ def main() -> None:
             f"| a search per kept set | {searched:.1f} | {searched / filtered:.2f}x |",
             "",
             f"`acp-suggestions review --jobs 2`, median of {args.runs} runs: cold "
-            f"(`--no-cache`) {cold:.1f} s wall, warm (nothing changed since a run filled the "
-            f"cache) {warm:.1f} s, after a comment added to `model/render/letter.py` (the "
-            f"same cache, nothing searched) {redrawn:.1f} s.{versus}",
+            f"(`--no-cache`) {t['cold']:.1f} s wall, warm (nothing changed since a run filled "
+            f"the cache) {t['warm']:.1f} s into the previous run's folder and {t['new']:.1f} s "
+            "into a new one, after a comment added to `model/render/letter.py` (the same cache, "
+            f"nothing searched) {t['redrawn']:.1f} s.{versus}",
         ],
     )
 

@@ -11,7 +11,10 @@ from typing import Protocol
 
 
 class Form(Protocol):
-    """What each kind of model value becomes in one JSON form, its parts already encoded."""
+    """What each kind of model value becomes in one JSON form, its parts already encoded;
+    `same` are the scalar types it writes as they are."""
+
+    same: frozenset[type]
 
     def none(self) -> object: ...
 
@@ -28,7 +31,7 @@ class Form(Protocol):
     def other(self, value: object) -> object: ...
 
 
-_SCALARS = frozenset({bool, str, int, float})  # exactly these: an enumeration may be a str too
+SCALARS = frozenset({bool, str, int, float})  # exactly these: an enumeration may be a str too
 
 
 def encode(
@@ -37,7 +40,9 @@ def encode(
     """`value` in `form`: a record (a dataclass or a NamedTuple) by its fields, in order.  With
     `memo` (by identity, each value kept alive in it), a part several values share is encoded
     once: the worlds of one path share most of their parts."""
-    if type(value) in _SCALARS or value is None:  # the most of a model value's leaves
+    if type(value) in form.same:  # the most of a model value's leaves
+        return value
+    if type(value) in SCALARS or value is None:
         return form.none() if value is None else form.scalar(value)  # type: ignore[arg-type]  # one of the four types
     if isinstance(value, Enum):
         return form.enum(value)

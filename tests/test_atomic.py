@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 def test_files_follow_the_umask(tmp_path: Path) -> None:
     """mkstemp makes 0600 files; an output must get what the umask allows (0644 under 022),
@@ -45,3 +47,38 @@ def test_an_output_folder_holds_only_the_current_run(tmp_path: Path) -> None:
     ]
     assert (tmp_path / ".acp-suggestions-files").read_text() == "new.json\nreport.md\n"
     assert warnings == []
+
+
+def test_a_file_the_previous_run_wrote_with_the_same_bytes_stays_in_place(tmp_path: Path) -> None:
+    """A run again rewrites only what changed: an unchanged file is the same file after it
+    (its inode), a changed one new, and a previous file reached through a link is not
+    taken for this run's (it is written, and refused where it would go)."""
+    from acp_suggestions.model.render.atomic import FolderError, OutputFolder
+
+    out = tmp_path / "out"
+    files = {"report.md": "same", "itf/a.json": "same", "itf/b.json": "before"}
+    with OutputFolder(out, print) as folder:
+        folder.commit(folder.stage({folder.staging / n: t for n, t in files.items()}))
+    inodes = {n: os.stat(out / n).st_ino for n in files}
+    files["itf/b.json"] = "after"
+    with OutputFolder(out, print) as folder:
+        folder.commit(folder.stage({folder.staging / n: t for n, t in files.items()}))
+        assert folder.kept == {"report.md", "itf/a.json"}
+    assert {n: (out / n).read_text() for n in files} == files
+    assert [os.stat(out / n).st_ino == inodes[n] for n in files] == [True, True, False]
+    elsewhere = tmp_path / "elsewhere"
+    (out / "itf").rename(elsewhere)
+    (out / "itf").symlink_to(elsewhere)
+    with OutputFolder(out, print) as folder:
+        paths = folder.stage({folder.staging / n: t for n, t in files.items()})
+        assert folder.kept == {"report.md"}
+        with pytest.raises(FolderError, match=r"itf/a\.json: a folder on its way is a link"):
+            folder.commit(paths)
+    (out / "itf").unlink()
+    with OutputFolder(out, print) as folder:
+        paths = folder.stage({folder.staging / "report.md": "same"})
+        assert folder.kept == {"report.md"}
+        (out / "report.md").rename(tmp_path / "moved")  # replaced by a link meanwhile
+        (out / "report.md").symlink_to(tmp_path / "moved")
+        with pytest.raises(FolderError, match=r"report\.md: changed while this run went on"):
+            folder.commit(paths)

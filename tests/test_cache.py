@@ -90,6 +90,21 @@ def test_the_code_digest_changes_with_the_engines_code_alone(tmp_path: Path) -> 
         module.write_text(kept + "\n# changed\n")
         assert (cache.code_digest(model, sims, "examples") != examples) == moved, module
         module.write_text(kept)
+    # The review's drawings: the engine's code (the paths), what draws them, the cards.
+    render = cache.code_digest(model, sims, "render")
+    for module, moved in [
+        (model / "render" / "letter.py", False),
+        (model / "cli" / "review.py", False),
+        (model / "render" / "msc.py", True),
+        (model / "render" / "itf.py", True),
+        (model / "render" / "page.py", True),
+        (model / "check" / "leadsto.py", True),
+        (cards, True),
+    ]:
+        kept = module.read_text()
+        module.write_text(kept + "\n# changed\n")
+        assert (cache.code_digest(model, sims, "render") != render) == moved, module
+        module.write_text(kept)
 
 
 def _keys_with(monkeypatch: pytest.MonkeyPatch, rules: tuple[Rule, ...]) -> dict[str, str]:

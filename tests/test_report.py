@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.liveness import LIVENESS
 from acp_suggestions.model.mutations import MUTATIONS
-from acp_suggestions.model.render import sections
+from acp_suggestions.model.render import page, report, sections, traces
 from acp_suggestions.model.review.audit import audit
+from acp_suggestions.model.review.cache import Cache
 from acp_suggestions.model.review.summary import AuditOfFile
 from acp_suggestions.model.rules import RULES_BY_ID, Revision
 
@@ -114,3 +118,22 @@ def test_each_rule_row_names_what_else_stands_on_the_rule(review_folder: Path) -
     }
     assert "withdrawn_after_prompt" in cells["RP-1"][7]
     assert cells["SC-2"][7] == "-" and "no_blank_suggestion" in cells["SC-2"][6]
+
+
+def test_the_drawings_a_cache_keeps_are_the_ones_drawn_afresh(
+    full_review: tuple[Any, list[Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A review run again takes each counterexample's files and the page from the cache,
+    byte for byte what drawing them gives, and draws nothing."""
+    fresh = report.files(tmp_path, *full_review)
+    kept = Cache(tmp_path / "cache")
+    assert report.files(tmp_path, *full_review, cache=kept) == fresh
+    assert kept.asked == 0  # the drawings are not counted among the results
+    assert len(fresh) > 1000  # every counterexample's two files, and the three of the report
+
+    def drawn(*_: object) -> str:
+        raise AssertionError("drawn again")
+
+    monkeypatch.setattr(traces, "files", drawn)
+    monkeypatch.setattr(page, "html_page", drawn)
+    assert report.files(tmp_path, *full_review, cache=Cache(tmp_path / "cache")) == fresh

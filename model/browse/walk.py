@@ -109,6 +109,8 @@ class _Plain:
     """The browser's form of a model value: enums by value, records by field, tuples and sets
     as lists."""
 
+    same = values.SCALARS
+
     def none(self) -> object:
         return None
 

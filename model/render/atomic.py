@@ -17,7 +17,7 @@ import signal
 import stat
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 
@@ -171,6 +171,7 @@ class OutputFolder:
                     "new folder, or --force to write beside them"
                 )
             self.before = self._manifest()
+            self.kept: set[str] = set()  # files of the previous run left in place, unchanged
             self.staging = Path(tempfile.mkdtemp(prefix=STAGING, dir=self.path))
         except BaseException:
             os.close(self.fd)
@@ -195,6 +196,32 @@ class OutputFolder:
                 names.add(raw)
         return frozenset(names)
 
+    def stage(self, files: Mapping[Path, str | bytes]) -> list[Path]:
+        """Write `files` (paths under `staging`) for `commit`, each but one the previous run
+        wrote with the same bytes: that one stays in place (a review run again rewrites only
+        what changed); returns the paths."""
+        for path, data in files.items():
+            name = path.relative_to(self.staging).as_posix()
+            raw = data.encode() if isinstance(data, str) else data
+            if name in self.before and self._holds(tuple(name.split("/")), raw):
+                self.kept.add(name)
+            else:
+                write_atomic(path, raw)
+        return list(files)
+
+    def _holds(self, parts: tuple[str, ...], data: bytes) -> bool:
+        """Whether the plain file `parts` in the folder (reached through no link) has `data`."""
+        with _folder(self.fd, parts[:-1], create=False) as fd:
+            if fd is None:
+                return False
+            try:
+                file = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fd)
+            except OSError:
+                return False
+        with os.fdopen(file, "rb") as f:
+            size = os.fstat(f.fileno())
+            return stat.S_ISREG(size.st_mode) and size.st_size == len(data) and f.read() == data
+
     def commit(self, written: Iterable[Path]) -> list[str]:
         """Move this run's files (paths under `staging`) into place, remove what the previous
         run wrote and this one did not, and record this run's files last; returns the names
@@ -203,6 +230,12 @@ class OutputFolder:
         now = sorted({p.relative_to(self.staging).as_posix() for p in written})
         for name in now:
             kind = _kind(self.fd, tuple(name.split("/")))
+            if name in self.kept:
+                if kind == "file":
+                    continue
+                raise FolderError(
+                    f"{self.given}/{name}: changed while this run went on; nothing was written"
+                )
             if kind == "missing" or (kind == "file" and (name in self.before or self.force)):
                 continue
             why = {
@@ -219,7 +252,8 @@ class OutputFolder:
             staged = os.open(self.staging, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
             try:
                 for name in now:
-                    self._place(staged, tuple(name.split("/")))
+                    if name not in self.kept:
+                        self._place(staged, tuple(name.split("/")))
                 removed = [n for n in sorted(self.before - set(now)) if self._remove(n)]
                 self._place(staged, (MANIFEST,))
             finally:

@@ -27,6 +27,8 @@ class _Itf:
     """ITF's form of a model value: records for named tuples (a message a variant: its tag and
     record), lists for tuples, big integers as strings, a tagged None."""
 
+    same = frozenset({bool, str})  # an integer is a big one; a float has no ITF form
+
     def none(self) -> object:
         return {"tag": "None", "value": {"#tup": []}}
 

@@ -3,22 +3,32 @@ file per counterexample.  Outputs are deterministic and written atomically."""
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
+from typing import TypeVar
 
 from acp_suggestions.model.binding.rows import Counterexample
 from acp_suggestions.model.config import Bounds
 from acp_suggestions.model.invariants import PROPERTIES_BY_NAME
 from acp_suggestions.model.liveness import LIVENESS
-from acp_suggestions.model.render import findings, letter, migration, page, promises, sections
+from acp_suggestions.model.render import (
+    findings,
+    letter,
+    migration,
+    page,
+    promises,
+    sections,
+    traces,
+)
 from acp_suggestions.model.render.atomic import write_atomic
-from acp_suggestions.model.render.itf import dumps as itf_dumps
-from acp_suggestions.model.render.itf import to_itf
 from acp_suggestions.model.render.mdtext import bounds, count, markdown_table
-from acp_suggestions.model.render.msc import sequence_chart
 from acp_suggestions.model.render.narrate import sequence
+from acp_suggestions.model.review.cache import Cache
 from acp_suggestions.model.review.jobs import Outcome, counterexamples, judged
 from acp_suggestions.model.review.summary import RuleSummary, Summary
 from acp_suggestions.model.rules import RULES, RULES_BY_ID, counts_by_section_and_level
@@ -86,29 +96,36 @@ GLOSSARY = (
 )
 
 
+_Made = TypeVar("_Made")
 APPENDIX = "# Appendix"  # what follows it is reference: the report's body ends above it
 
 
-def markdown(summary: Summary, outcomes: Sequence[Outcome]) -> str:
+def markdown(
+    summary: Summary, outcomes: Sequence[Outcome], data: dict[str, object] | None = None
+) -> str:
     """The review as Markdown, for the RFD's author: findings, a glossary, the rules with what
     breaking each does, the compliant peers and the other tables, then each counterexample
-    once, with the settings it occurs in."""
+    once, with the settings it occurs in.  `data` is the summary's JSON, if made already."""
+    data = summary.as_json() if data is None else data
     groups = _groups(summary, outcomes)
     link = {pair: _group_heading(n, g) for n, g in enumerate(groups, 1) for pair in g.pairs}
-    out = [*_body(summary, outcomes, link), *_appendix(summary)]
+    out = [*_body(summary, data, outcomes, link), *_appendix(summary, data)]
     out += _counterexamples(groups)
     return "\n".join(out).rstrip() + "\n"
 
 
 def _body(
-    summary: Summary, outcomes: Sequence[Outcome], link: dict[tuple[str, str], str]
+    summary: Summary,
+    data: dict[str, object],
+    outcomes: Sequence[Outcome],
+    link: dict[tuple[str, str], str],
 ) -> list[str]:
     """The report's body: the letter, the examples, the findings, the glossary, the rules
     broken one at a time and the compliant peers."""
-    out = ["# Spec review: prompt suggestions", "", *_letter_section(summary)]
+    out = ["# Spec review: prompt suggestions", "", *_letter_section(data)]
     if summary.examples:
         out += sections.examples_section(summary.examples)
-    out += [*_migration_section(summary), ""]
+    out += [*_migration_section(data), ""]
     out += [
         f"{summary.explorations} explorations, {summary.states_explored:,} states in all. "
         "Each rule with a mutation is broken alone, in protocol v1 and v2 and over every "
@@ -116,7 +133,7 @@ def _body(
         f"holds within the bounds: {bounds(Bounds())} (v2 also 1 run of work without a "
         "prompt); the terms are explained under [Glossary](#glossary).",
     ]
-    out += _findings_section(summary)
+    out += _findings_section(data)
     out += ["", "## Glossary", ""]
     out += [f"- **{term}**: {meaning}." for term, meaning in GLOSSARY]
     out += ["", "## Rules broken one at a time", ""]
@@ -166,7 +183,7 @@ def _body(
     return out
 
 
-def _appendix(summary: Summary) -> list[str]:
+def _appendix(summary: Summary, data: dict[str, object]) -> list[str]:
     """The appendix: the tables behind the letter and the findings, the rules without a
     mutation and every property."""
     out = [
@@ -177,7 +194,7 @@ def _appendix(summary: Summary) -> list[str]:
         "other rules, the properties, and every run.",
         "",
     ]
-    out += _promises(summary)
+    out += _promises(data)
     if summary.readings:
         out += sections.readings_section(summary.readings)
     if summary.duties is not None:
@@ -257,7 +274,7 @@ def _counterexamples(groups: Sequence[_Group]) -> list[str]:
         out += ["", *group.lines, ""]
         out += [group.cex.ending, ""] if group.cex.ending else []
         out += ["What is wrong:", ""]
-        out += [f"- `{name}`: {_broken(name)}" for name in group.settings]
+        out += [f"- `{name}`: {traces.broken(name)}" for name in group.settings]
         key, name = group.pairs[0]
         out += [
             "",
@@ -277,35 +294,28 @@ def _rules_of(name: str) -> tuple[str, ...]:
     return prop.rules if prop is not None else next(lt.rules for lt in LIVENESS if lt.name == name)
 
 
-def _broken(name: str) -> str:
-    prop = PROPERTIES_BY_NAME.get(name)
-    return (
-        prop.broken if prop is not None else next(lt.broken for lt in LIVENESS if lt.name == name)
-    )
-
-
-def _migration_section(summary: Summary) -> list[str]:
+def _migration_section(data: dict[str, object]) -> list[str]:
     """The `_meta` migration, when the review ran the legacy peers."""
     try:
-        return ["", *migration.markdown(summary.as_json())]
+        return ["", *migration.markdown(data)]
     except findings.Unsupported:
         return []
 
 
-def _promises(summary: Summary) -> list[str]:
+def _promises(data: dict[str, object]) -> list[str]:
     """The threat model's promises as this review judged them (none where the review did not
     explore the environments they need)."""
     try:
-        return promises.promises(summary.as_json())
+        return promises.promises(data)
     except findings.Unsupported:
         return []
 
 
-def _letter_section(summary: Summary) -> list[str]:
+def _letter_section(data: dict[str, object]) -> list[str]:
     """The letter to the RFD's author, from this review's data; a review that does not
     support it says why instead."""
     try:
-        return letter.markdown(summary.as_json())
+        return letter.markdown(data)
     except findings.Unsupported as why:
         return [
             "## To the RFD's author",
@@ -314,12 +324,12 @@ def _letter_section(summary: Summary) -> list[str]:
         ]
 
 
-def _findings_section(summary: Summary) -> list[str]:
+def _findings_section(data: dict[str, object]) -> list[str]:
     """The findings (docs/findings.md), from this review's data; a review that does not support them
     (a smaller one, or one whose results changed) says why instead."""
     out = ["", "## Findings", ""]
     try:
-        intro, found = findings.items(summary.as_json(), "the bounds of this review")
+        intro, found = findings.items(data, "the bounds of this review")
     except findings.Unsupported as why:
         return [
             *out,
@@ -327,7 +337,7 @@ def _findings_section(summary: Summary) -> list[str]:
             f"support them ({why}).",
         ]
     try:
-        in_letter = letter.covers(summary.as_json())
+        in_letter = letter.covers(data)
     except findings.Unsupported:
         in_letter = {}
     return [
@@ -413,24 +423,40 @@ def _link_to_shortest(
     return "-"
 
 
+def files(
+    out_dir: Path, summary: Summary, outcomes: Sequence[Outcome], cache: Cache | None = None
+) -> dict[Path, str]:
+    """Every output of the review, by its path under `out_dir`; the report page and each
+    job's counterexample files from `cache` where this code made them before."""
+    data = summary.as_json()
+    text = markdown(summary, outcomes, data)
+    out = {
+        out_dir / "report.md": text,
+        out_dir / "report.html": _kept(
+            cache, ("report page", version("markdown-it-py"), text), lambda: page.html_page(text)
+        ),
+        out_dir / "review.json": json.dumps(data, indent=2, sort_keys=True) + "\n",
+    }
+    for job, found in itertools.groupby(counterexamples(outcomes), key=lambda c: c[0]):
+        paths = [(name, cex) for _, name, cex in found]
+        task = ("counterexample files", job, tuple(name for name, _ in paths))
+        made = _kept(cache, task, functools.partial(traces.files, job, paths))
+        out |= {out_dir / name: content for name, content in made.items()}
+    return out
+
+
+def _kept(cache: Cache | None, task: object, make: Callable[[], _Made]) -> _Made:
+    """What `make` makes of `task` (a job's path depends on the engine's code and its job
+    alone), from `cache` where this code made it before."""
+    return make() if cache is None else cache.kept(task, "render", make)
+
+
 def write(out_dir: Path, summary: Summary, outcomes: Sequence[Outcome]) -> list[Path]:
     """Write every output of the review under `out_dir`; returns the paths written."""
-    text = markdown(summary, outcomes)
-    files = {
-        out_dir / "report.md": text,
-        out_dir / "report.html": page.html_page(text),
-        out_dir / "review.json": json.dumps(summary.as_json(), indent=2, sort_keys=True) + "\n",
-    }
-    for job, name, cex in counterexamples(outcomes):
-        title = f"{job.key}: {name} violated"
-        itf = to_itf(cex.start, cex.steps, title, cex.loop)
-        files[out_dir / "itf" / f"{job.key}.{name}.itf.json"] = itf_dumps(itf)
-        wrong = _broken(name)
-        chart = sequence_chart(title, title, job.config, cex.start, cex.steps, cex.ending, wrong)
-        files[out_dir / "msc" / f"{job.key}.{name}.mmd"] = chart.mermaid
-    for path, content in files.items():
+    written = files(out_dir, summary, outcomes)
+    for path, content in written.items():
         write_atomic(path, content)
-    return list(files)
+    return list(written)
 
 
 def counts_markdown() -> str:

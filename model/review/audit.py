@@ -19,7 +19,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 
-import networkx as nx
 from rapidfuzz import fuzz, process, utils
 
 from acp_suggestions.model.amendments import Adoption
@@ -288,7 +287,10 @@ class _Coverage:
 
 
 def _matching(weights: dict[tuple[int, int], int]) -> dict[int, int]:
-    """The assignment of left to right items that maximises the total weight (networkx)."""
+    """The assignment of left to right items that maximises the total weight (networkx,
+    imported here: the review's summary reads this module's types, not the audit)."""
+    import networkx as nx
+
     graph = nx.Graph()
     for (i, j), w in sorted(weights.items()):
         graph.add_edge(("l", i), ("r", j), weight=w)

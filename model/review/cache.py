@@ -3,7 +3,9 @@ result: a canonical encoding of the task (its configuration, in a form that no h
 dict order changes) and a digest of the code that can compute it, read from the import
 statements: the review's tasks (`model/check/`, `model/binding/`, `model/review/`) and what
 they import, or for the simulator's figures the simulator and what it imports; not the
-rendering, the wire tools, the browser or the command line.  A task whose key is found is not
+rendering, the wire tools, the browser or the command line.  The review's drawings (each
+counterexample's ITF trace and chart, the HTML page) are kept too, under the engine's code and
+the code that draws them.  A task whose key is found is not
 run again; a changed line of that code changes every key, and an edit elsewhere (a comment in
 `model/render/`, the letter's wording) changes none.  The rule cards are data a task reads
 only through its configuration (a mutation's breach, a revision), so they are left out of the
@@ -34,11 +36,13 @@ import pickle
 import re
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from acp_suggestions.model import values
 
+_Made = TypeVar("_Made")
 ENVIRONMENT = "ACP_SUGGESTIONS_CACHE"  # the default folder, when set
 _SUFFIX = ".result"
 _WORK = "work.json"  # the states each task explored when last run
@@ -97,9 +101,12 @@ def _imports(path: Path) -> set[str]:
     return ours | {".".join(n.split(".")[:k]) for n in ours for k in range(2, n.count(".") + 1)}
 
 
-# Whose results are cached: the search engine's tasks, the simulator's figures, and the wire
-# examples the report shows (checked against the SDK's types, which take a second to load).
-Code = Literal["engine", "simulator", "examples"]
+# Whose results are cached: the search engine's tasks, the simulator's figures, the wire
+# examples the report shows (checked against the SDK's types, which take a second to load),
+# and the review's renderings of the engine's results (each counterexample's files, the page).
+Code = Literal["engine", "simulator", "examples", "render"]
+# The code whose tasks read the rule cards only through their configurations.
+_CARDS_LEFT_OUT = ("engine", "simulator", "examples")
 
 
 def reached(model: Path, sims: Path, code: Code = "engine") -> list[Path]:
@@ -112,6 +119,10 @@ def reached(model: Path, sims: Path, code: Code = "engine") -> list[Path]:
         "engine": [path for room in ENGINE for path in (model / room).rglob("*.py")],
         "simulator": list(sims.rglob("*.py")),
         "examples": [model / "wire" / "examples.py"],
+        "render": [
+            *(path for room in ENGINE for path in (model / room).rglob("*.py")),
+            *(model / "render" / name for name in ("traces.py", "page.py")),
+        ],
     }
     todo = starts[code]
     seen: set[Path] = set()
@@ -140,12 +151,12 @@ def _is_cards(path: Path) -> bool:
 
 def code_digest(model: Path, sims: Path, code: Code = "engine") -> str:
     """A digest of every module the `code` whose results are cached can run (`reached`), the
-    rule cards left out."""
+    rule cards left out where it reads them only through a task's configuration."""
     digest = hashlib.sha256()
     for path in reached(model, sims, code):
         root = model if path.is_relative_to(model) else sims
         name = path.relative_to(root).as_posix()
-        if root == model and _is_cards(path):
+        if root == model and code in _CARDS_LEFT_OUT and _is_cards(path):
             continue
         digest.update(f"{root.name}/{name}".encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
@@ -180,6 +191,8 @@ def default_folder() -> Path:
 class _Canonical:
     """The cache's form of a value: plain JSON data that names its types, records by their
     fields, sets sorted, enumerations by value."""
+
+    same = values.SCALARS
 
     def none(self) -> object:
         return None
@@ -283,6 +296,21 @@ class Cache:
         """The stored result of `task` (computed by `code`), or None when there is none (or
         none readable)."""
         self.asked += 1
+        found = self._stored(task, code)
+        self.hits += found is not None
+        return found
+
+    def kept(self, task: object, code: Code, make: Callable[[], _Made]) -> _Made:
+        """What `make` makes of `task` with `code`, from the cache when it was made before,
+        else made and stored; not counted among the results (`get`)."""
+        found = self._stored(task, code)
+        if found is None:
+            found = make()
+            self.put(task, found, code)
+        return found
+
+    def _stored(self, task: object, code: Code) -> Any | None:
+        """The stored result of `task` computed by `code`, or None."""
         encoded = canonical(task)
         sealed = self._read(key(task, code, encoded) + _SUFFIX)
         if sealed is None:
@@ -297,7 +325,6 @@ class Cache:
             return None
         if canonical(stored_task) != encoded:
             return None
-        self.hits += 1
         return result
 
     def put(self, task: object, result: object, code: Code = "engine") -> None:
