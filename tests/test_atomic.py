@@ -82,3 +82,10 @@ def test_a_file_the_previous_run_wrote_with_the_same_bytes_stays_in_place(tmp_pa
         (out / "report.md").symlink_to(tmp_path / "moved")
         with pytest.raises(FolderError, match=r"report\.md: changed while this run went on"):
             folder.commit(paths)
+    (out / "report.md").unlink()
+    os.mkfifo(out / "report.md")  # opened without waiting for a writer, and not taken
+    with OutputFolder(out, print) as folder:
+        paths = folder.stage({folder.staging / "report.md": "same"})
+        assert folder.kept == set()
+        with pytest.raises(FolderError, match=r"report\.md: is not a plain file \(a FIFO"):
+            folder.commit(paths)

@@ -11,6 +11,7 @@ import pickle
 import shutil
 import subprocess
 import sys
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -187,6 +188,24 @@ def test_a_planted_or_broken_file_is_a_miss_and_runs_nothing(tmp_path: Path) -> 
     other = review.tasks({}, [], False)[1]
     path.write_bytes(_sealed(pickle.dumps((other, "another task's result"))))
     assert stored.get(task) is None
+    path.write_bytes(_sealed(pickle.dumps((task, "its result"))))  # as a hit, then not:
+    assert stored.get(task) == "its result"
+    uncompressed = pickle.dumps((task, "its result"))
+    path.write_bytes(hashlib.sha256(uncompressed).digest() + uncompressed)
+    assert stored.get(task) is None
+
+
+def test_an_entry_that_would_inflate_past_the_limit_is_a_miss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A small file can inflate to any size: it is inflated no further than MAX_ENTRY."""
+    task = _small()[0]
+    path = tmp_path / (cache.key(task) + ".result")
+    stored = Cache(tmp_path)
+    path.write_bytes(_sealed(pickle.dumps((task, "x" * 10_000))))
+    assert stored.get(task) == "x" * 10_000
+    monkeypatch.setattr(cache, "MAX_ENTRY", 5_000)
+    assert stored.get(task) is None and stored.damaged == 0
 
 
 def test_loading_builds_the_models_record_types_found_and_nothing_that_runs() -> None:
@@ -224,8 +243,9 @@ def test_the_rule_cards_are_found_by_what_they_hold(tmp_path: Path) -> None:
 
 
 def _sealed(content: bytes) -> bytes:
-    """An entry as the cache writes one: the digest of its contents, then them."""
-    return hashlib.sha256(content).digest() + content
+    """An entry as the cache writes one: the digest of its compressed contents, then them."""
+    packed = zlib.compress(content)
+    return hashlib.sha256(packed).digest() + packed
 
 
 def test_flipping_any_byte_of_an_entry_makes_it_a_miss_and_is_counted(tmp_path: Path) -> None:

@@ -197,9 +197,9 @@ class OutputFolder:
         return frozenset(names)
 
     def stage(self, files: Mapping[Path, str | bytes]) -> list[Path]:
-        """Write `files` (paths under `staging`) for `commit`, each but one the previous run
-        wrote with the same bytes: that one stays in place (a review run again rewrites only
-        what changed); returns the paths."""
+        """Write `files` (paths under `staging`) for `commit`; a file the previous run wrote
+        with the same bytes is left in place instead, so that a run again rewrites only what
+        changed.  Returns the paths."""
         for path, data in files.items():
             name = path.relative_to(self.staging).as_posix()
             raw = data.encode() if isinstance(data, str) else data
@@ -210,12 +210,13 @@ class OutputFolder:
         return list(files)
 
     def _holds(self, parts: tuple[str, ...], data: bytes) -> bool:
-        """Whether the plain file `parts` in the folder (reached through no link) has `data`."""
+        """Whether the plain file `parts` in the folder (reached through no link) has `data`
+        (opened without waiting, should a FIFO be there; read only when the sizes match)."""
         with _folder(self.fd, parts[:-1], create=False) as fd:
             if fd is None:
                 return False
             try:
-                file = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fd)
+                file = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
             except OSError:
                 return False
         with os.fdopen(file, "rb") as f:
@@ -242,6 +243,7 @@ class OutputFolder:
                 "blocked": "a folder on its way is a link or not a folder",
                 "file": "a file this tool did not write is in the way (move it, or give --force "
                 "to replace it)",
+                "other": "is not a plain file (a FIFO, a socket or a device)",
             }
             raise FolderError(
                 f"{self.given}/{name}: {why.get(kind, f'is a {kind}, not a file')}; nothing was "

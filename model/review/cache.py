@@ -12,9 +12,11 @@ only through its configuration (a mutation's breach, a revision), so they are le
 code's digest: editing a card changes the keys of the tasks whose configurations it changes,
 and no other.
 
-The files are read as untrusted: each entry carries a digest of its contents, checked before
+An entry is compressed (a review's drawings are text, seven times its results' size).  The
+files are read as untrusted: each entry carries a digest of its contents, checked before
 it is read (a changed byte is a miss, counted); only a regular file under a size limit is read
-(a FIFO or a huge file is a miss); a file that is not a result of this code (truncated,
+(a FIFO or a huge file is a miss), and inflated no further than that limit; a file that is
+not a result of this code (truncated,
 planted, from another version) is a miss, and unpickling builds only the model's own record
 types, so a planted file can call nothing.  A cache the disk cannot take (full, no inodes) is
 left alone for the rest of the run, which goes on and says so."""
@@ -36,6 +38,7 @@ import pickle
 import re
 import stat
 import tempfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -47,7 +50,7 @@ ENVIRONMENT = "ACP_SUGGESTIONS_CACHE"  # the default folder, when set
 _SUFFIX = ".result"
 _WORK = "work.json"  # the states each task explored when last run
 _SEAL = hashlib.sha256().digest_size  # an entry: the digest of its contents, then them
-MAX_ENTRY = 1 << 30  # bytes: a larger file is no entry this code wrote
+MAX_ENTRY = 1 << 30  # bytes, as written or inflated: a larger one is no entry this code wrote
 # Where a result's types are never found on loading (`_Records`): the tools that run commands
 # or talk to peers, and what runs or stores tasks.
 _NOT_RECORDS = ("cli", "wire", "browse", "render", "review.executor", "review.cache")
@@ -258,6 +261,16 @@ class _Records(pickle.Unpickler):
         raise pickle.UnpicklingError(f"{module}.{name} is not one of the model's records")
 
 
+def _inflated(data: bytes) -> bytes:
+    """An entry's compressed contents, whole; a ValueError where they are cut short or would
+    inflate past MAX_ENTRY (a file could be made to inflate without end)."""
+    inflate = zlib.decompressobj()
+    whole = inflate.decompress(data, MAX_ENTRY)
+    if inflate.unconsumed_tail or not inflate.eof:
+        raise ValueError("not a whole entry of at most MAX_ENTRY bytes")
+    return whole
+
+
 class Cache:
     """Results by task in `folder`, one file each named by its key."""
 
@@ -320,7 +333,7 @@ class Cache:
             self.damaged += 1
             return None
         try:
-            stored_task, result = _Records(io.BytesIO(data)).load()
+            stored_task, result = _Records(io.BytesIO(_inflated(data))).load()
         except Exception:  # any unreadable file is a miss, whatever broke in reading it
             return None
         if canonical(stored_task) != encoded:
@@ -330,7 +343,7 @@ class Cache:
     def put(self, task: object, result: object, code: Code = "engine") -> None:
         """Store the result of `task` (computed by `code`), whole or not at all (a file
         written aside, then renamed over its name); a full disk only loses the entry."""
-        data = pickle.dumps((task, result), protocol=pickle.HIGHEST_PROTOCOL)
+        data = zlib.compress(pickle.dumps((task, result), protocol=pickle.HIGHEST_PROTOCOL), 1)
         self._write(key(task, code) + _SUFFIX, hashlib.sha256(data).digest() + data)
 
     def _read(self, name: str) -> bytes | None:
