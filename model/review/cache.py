@@ -1,25 +1,23 @@
-"""The review's finished tasks remembered on disk, each under a digest of what decides its
-result: a canonical encoding of the task (its configuration, in a form that no hash seed or
-dict order changes) and a digest of the code that can compute it, read from the import
-statements: the review's tasks (`model/check/`, `model/binding/`, `model/review/`) and what
-they import, or for the simulator's figures the simulator and what it imports; not the
-rendering, the wire tools, the browser or the command line.  The review's drawings (each
-counterexample's ITF trace and chart, the HTML page) are kept too, under the engine's code and
-the code that draws them.  A task whose key is found is not
-run again; a changed line of that code changes every key, and an edit elsewhere (a comment in
-`model/render/`, the letter's wording) changes none.  The rule cards are data a task reads
-only through its configuration (a mutation's breach, a revision), so they are left out of the
-code's digest: editing a card changes the keys of the tasks whose configurations it changes,
-and no other.
+"""The review's finished tasks remembered on disk, each under a digest of what decides its result:
+a canonical encoding of the task (its configuration, in a form that no hash seed or dict order
+changes) and a digest of the code that can compute it, read from the import statements: the
+review's tasks (`model/check/`, `model/binding/`, `model/review/`) and what they import, or for
+the simulator's figures the simulator and what it imports; not the rendering, the wire tools,
+the browser or the command line. The review's drawings (each counterexample's ITF trace and
+chart, the HTML page) are kept too, under the engine's code and the code that draws them. A task
+whose key is found is not run again; a changed line of that code changes every key, and an edit
+elsewhere (a comment in `model/render/`, the letter's wording) changes none. The rule cards are
+data a task reads only through its configuration (a mutation's breach, a revision), so they are
+left out of the code's digest: editing a card changes the keys of the tasks whose configurations
+it changes, and no other.
 
-An entry is compressed (a review's drawings are text, seven times its results' size).  The
-files are read as untrusted: each entry carries a digest of its contents, checked before
-it is read (a changed byte is a miss, counted); only a regular file under a size limit is read
-(a FIFO or a huge file is a miss), and inflated no further than that limit; a file that is
-not a result of this code (truncated,
-planted, from another version) is a miss, and unpickling builds only the model's own record
-types, so a planted file can call nothing.  A cache the disk cannot take (full, no inodes) is
-left alone for the rest of the run, which goes on and says so."""
+An entry is compressed (a review's drawings are text, seven times its results' size). The files
+are read as untrusted: each entry carries a digest of its contents, checked before it is read (a
+changed byte is a miss, counted); only a regular file under a size limit is read (a FIFO or a
+huge file is a miss), and inflated no further than that limit; a file that is not a result of
+this code (truncated, planted, from another version) is a miss, and unpickling builds only the
+model's own record types, so a planted file can call nothing. A cache the disk cannot take
+(full, no inodes) is left alone for the rest of the run, which goes on and says so."""
 
 from __future__ import annotations
 
