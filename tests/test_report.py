@@ -3,7 +3,9 @@ counterexample run shown once with the settings it occurs in and what is wrong a
 
 from __future__ import annotations
 
+import pickle
 import re
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +136,22 @@ def test_the_drawings_a_cache_keeps_are_the_ones_drawn_afresh(
     def drawn(*_: object) -> str:
         raise AssertionError("drawn again")
 
-    monkeypatch.setattr(traces, "files", drawn)
+    monkeypatch.setattr(traces, "drawn", drawn)
     monkeypatch.setattr(page, "html_page", drawn)
     assert report.files(tmp_path, *full_review, cache=Cache(tmp_path / "cache")) == fresh
+
+
+def test_drawings_planted_in_the_cache_name_no_file_and_are_drawn_again(
+    full_review: tuple[Any, list[Any]], tmp_path: Path
+) -> None:
+    """A cache is data anyone could have written: a planted drawing (a file name leaving the
+    folder, too few texts, not a text) is drawn again, and the files are the fresh ones."""
+    fresh = report.files(tmp_path, *full_review)
+    kept = Cache(tmp_path / "cache")
+    report.files(tmp_path, *full_review, cache=kept)
+    planted = [{"../../escaped": "x"}, ("x",), (["not", "text"],) * 2, ()]
+    for n, entry in enumerate(sorted((tmp_path / "cache").glob("*.result"))):
+        task, _ = pickle.loads(zlib.decompress(entry.read_bytes()[32:]))
+        kept.put(task, planted[n % len(planted)], "render")
+    assert report.files(tmp_path, *full_review, cache=Cache(tmp_path / "cache")) == fresh
+    assert all(p.is_relative_to(tmp_path) and ".." not in p.parts for p in fresh)

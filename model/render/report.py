@@ -10,7 +10,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
-from typing import TypeVar
 
 from acp_suggestions.model.binding.rows import Counterexample
 from acp_suggestions.model.config import Bounds
@@ -96,7 +95,6 @@ GLOSSARY = (
 )
 
 
-_Made = TypeVar("_Made")
 APPENDIX = "# Appendix"  # what follows it is reference: the report's body ends above it
 
 
@@ -430,25 +428,33 @@ def files(
     job's counterexample files from `cache` where this code made them before."""
     data = summary.as_json()
     text = markdown(summary, outcomes, data)
+    page_task = ("report page", version("markdown-it-py"), text)
+    (html,) = _drawn(cache, page_task, 1, lambda: (page.html_page(text),))
     out = {
         out_dir / "report.md": text,
-        out_dir / "report.html": _kept(
-            cache, ("report page", version("markdown-it-py"), text), lambda: page.html_page(text)
-        ),
+        out_dir / "report.html": html,
         out_dir / "review.json": json.dumps(data, indent=2, sort_keys=True) + "\n",
     }
     for job, found in itertools.groupby(counterexamples(outcomes), key=lambda c: c[0]):
         paths = [(name, cex) for _, name, cex in found]
-        task = ("counterexample files", job, tuple(name for name, _ in paths))
-        made = _kept(cache, task, functools.partial(traces.files, job, paths))
-        out |= {out_dir / name: content for name, content in made.items()}
+        names = traces.names(job, [name for name, _ in paths])
+        task = ("counterexample files", job, tuple(names))
+        texts = _drawn(cache, task, len(names), functools.partial(traces.drawn, job, paths))
+        out |= {out_dir / name: text for name, text in zip(names, texts, strict=True)}
     return out
 
 
-def _kept(cache: Cache | None, task: object, make: Callable[[], _Made]) -> _Made:
-    """What `make` makes of `task` (a job's path depends on the engine's code and its job
-    alone), from `cache` where this code made it before."""
-    return make() if cache is None else cache.kept(task, "render", make)
+def _drawn(
+    cache: Cache | None, task: object, count: int, draw: Callable[[], tuple[str, ...]]
+) -> tuple[str, ...]:
+    """The `count` texts `draw` makes of `task` (a job's paths depend on the engine's code and
+    its job alone), from `cache` where this code drew them before.  A cache is data anyone
+    could have written: only texts are taken from it, as many as asked, never a file name."""
+
+    def fits(found: object) -> bool:
+        return type(found) is tuple and len(found) == count and all(type(t) is str for t in found)
+
+    return draw() if cache is None else cache.kept(task, "render", draw, fits)
 
 
 def write(out_dir: Path, summary: Summary, outcomes: Sequence[Outcome]) -> list[Path]:

@@ -22,15 +22,24 @@ def broken(name: str) -> str:
     )
 
 
-def files(job: Job, paths: Sequence[tuple[str, Counterexample]]) -> dict[str, str]:
-    """Each counterexample of `job` (by property name) as files named under the review's
-    folder: `itf/KEY.NAME.itf.json` and `msc/KEY.NAME.mmd`."""
-    out = {}
+_KINDS = (("itf", "itf.json"), ("msc", "mmd"))  # a counterexample's files: folder, extension
+
+
+def names(job: Job, properties: Sequence[str]) -> list[str]:
+    """The files of `job`'s counterexamples to `properties` under the review's folder: for
+    each, `itf/KEY.NAME.itf.json` and `msc/KEY.NAME.mmd`."""
+    return [f"{kind}/{job.key}.{name}.{ext}" for name in properties for kind, ext in _KINDS]
+
+
+def drawn(job: Job, paths: Sequence[tuple[str, Counterexample]]) -> tuple[str, ...]:
+    """The contents of the files `names` gives for `job`'s counterexamples (by property
+    name), in its order: each one's ITF trace, then its chart."""
+    out: list[str] = []
     for name, cex in paths:
         title = f"{job.key}: {name} violated"
-        out[f"itf/{job.key}.{name}.itf.json"] = dumps(to_itf(cex.start, cex.steps, title, cex.loop))
+        out.append(dumps(to_itf(cex.start, cex.steps, title, cex.loop)))
         chart = sequence_chart(
             title, title, job.config, cex.start, cex.steps, cex.ending, broken(name)
         )
-        out[f"msc/{job.key}.{name}.mmd"] = chart.mermaid
-    return out
+        out.append(chart.mermaid)
+    return tuple(out)

@@ -311,11 +311,13 @@ class Cache:
         self.hits += found is not None
         return found
 
-    def kept(self, task: object, code: Code, make: Callable[[], _Made]) -> _Made:
-        """What `make` makes of `task` with `code`, from the cache when it was made before,
-        else made and stored; not counted among the results (`get`)."""
+    def kept(
+        self, task: object, code: Code, make: Callable[[], _Made], fits: Callable[[object], bool]
+    ) -> _Made:
+        """What `make` makes of `task` with `code`, from the cache when it was made before and
+        `fits` what is stored, else made and stored; not counted among the results (`get`)."""
         found = self._stored(task, code)
-        if found is None:
+        if found is None or not fits(found):
             found = make()
             self.put(task, found, code)
         return found
