@@ -4,8 +4,10 @@ command line makes.  Import them from `acp_suggestions`."""
 from __future__ import annotations
 
 import importlib.metadata
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TypeGuard
 
 from acp_suggestions.model.amendments import PROPOSED_BY_FINDINGS
 from acp_suggestions.model.render import report
@@ -54,13 +56,31 @@ def _examples(cache: Cache | None) -> list[dict[str, object]]:
     """The wire examples, from `cache` when this code and SDK release made them before."""
     task = ("wire examples", importlib.metadata.version("agent-client-protocol"))
     stored = cache.get(task, "examples") if cache else None
-    if stored is None:
+    if not _are_examples(stored):  # none, or a planted entry of another shape
         from acp_suggestions.model.wire import examples  # the SDK's schema: a second to load
 
         stored = examples.examples()
         if cache:
             cache.put(task, stored, "examples")
     return stored
+
+
+def _are_examples(value: object) -> TypeGuard[list[dict[str, object]]]:
+    """Whether a value read from the cache has the wire examples' shape: a list of objects,
+    each a text title and section and its JSON."""
+    if not isinstance(value, list):
+        return False
+    try:
+        return all(
+            isinstance(e, dict)
+            and isinstance(e.get("title"), str)
+            and isinstance(e.get("section"), str)
+            and isinstance(e.get("json"), dict)
+            and bool(json.dumps(e["json"]))
+            for e in value
+        )
+    except (TypeError, ValueError, RecursionError):  # not JSON, a cycle, nested too deep
+        return False
 
 
 def write_report(folder: Path, summary: Summary, outcomes: Sequence[Outcome]) -> list[Path]:

@@ -4,6 +4,7 @@ gives what the command line gives for the same input."""
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import json
 from pathlib import Path
 from typing import Any
@@ -129,3 +130,21 @@ def test_each_term_of_the_glossary_is_defined_once() -> None:
     terms = [term for term, _ in GLOSSARY]
     assert len(set(terms)) == len(terms)
     assert _clashes(terms) == []
+
+
+def test_wire_examples_planted_in_the_cache_in_another_shape_are_made_again(
+    tmp_path: Path,
+) -> None:
+    """A cache is data anyone could have written: examples of the wrong shape (not a list, an
+    entry without a title, JSON that is not JSON) are made again, not shown."""
+    from acp_suggestions.api import _examples
+    from acp_suggestions.model.config import Config
+    from acp_suggestions.model.review.cache import Cache
+
+    cache = Cache(tmp_path)
+    made = _examples(cache)
+    task = ("wire examples", importlib.metadata.version("agent-client-protocol"))
+    assert cache.get(task, "examples") == made
+    for planted in (42, [{"section": "s", "json": {}}], [{**made[0], "json": {"x": Config()}}]):
+        cache.put(task, planted, "examples")
+        assert _examples(cache) == made
