@@ -315,13 +315,14 @@ def agent_reads(cfg: Config, a: Agent, msg: ToAgent, every_minimal: bool = False
     out: list[Read] = []
     seen: dict[actors.AgentStep, list[Choice]] = {}
     for broken, c in choices(cfg):
-        step = _read(c, a, msg)
+        step = agent_read(c, a, msg)
         if first_or_minimal(seen.setdefault(step, []), broken, every_minimal):
             out.append((broken, *step))
     return out
 
 
-def _read(cfg: Config, a: Agent, msg: ToAgent) -> actors.AgentStep:
+def agent_read(cfg: Config, a: Agent, msg: ToAgent) -> actors.AgentStep:
+    """The agent's step on reading `msg` under one choice (`cfg` binds it by every rule)."""
     if type(msg) is Prompt:
         return actors.on_prompt(cfg, a, msg)
     if type(msg) is Cancel:

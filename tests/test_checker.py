@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from acp_suggestions.model.binding import shared
 from acp_suggestions.model.binding.packed import PackedSystem
 from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.check.checker import explore
@@ -329,6 +330,7 @@ def test_leaving_out_the_unread_user_message_changes_no_verdict(
     cfg = cfg.with_(client=client_policy(client))
     reduced, states = _verdicts(cfg), explore(spec_of(cfg)).states
     monkeypatch.setattr(actors, "echoes_user_message", lambda cfg: cfg.version == 2)
+    monkeypatch.setattr(shared, "_BY_SIDE", {})  # the agent's steps of the patched model
     assert explore(spec_of(cfg)).states >= states
     assert _verdicts(cfg) == reduced
 
@@ -348,6 +350,7 @@ def test_acceptance_orders_the_transport_cannot_tell_apart_change_no_verdict(
     cfg = cfg.with_(client=client_policy(client))
     some, states = _verdicts(cfg), explore(spec_of(cfg)).states
     monkeypatch.setattr(actors, "distinct_orders", lambda cfg, orders: orders)
+    monkeypatch.setattr(shared, "_BY_SIDE", {})  # the agent's steps of the patched model
     assert explore(spec_of(cfg)).states > states
     assert _verdicts(cfg) == some
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Generic, TypeVar
 
+from acp_suggestions.model.binding import shared
 from acp_suggestions.model.check.spec import Packed as Packed  # agent, client, channels: numbers
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.network import deliverable, send
@@ -23,12 +24,9 @@ from acp_suggestions.model.system import (
     Action,
     Choice,
     Read,
-    agent_moves,
-    agent_reads,
     client_moves,
     client_receives,
     lost_prompts,
-    reopened,
     serves_load,
 )
 
@@ -61,6 +59,7 @@ class PackedSystem:
 
     def __init__(self, config: Config, every_minimal: bool = False) -> None:
         self.config, self.every_minimal = config, every_minimal
+        self._agent_side = shared.agent_steps(config, every_minimal)
         self._agents: _Table[Agent] = _Table()
         self._clients: _Table[Client] = _Table()
         self._channels: _Table[tuple[Any, ...]] = _Table()
@@ -295,7 +294,7 @@ class PackedSystem:
         agent = self._agents.values[a]
         result = self._by_agent[a] = tuple(
             (action, self._agents.number(agent2), self._channels.number(sent))
-            for action, agent2, sent in agent_moves(self.config, agent, self.every_minimal)
+            for action, agent2, sent in self._agent_side.moves(agent)
         )
         self._serves_load[a] = serves_load(agent)
         return result
@@ -308,7 +307,7 @@ class PackedSystem:
         """The agent reads message `m`, for each choice: the rules it breaks, its new number and
         what it sent."""
         agent, message = self._agents.values[a], self._messages.values[m]
-        steps = agent_reads(self.config, agent, message, self.every_minimal)
+        steps = self._agent_side.reads(agent, message)
         numbered = self._read[(m, a)] = self._numbered(steps)
         return numbered
 
@@ -328,6 +327,6 @@ class PackedSystem:
 
     def _reopen_step(self, load: int, a: int) -> tuple[tuple[Choice, int, int], ...]:
         agent, message = self._agents.values[a], self._messages.values[load]
-        steps = reopened(self.config, agent, message, self.every_minimal)
+        steps = self._agent_side.reopened(agent, message)
         numbered = self._reopened[(load, a)] = self._numbered(steps)
         return numbered
