@@ -51,14 +51,51 @@ def _ready(tmp_path: Path) -> subprocess.Popen[bytes]:
     return process
 
 
+def _spooled(tap: int, folder: Path) -> int | None:
+    """The size of the tap's spool (its file with no name in `folder`), or None once the tap
+    holds none (its recording ended)."""
+    with contextlib.suppress(OSError):
+        for fd in Path(f"/proc/{tap}/fd").iterdir():
+            with contextlib.suppress(OSError):
+                target = os.readlink(fd)
+                if target.startswith(str(folder)) and target.endswith(" (deleted)"):
+                    return os.stat(fd).st_size
+    return None
+
+
+def _spool_holds(tap: int, folder: Path, size: int) -> None:
+    """Wait until the tap's spool holds `size` bytes.  The tap records everything only when
+    its disk keeps up with the bytes passing (past BOUND waiting, it leaves gaps): a flood here
+    goes on at the disk's pace, so that a busy machine's slower disk is no loss."""
+    deadline = time.monotonic() + LIMIT
+    while (held := _spooled(tap, folder)) is not None and held < size:
+        assert time.monotonic() < deadline, f"the spool stayed at {held} bytes of {size}"
+        time.sleep(0.01)
+
+
+PIECE = 4 * MIB  # a flood's bytes written at once, then the disk caught up with
+
+
+def _paced(process: subprocess.Popen[bytes], folder: Path, data: bytes) -> None:
+    """`data` written to the tap a piece at a time, each once the spool holds all but 8 MiB
+    of what passed before it either way (the agent echoes it)."""
+    assert process.stdin is not None
+    for at in range(0, len(data), PIECE):
+        _spool_holds(process.pid, folder, 2 * at - 8 * MIB)
+        process.stdin.write(data[at : at + PIECE])
+        process.stdin.flush()
+
+
 @contextlib.contextmanager
-def _recorder_stopped(process: subprocess.Popen[bytes], data: bytes) -> Iterator[None]:
+def _recorder_stopped(
+    process: subprocess.Popen[bytes], folder: Path, data: bytes
+) -> Iterator[None]:
     """The tap's recorder stopped (SIGSTOP) while `data` is written to the tap by a thread,
-    resumed once the block is done."""
+    at the disk's pace, resumed once the block is done."""
     assert process.stdin is not None
     recorder = _recorder(process.pid)
     os.kill(recorder, signal.SIGSTOP)
-    writer = threading.Thread(target=process.stdin.write, args=(data,), daemon=True)
+    writer = threading.Thread(target=_paced, args=(process, folder, data), daemon=True)
     try:
         writer.start()
         yield
@@ -85,7 +122,7 @@ def test_a_recorder_that_falls_behind_holds_nothing_back_and_loses_nothing(
     data = (line + b"\n") * (100 * MIB // (len(line) + 1))
     process = _ready(tmp_path)
     assert process.stdout is not None
-    with _recorder_stopped(process, data):
+    with _recorder_stopped(process, tmp_path, data):
         received, deadline = 0, time.monotonic() + LIMIT
         while received < len(data):
             ready, _, _ = select.select([process.stdout], [], [], deadline - time.monotonic())
@@ -129,6 +166,7 @@ def test_a_flood_is_recorded_whole_in_bounded_memory(
     while chunk := os.read(process.stdout.fileno(), MIB):
         received += len(chunk)
         peak = _peak_mib(process.pid)
+        _spool_holds(process.pid, tmp_path, received - 8 * MIB)  # read at the disk's pace
     process.stdin.close()
     assert process.wait(timeout=LIMIT) == 0
     assert received == len(line) * count and peak < 100
@@ -230,7 +268,7 @@ def test_one_long_message_waits_whole_for_a_stopped_recorder(tmp_path: Path) -> 
     line = big.encode() + b"\n"
     process = _ready(tmp_path)
     assert process.stdout is not None
-    with _recorder_stopped(process, line):
+    with _recorder_stopped(process, tmp_path, line):
         assert process.stdout.readline() == line  # passed on while the recorder is stopped
     _, err = process.communicate(timeout=LIMIT)
     assert process.returncode == 0 and b"unrecorded" not in err, err
