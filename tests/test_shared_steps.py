@@ -1,8 +1,9 @@
 """The agent's steps shared across packed systems (`model.binding.shared`): what the agent's
 steps read of a configuration is all `AGENT_READS` declares, checked over every reachable agent,
 message and reopen of configurations that set the fields it leaves out; a declaration missing
-a field is caught; and an exploration gives the same graph whether another one computed its
-agent's steps before it or not."""
+a field is caught; a free agent's steps, each effect computed once per answer to the rules it
+asks about, are the ones `model.system` lists; and an exploration gives the same graph whether
+another one computed its agent's steps before it or not."""
 
 from __future__ import annotations
 
@@ -130,6 +131,8 @@ def test_the_shared_steps_are_the_models(name: str, every_minimal: bool) -> None
 def test_an_effect_that_asks_about_a_rule_unnoticed_is_caught(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Were a rule an effect asks about not noted, a choice answering it otherwise would get
+    the first choice's steps."""
     monkeypatch.setattr(shared._Asked, "__contains__", frozenset.__contains__)
     assert unlike(CONFIGS["v2-free-agent"], True) > 0
 
