@@ -1,5 +1,5 @@
-"""Breadth-first reachability over any successor function: the tools' small searches (two
-sessions on one connection, what the probe's scenarios cover).  The checker
+"""Breadth-first reachability over any successor function: the tools' small searches (a lone
+session beside the two-session check, what the probe's scenarios cover).  The checker
 (`model.check.checker`) is the large one, over packed worlds with its graph kept."""
 
 from __future__ import annotations

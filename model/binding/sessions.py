@@ -5,12 +5,21 @@ session reaches. Equal sets mean every per-session property has the one-session 
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
+import numpy as np
+from numpy.typing import NDArray
+
 from acp_suggestions.model import readings
+from acp_suggestions.model.check import kernels
+from acp_suggestions.model.check.arrays import Search
 from acp_suggestions.model.check.checker import gc_paused
+from acp_suggestions.model.check.spec import Edges, Packed
+from acp_suggestions.model.check.tables import IntMap, Ints, Lookup, Rows
+from acp_suggestions.model.check.tuning import Tuning
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.network import REVIEWED, Transport
 from acp_suggestions.model.rules import Revision
@@ -155,127 +164,228 @@ def canonical(p: Pair) -> Pair:
     return q if key(q) < key(p) else p
 
 
-class _Codes:
-    """Pairs as single integers, each session's actors and each direction's contents numbered
-    as first met: the search keeps one int a pair (about 90 bytes with its set entry, measured
-    by `benchmarks/memory.py --pairs`) where a pair of nested tuples took about 400."""
-
-    _WIDTH = 32
-    _MASK = (1 << _WIDTH) - 1
+class _Numbers:
+    """Values numbered as first met (actors, or a direction's contents)."""
 
     def __init__(self) -> None:
         self._number: dict[object, int] = {}
         self.values: list[Any] = []
 
-    def number(self, value: object) -> int:
+    def __call__(self, value: object) -> int:
         n = self._number.setdefault(value, len(self.values))
         if n == len(self.values):
-            if n >> self._WIDTH:
-                raise OverflowError("two-session search: too many distinct actors or messages")
             self.values.append(value)
         return n
 
-    def join(self, first: int, second: int, to_agent: int, to_client: int) -> int:
-        w = self._WIDTH
-        return first | second << w | to_agent << 2 * w | to_client << 3 * w
 
-    def split(self, code: int) -> tuple[int, int, int, int]:
-        w, mask = self._WIDTH, self._MASK
-        return code & mask, code >> w & mask, code >> 2 * w & mask, code >> 3 * w
-
-    def pack(self, p: Pair) -> int:
-        first, second = p.actors
-        number = self.number
-        return self.join(number(first), number(second), number(p.to_agent), number(p.to_client))
-
-    def unpack(self, code: int) -> Pair:
-        first, second, to_agent, to_client = (self.values[n] for n in self.split(code))
-        return Pair((first, second), to_agent, to_client)
+_NO_BOUND = 1 << 62  # the search's bound on pairs when none is given
+_SLICE = 1 << 18  # pairs whose views are read at once
+# A pair has many steps: a smaller batch than a lone search's holds less, as fast (measured).
+_TUNING = Tuning(batch=1 << 13)
+_HIGH = 32  # a key of two numbers (each below 2**31): the first in the high half
 
 
-class _Numbered:
-    """The search's steps over pair numbers: a session's moves depend on its actors and the
-    two directions alone (`moves`), so they are computed once per such key, as numbers, and
-    shared by every pair that holds it whatever the other session's actors; `canonical` is
-    taken over numbers, each actor's and direction's order key computed once."""
+def _joined(high: Ints, low: Ints) -> Ints:
+    return (high << _HIGH) | low
 
-    _KEPT = 50_000  # moves remembered at most (then forgotten at once): memory stays bounded
+
+class _PairSteps:
+    """The two-session search's steps over arrays, for the search a batch at a time
+    (`model.check.arrays`).  A pair is four numbers: each session's actors and each
+    direction's contents.  A session's steps are its lone system's from its own view (`moves`),
+    computed once per view as rows of numbers (the actors after, the index of the message it
+    took from each direction, what it sent into each); which of them the connection allows and
+    what each direction holds after are found per pair from tables of direction numbers, each
+    entry computed once.  `canonical` is taken over numbers: each actor's rank in `_rank`'s
+    order and, where both sessions' actors are alike, each pair of directions' order."""
 
     def __init__(
         self,
-        codes: _Codes,
+        start: World,
         steps: Callable[[World], list[tuple[Action, World]]],
         transport: Transport,
         symmetric: bool,
     ) -> None:
-        self.codes, self.steps, self.transport, self.symmetric = codes, steps, transport, symmetric
-        self._moves: dict[tuple[int, int, int, int], list[tuple[int, int, int]]] = {}
-        self._rank: dict[int, object] = {}  # an actor's or a direction's order key
-        self._swapped: dict[int, int] = {}  # a direction with the sessions' names exchanged
+        self.steps, self.symmetric = steps, symmetric
+        self.labels: list[None] = [None]  # a pair's steps are not labelled
+        self.directions = (transport.toward_agent, transport)
+        # Numbered as first met: actors, a direction's contents, a session's view of one
+        # (`alone`), and what a step sent into one.
+        self.actors, self.channels, self.views, self._sent = (_Numbers() for _ in range(4))
+        self.views(())
+        actors, empty = self.actors((start.agent, start.client)), self.channels(())
+        self._start = (actors, actors, empty, empty)
+        self.view_of = [Lookup(functools.partial(self._view, sid), _HIGH) for sid in SESSIONS]
+        self._both_views = IntMap()  # a session's views of the two directions, numbered
+        self._steps = [Rows(5, functools.partial(self._own_steps, sid)) for sid in SESSIONS]
+        self._at_head = Lookup(self._may_take_from, _HIGH)
+        self._removed = Lookup(self._remove, _HIGH)
+        self._appended = Lookup(self._append, _HIGH)
+        self._ranks = np.zeros(0, dtype=np.int64)  # each actor's place in `_rank`'s order
+        self._ties = Lookup(self._swap_first, _HIGH)  # alike actors: does the swap lead?
+        self._swapped = Lookup(self._swap, _HIGH)  # a direction, sessions exchanged
 
-    def onward(self, code: int) -> Iterator[int]:
-        first, second, to_agent, to_client = self.codes.split(code)
-        for sid, actors in enumerate((first, second)):
-            for moved, to_agent2, to_client2 in self._moved(sid, actors, to_agent, to_client):
-                both = (moved, second) if sid == 0 else (first, moved)
-                yield self.codes.join(*self._one(*both, to_agent2, to_client2))
+    def init_state(self) -> Packed:
+        """Both sessions new, nothing in flight."""
+        return self._start
 
-    def _moved(
-        self, sid: int, actors: int, to_agent: int, to_client: int
-    ) -> list[tuple[int, int, int]]:
-        key = (sid, actors, to_agent, to_client)
-        found = self._moves.get(key)
-        if found is None:
-            if len(self._moves) >= self._KEPT:
-                self._moves.clear()
-            values, number = self.codes.values, self.codes.number
-            found = self._moves[key] = [
-                (number(a), number(ta), number(tc))
-                for a, ta, tc in moves(
-                    self.steps,
-                    self.transport,
-                    sid,
-                    values[actors],
-                    values[to_agent],
-                    values[to_client],
-                )
-            ]
-        return found
+    def pack(self, p: Packed) -> Packed:
+        """A pair is its numbers already."""
+        return p
 
-    def _one(
-        self, first: int, second: int, to_agent: int, to_client: int
-    ) -> tuple[int, int, int, int]:
-        """`canonical` over numbers: the pair, or its swap where that comes first."""
-        p = (first, second, to_agent, to_client)
+    def unpack(self, p: Packed) -> Packed:
+        """A pair is its numbers already."""
+        return p
+
+    def expand(self, first: Ints, second: Ints, to_agent: Ints, to_client: Ints) -> Edges:
+        """Every step of the pairs (first[k], second[k], to_agent[k], to_client[k]), pair after
+        pair, each pair's in `successors`' order (the first session's, then the second's),
+        each kept as `canonical` gives it."""
+        found = []
+        for sid, mine in zip(SESSIONS, (first, second), strict=True):
+            seen_a, seen_c = self.view_of[sid](to_agent), self.view_of[sid](to_client)
+            seen, _ = self._both_views.number(_joined(seen_a, seen_c), len(self._both_views))
+            which, row, _ = self._steps[sid].keyed(_joined(mine, seen), (mine, seen_a, seen_c))
+            moved, took_a, took_c, sent_a, sent_c = (c[row] for c in self._steps[sid].columns)
+            ta, tc = to_agent[which], to_client[which]
+            allowed = self._may_take(sid, took_a, ta, 0) & self._may_take(sid, took_c, tc, 1)
+            which, moved = which[allowed], moved[allowed]
+            ta = self._after(sid, ta[allowed], took_a[allowed], sent_a[allowed])
+            tc = self._after(sid, tc[allowed], took_c[allowed], sent_c[allowed])
+            pair = (moved, second[which]) if sid == 0 else (first[which], moved)
+            found.append((which, *pair, ta, tc))
+        which, a, b, ta, tc = (np.concatenate(column) for column in zip(*found, strict=True))
+        order = np.argsort(which, kind="stable")  # the first session's moves, then the second's
+        target = self._canonical(a[order], b[order], ta[order], tc[order])
+        return Edges(which[order], np.zeros(len(order), np.int64), target)
+
+    def _may_take(self, sid: int, took: Ints, channel: Ints, direction: int) -> NDArray[np.bool_]:
+        """Whether the connection lets session `sid` take its message `took` (-1: none) from
+        each `channel` of a direction (0: to the agent, 1: to the client)."""
+        allowed = took < 0
+        taking = np.flatnonzero(~allowed)
+        code = np.full(len(taking), 2 * direction + sid)
+        allowed[taking] = self._at_head(channel[taking], code) == 1
+        return allowed
+
+    def _after(self, sid: int, channel: Ints, took: Ints, sent: Ints) -> Ints:
+        """Each direction after session `sid` took its message `took` and appended `sent`
+        (`_shared`; -1: nothing taken, nothing sent)."""
+        channel = channel.copy()
+        k = np.flatnonzero(took >= 0)
+        if k.size:
+            channel[k] = self._removed(channel[k], 2 * took[k] + sid)
+        k = np.flatnonzero(sent >= 0)
+        if k.size:
+            channel[k] = self._appended(channel[k], 2 * sent[k] + sid)
+        return channel
+
+    def _own_steps(self, sid: int, actors: int, seen_a: int, seen_c: int) -> list[list[int]]:
+        """Session `sid`'s lone steps from its actors and its view of each direction: the
+        actors after, the message taken from each direction and what was sent into each."""
+        agent, client = self.actors.values[actors]
+        w = World(agent, client, self.views.values[seen_a], self.views.values[seen_c])
+        rows = []
+        for action, after in self.steps(w):
+            took_a = action.arg if action.actor == NET and action.name == TO_AGENT else -1
+            took_c = action.arg if action.actor == NET and action.name == TO_CLIENT else -1
+            rest_a = len(w.to_agent) - (took_a >= 0)
+            rest_c = len(w.to_client) - (took_c >= 0)
+            sent_a, sent_c = after.to_agent[rest_a:], after.to_client[rest_c:]
+            rows.append(
+                [
+                    self.actors((after.agent, after.client)),
+                    took_a,
+                    took_c,
+                    self._sent(sent_a) if sent_a else -1,
+                    self._sent(sent_c) if sent_c else -1,
+                ]
+            )
+        return rows
+
+    def _view(self, sid: int, channel: int) -> int:
+        return self.views(tuple(m for s, m in self.channels.values[channel] if s == sid))
+
+    def _may_take_from(self, channel: int, code: int) -> int:
+        """1 where session `code & 1` may receive its next message from `channel` of
+        direction `code >> 1` (`_in_order_head`)."""
+        transport = self.directions[code >> 1]
+        return int(_in_order_head(self.channels.values[channel], code & 1, transport))
+
+    def _remove(self, channel: int, code: int) -> int:
+        """The direction without the message at place `code >> 1` among session
+        `code & 1`'s."""
+        sid, k = code & 1, code >> 1
+        held = list(self.channels.values[channel])
+        del held[[i for i, (s, _) in enumerate(held) if s == sid][k]]
+        return self.channels(tuple(held))
+
+    def _append(self, channel: int, code: int) -> int:
+        """The direction with session `code & 1`'s messages numbered `code >> 1` appended."""
+        sid, sent = code & 1, self._sent.values[code >> 1]
+        return self.channels((*self.channels.values[channel], *((sid, m) for m in sent)))
+
+    def _canonical(self, a: Ints, b: Ints, ta: Ints, tc: Ints) -> tuple[Ints, Ints, Ints, Ints]:
+        """`canonical` over numbers: each pair, or its swap where that comes first."""
         if not self.symmetric:
-            return p
-        a, b = self._key(first, _rank), self._key(second, _rank)
-        if a != b:  # the actors alone decide, as they lead the key
-            return p if a < b else (second, first, self._swap(to_agent), self._swap(to_client))
-        swapped_to_agent, swapped_to_client = self._swap(to_agent), self._swap(to_client)
-        mine = (self._key(to_agent, _channel_key), self._key(to_client, _channel_key))
-        theirs = (
-            self._key(swapped_to_agent, _channel_key),
-            self._key(swapped_to_client, _channel_key),
-        )
-        return (second, first, swapped_to_agent, swapped_to_client) if theirs < mine else p
+            return a, b, ta, tc
+        rank = self._rank_of_actors()
+        ra, rb = rank[a], rank[b]
+        swap = rb < ra
+        tie = np.flatnonzero(ra == rb)
+        if tie.size:
+            swap[tie] = self._ties(ta[tie], tc[tie]) == 1
+        s = np.flatnonzero(swap)
+        if not s.size:
+            return a, b, ta, tc
+        a, b, ta, tc = a.copy(), b.copy(), ta.copy(), tc.copy()
+        a[s], b[s] = b[s], a[s]
+        ta[s], tc[s] = self._swapped(ta[s]), self._swapped(tc[s])
+        return a, b, ta, tc
 
-    def _key(self, n: int, of: Callable[[Any], object]) -> Any:
-        key = self._rank.get(n)
-        if key is None:
-            key = self._rank[n] = of(self.codes.values[n])
-        return key
+    def _rank_of_actors(self) -> Ints:
+        """Each actor's place in `_rank`'s order (alike ones alike), ranked again as new
+        actors are met (they are few: a lone session's)."""
+        values = self.actors.values
+        if len(self._ranks) < len(values):
+            keys = [_rank(v) for v in values]
+            order = {key: k for k, key in enumerate(sorted(set(keys)))}
+            self._ranks = np.array([order[key] for key in keys], dtype=np.int64)
+        return self._ranks
 
-    def _swap(self, n: int) -> int:
-        swapped = self._swapped.get(n)
-        if swapped is None:
-            channel = self.codes.values[n]
-            swapped = self._swapped[n] = self.codes.number(tuple((1 - s, m) for s, m in channel))
-        return swapped
+    def _swap_first(self, to_agent: int, to_client: int) -> int:
+        """1 where, both sessions' actors alike, the swap of the directions comes first."""
+        values = self.channels.values
+        mine = (_channel_key(values[to_agent]), _channel_key(values[to_client]))
+        theirs = tuple(_channel_key(_swap_sessions(values[n])) for n in (to_agent, to_client))
+        return int(theirs < mine)
+
+    def _swap(self, channel: int) -> int:
+        return self.channels(_swap_sessions(self.channels.values[channel]))
+
+
+def _swap_sessions(channel: tuple[tuple[int, M], ...]) -> tuple[tuple[int, M], ...]:
+    return tuple((1 - s, m) for s, m in channel)
 
 
 def _channel_key(channel: tuple[tuple[int, object], ...]) -> object:
     return tuple((s, _rank(m)) for s, m in channel)
+
+
+def _views(pairs: NDArray[np.int32], numbers: _PairSteps, sids: tuple[int, ...]) -> set[World]:
+    """The worlds sessions `sids` see in the `pairs` (rows of four numbers), each distinct
+    view made once (`alone`), a slice of the pairs at a time (what it holds stays small)."""
+    views: set[World] = set()
+    for sid, start in itertools.product(sids, range(0, len(pairs), _SLICE)):
+        rows = pairs[start : start + _SLICE]
+        mine, to_agent, to_client = (rows[:, k].astype(np.int64) for k in (sid, 2, 3))
+        columns = [mine, numbers.view_of[sid](to_agent), numbers.view_of[sid](to_client)]
+        both, _ = IntMap().number(_joined(columns[1], columns[2]), 0)
+        at, _ = kernels.loops().distinct(_joined(columns[0], both))
+        for actors, ta, tc in zip(*(c[at].tolist() for c in columns), strict=True):
+            agent, client = numbers.actors.values[actors]
+            views.add(World(agent, client, numbers.views.values[ta], numbers.views.values[tc]))
+    return views
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,18 +418,19 @@ def compare(cfg: Config, *, symmetric: bool = True, max_states: int | None = Non
     system = System(cfg)
     steps = functools.cache(system.successors)  # a session's views are few; pairs are many
     lone, _ = reach(system.init_state(), lambda w: (after for _, after in steps(w)))
-    w0 = system.init_state()
-    start = Pair(((w0.agent, w0.client),) * len(SESSIONS), (), ())
-    codes = _Codes()
-    numbered = _Numbered(codes, steps, cfg.transport, symmetric)
-    pairs, complete = reach(codes.pack(start), numbered.onward, max_states)
+    numbers = _PairSteps(system.init_state(), steps, cfg.transport, symmetric)
+    search: Search[Packed, None] = Search(numbers, _TUNING)
+    complete = True
+    for batch in search.batches(_NO_BOUND if max_states is None else max_states):
+        complete = complete and not batch.cut
+    pairs = search.found_states().rows_to(search.found)
     if symmetric:
-        both = {alone(codes.unpack(c), sid) for c in pairs for sid in SESSIONS}
+        both = _views(pairs, numbers, SESSIONS)
         views = [both for _ in SESSIONS]
     else:
-        views = [{alone(codes.unpack(c), sid) for c in pairs} for sid in SESSIONS]
+        views = [_views(pairs, numbers, (sid,)) for sid in SESSIONS]
     return Comparison(
-        len(pairs),
+        search.found,
         len(lone),
         tuple(len(v - lone) for v in views),
         tuple(len(lone - v) for v in views),

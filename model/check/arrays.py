@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from acp_suggestions.model.check import kernels
 from acp_suggestions.model.check.graph import StateGraph, pair_steps
 from acp_suggestions.model.check.result import InMemory, Path, Result, Worlds, truths, worlds_of
-from acp_suggestions.model.check.spec import A, ArraySteps, C, Edges, Packed, Spec, StateProperty, W
+from acp_suggestions.model.check.spec import A, C, Edges, Expanding, Packed, Spec, StateProperty, W
 from acp_suggestions.model.check.tables import IntMap, Ints, TooLarge, compose
 from acp_suggestions.model.check.tuning import DEFAULT, Tuning
 
@@ -98,7 +98,7 @@ class Search(Generic[W, A]):
     they were found (`batches`): the states found by number, each one's parent and the label
     of the step that found it."""
 
-    def __init__(self, system: ArraySteps[W, A], tuning: Tuning = DEFAULT) -> None:
+    def __init__(self, system: Expanding[W, A], tuning: Tuning = DEFAULT) -> None:
         self.system, self.tuning = system, tuning
         start = system.pack(system.init_state())
         self._states = _Growing(start)
@@ -248,6 +248,7 @@ def _decide(
     wanted = [p for p in group.props if p.name not in group.found]
     if not wanted:
         return
+    assert spec.arrays is not None, "a Spec with steps over arrays"
     value = codes(spec, group.parts, batch.states, search.tuning)
     shown = group.shown.get(value)
     new = shown < 0
@@ -255,7 +256,7 @@ def _decide(
         unknown = value[new]
         at, inverse = kernels.loops().distinct(unknown)
         fresh = unknown[at]
-        worlds = worlds_of(batch.states, np.flatnonzero(new)[at], search.system.unpack_columns)
+        worlds = worlds_of(batch.states, np.flatnonzero(new)[at], spec.arrays.unpack_columns)
         decided = np.zeros(len(worlds), dtype=np.int64)
         for j, p in enumerate(group.props):
             decided |= (truths(p.holds, spec.config, worlds) == group.holding).astype(np.int64) << j

@@ -54,16 +54,28 @@ class Edges:
         return len(self.source)
 
 
-class ArraySteps(Steps[W, Packed, A], Protocol[W, A]):
-    """Steps that also expand many packed worlds at once, as columns of their four numbers:
-    the capability the search over arrays (`model.check.arrays`) needs.  `labels` numbers the
-    steps' labels; `shown` is where that search keeps what each value of a property's parts
-    showed, across explorations of the same system."""
+class Expanding(Protocol[W, A]):
+    """What the search over arrays (`model.check.arrays.Search`) needs of a system: its
+    initial world, worlds packed as four numbers and back, and many packed worlds' steps at
+    once, as columns of their four numbers (`labels` numbers the steps' labels)."""
 
     labels: list[A]
-    shown: dict[Hashable, IntMap]
+
+    def init_state(self) -> W: ...
+
+    def pack(self, w: W) -> Packed: ...
+
+    def unpack(self, s: Packed) -> W: ...
 
     def expand(self, a: Ints, b: Ints, c: Ints, d: Ints, /) -> Edges: ...
+
+
+class ArraySteps(Steps[W, Packed, A], Expanding[W, A], Protocol[W, A]):
+    """Steps that also expand many packed worlds at once: the capability the checker's search
+    over arrays (`model.check.arrays.explore`) needs.  `shown` is where that search keeps
+    what each value of a property's parts showed, across explorations of the same system."""
+
+    shown: dict[Hashable, IntMap]
 
     def unpack_columns(
         self, a: list[int], b: list[int], c: list[int], d: list[int], /

@@ -149,26 +149,33 @@ class Rows:
     def __init__(self, columns: int, compute: Callable[..., Sequence[Sequence[int]]]) -> None:
         self._compute = compute
         self._slots: IntMap | Dense | None = None
-        self._starts: list[int] = []
-        self._counts: list[int] = []
-        self._flat: list[list[int]] = [[] for _ in range(columns)]
-        self.columns: list[Ints] = [np.zeros(0, dtype=np.int64) for _ in range(columns)]
-        self._start: Ints = np.zeros(0, dtype=np.int64)
-        self._count: Ints = np.zeros(0, dtype=np.int64)
+        self._rows = _Columns(columns)
+        self._spans = _Columns(2)  # each key's first row and number of rows, by slot
+
+    @property
+    def columns(self) -> list[Ints]:
+        """The rows so far, a column each (views: read them again after a call)."""
+        return self._rows.columns
 
     def __call__(self, *parts: Ints) -> tuple[Ints, Ints, Ints]:
         """For the keys of `parts`: each entry's key index, its row (an index into `columns`),
         and its place among its key's rows; keys in order, each key's rows in order."""
-        key = compose(*parts)
+        return self.keyed(compose(*parts), parts, dense=len(parts) == 1)
+
+    def keyed(
+        self, key: Ints, parts: tuple[Ints, ...], dense: bool = False
+    ) -> tuple[Ints, Ints, Ints]:
+        """As a call, for keys the caller made (one int64 for each row of `parts`, equal
+        exactly where the parts are; small and dense ones looked up in an array)."""
         if self._slots is None:
-            self._slots = _map(len(parts))
+            self._slots = Dense() if dense else IntMap()
         slot = self._slots.get(key)
         missing = slot < 0
         if missing.any():
             slot[missing] = self._add(self._slots, key, missing, parts)
-        counts = self._count[slot]
-        which, place = entries(counts)
-        return which, self._start[slot][which] + place, place
+        start, count = (column[slot] for column in self._spans.columns)
+        which, place = entries(count)
+        return which, start[which] + place, place
 
     def _add(
         self, slots: IntMap | Dense, key: Ints, missing: NDArray[np.bool_], parts: tuple[Ints, ...]
@@ -177,26 +184,41 @@ class Rows:
         at, inverse = kernels.loops().distinct(key[missing])
         fresh = key[missing][at]
         numbers = [p[missing][at].tolist() for p in parts]
-        first = len(self._starts)
+        rows: list[Sequence[int]] = []
+        spans: list[tuple[int, int]] = []
         for args in zip(*numbers, strict=True):
-            rows = self._compute(*args)
-            self._starts.append(len(self._flat[0]))
-            self._counts.append(len(rows))
-            for row in rows:
-                for column, value in zip(self._flat, row, strict=True):
-                    column.append(value)
-        added = np.arange(first, len(self._starts), dtype=np.int64)
+            computed = self._compute(*args)
+            spans.append((self._rows.size + len(rows), len(computed)))
+            rows.extend(computed)
+        self._rows.extend(rows)
+        added = np.arange(self._spans.size, self._spans.size + len(spans), dtype=np.int64)
+        self._spans.extend(spans)
         slots.add(fresh, added)
-        self.columns = [_grown(a, c) for a, c in zip(self.columns, self._flat, strict=True)]
-        self._start, self._count = (
-            _grown(self._start, self._starts),
-            _grown(self._count, self._counts),
-        )
         found: Ints = added[inverse]
         return found
 
 
-def _grown(done: Ints, values: list[int]) -> Ints:
-    """`done` (the first values, as an array) with the values past it appended: only what is
-    new is converted from Python numbers."""
-    return np.concatenate([done, np.array(values[len(done) :], dtype=np.int64)])
+class _Columns:
+    """Columns of int64 numbers appended some rows at a time, the arrays doubled as they fill
+    (so that appending stays linear in what is appended)."""
+
+    def __init__(self, width: int) -> None:
+        self._data = np.zeros((width, 1 << 6), dtype=np.int64)
+        self.size = 0
+
+    @property
+    def columns(self) -> list[Ints]:
+        return [self._data[k, : self.size] for k in range(len(self._data))]
+
+    def extend(self, rows: Sequence[Sequence[int]]) -> None:
+        if not rows:
+            return
+        end = self.size + len(rows)
+        if end > self._data.shape[1]:
+            grown = np.zeros((len(self._data), max(end, 2 * self._data.shape[1])), np.int64)
+            grown[:, : self.size] = self._data[:, : self.size]
+            self._data = grown
+        self._data[:, self.size : end] = (
+            np.array(rows, dtype=np.int64).reshape(end - self.size, -1).T
+        )
+        self.size = end

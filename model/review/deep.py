@@ -48,7 +48,7 @@ LADDER: tuple[tuple[str, ...], ...] = (
     ("prompts", "predictions", "loads"),
 )
 MAX_STATES = 40_000_000  # a lone search (v2 fifo, the largest that ends, has 30.6 million)
-MAX_PAIRS = 25_000_000  # a two-session search's (v2 over the SDK passes it: 26 min on one core)
+MAX_PAIRS = 25_000_000  # a two-session search's (v2 over the SDK passes it)
 # Peak resident bytes a state costs at a search's cap: a lone search with the graph kept
 # (store.BYTES_PER_STATE), a two-session search's set of pairs as numbers (at most 150).
 BYTES_PER_STATE, BYTES_PER_PAIR = store.BYTES_PER_STATE, 150
@@ -161,12 +161,12 @@ def tasks(
 # Seconds a search took on one core at the default caps, the most over the revisions
 # (`review --depth deep`, timings.json): the costliest start first, so workers finish together.
 _SECONDS = {  # (version, transport): (a lone session, two sessions)
-    (1, Transport.FIFO): (3, 27),
-    (1, Transport.PYTHON_SDK): (8, 78),
-    (1, Transport.UNORDERED): (93, 477),
-    (2, Transport.FIFO): (375, 11),
-    (2, Transport.PYTHON_SDK): (385, 1548),
-    (2, Transport.UNORDERED): (433, 49),
+    (1, Transport.FIFO): (3, 1),
+    (1, Transport.PYTHON_SDK): (8, 3),
+    (1, Transport.UNORDERED): (93, 16),
+    (2, Transport.FIFO): (375, 1),
+    (2, Transport.PYTHON_SDK): (385, 44),
+    (2, Transport.UNORDERED): (433, 2),
 }
 
 
