@@ -2,7 +2,7 @@
 cites: the whole run's time and peak memory, which searches ended, the largest of each kind,
 and what the searches cut at their caps checked.
 
-It runs the review once (about two hours and most of 24 GB on two cores), keeps the run's
+It runs the review once (about a quarter of an hour and most of 24 GB), keeps the run's
 time beside its files (run.json), and writes the page's section from those files; `--from DIR`
 writes the section again from an earlier run's folder without running it.
 Run: .venv/bin/python benchmarks/deep.py [--out DIR | --from DIR]

@@ -377,7 +377,7 @@ def add_parsers(sub: Subparsers) -> None:
         help="deep: explore the compliant peers and two sessions again at larger bounds (4 "
         "prompts and predictions, 2 loads, 2 cancels; for v2 over python-sdk and unordered, "
         "also the default bounds raised by one in one or more of them, searches that end) and "
-        "say whether any verdict changes (about an hour and 24 GB at its defaults)",
+        "say whether any verdict changes (about a quarter of an hour and 24 GB at its defaults)",
     )
     rev.add_argument(
         "--max-states",

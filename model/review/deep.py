@@ -50,7 +50,7 @@ LADDER: tuple[tuple[str, ...], ...] = (
 MAX_STATES = 40_000_000  # a lone search (v2 fifo, the largest that ends, has 30.6 million)
 MAX_PAIRS = 25_000_000  # a two-session search's (v2 over the SDK passes it)
 # Peak resident bytes a state costs at a search's cap: a lone search with the graph kept
-# (store.BYTES_PER_STATE), a two-session search's set of pairs as numbers (at most 150).
+# (store.BYTES_PER_STATE), a two-session search's pairs as rows of numbers (63 to 87 measured).
 BYTES_PER_STATE, BYTES_PER_PAIR = store.BYTES_PER_STATE, 150
 
 
@@ -161,19 +161,19 @@ def tasks(
 # Seconds a search took on one core at the default caps, the most over the revisions
 # (`review --depth deep`, timings.json): the costliest start first, so workers finish together.
 _SECONDS = {  # (version, transport): (a lone session, two sessions)
-    (1, Transport.FIFO): (3, 1),
-    (1, Transport.PYTHON_SDK): (8, 3),
-    (1, Transport.UNORDERED): (93, 16),
-    (2, Transport.FIFO): (375, 1),
-    (2, Transport.PYTHON_SDK): (385, 44),
-    (2, Transport.UNORDERED): (433, 2),
+    (1, Transport.FIFO): (1, 1),
+    (1, Transport.PYTHON_SDK): (2, 3),
+    (1, Transport.UNORDERED): (17, 17),
+    (2, Transport.FIFO): (61, 1),
+    (2, Transport.PYTHON_SDK): (55, 40),
+    (2, Transport.UNORDERED): (61, 1),
 }
 
 
 # The same for the ladder's rungs, by transport, in LADDER's order.
 _RUNG_SECONDS = {
-    Transport.PYTHON_SDK: dict(zip(LADDER, (30, 18, 6, 11, 232, 18, 346), strict=True)),
-    Transport.UNORDERED: dict(zip(LADDER, (5, 4, 3, 3, 28, 5, 40), strict=True)),
+    Transport.PYTHON_SDK: dict(zip(LADDER, (5, 3, 1, 2, 43, 3, 73), strict=True)),
+    Transport.UNORDERED: dict(zip(LADDER, (2, 1, 1, 1, 4, 1, 8), strict=True)),
 }
 
 
