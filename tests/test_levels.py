@@ -66,11 +66,18 @@ def assert_same(found: ProtocolResult, reference: ProtocolResult) -> None:
         assert list(found.graph.edges()) == list(reference.graph.edges())
 
 
-@pytest.mark.parametrize("field", [16, 6], ids=["packed-keys", "hashed-past-6-bits"])
+TUNINGS = {
+    "packed-keys": Tuning(),
+    "hashed-past-6-bits": Tuning(key_bits=6),
+    "each-batch-decided-alone": Tuning(decide=1),  # no gathering of expanded states
+}
+
+
+@pytest.mark.parametrize("tuning", TUNINGS)
 @pytest.mark.parametrize("name", CONFIGS)
-def test_a_search_over_arrays_finds_what_a_state_at_a_time_finds(name: str, field: int) -> None:
+def test_a_search_over_arrays_finds_what_a_state_at_a_time_finds(name: str, tuning: str) -> None:
     cfg = CONFIGS[name]
-    found = explore(spec_of(cfg), keep_graph=True, tuning=Tuning(key_bits=field))
+    found = explore(spec_of(cfg), keep_graph=True, tuning=TUNINGS[tuning])
     assert_same(found, by_state(cfg, keep_graph=True))
 
 

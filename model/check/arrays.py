@@ -1,7 +1,8 @@
 """The checker's search over arrays, for a Spec whose steps have that form (`Spec.arrays`):
 breadth first, the states expanded in the order found, a batch of them in one call
 (`ArraySteps.expand`, up to `Tuning.batch`), their new states found and numbered, their
-properties decided and their graph built by numpy passes, with Python work only for what is
+properties decided (small batches gathered first, `Tuning.decide`) and their graph built by
+numpy passes, with Python work only for what is
 new (a local step, a value of the parts a property reads); what a batch's arrays hold is
 bounded by its size.  It numbers states as the search one state at a time does
 (`model.check.checker`), so it finds the same states, graph, counterexamples and counts; the
@@ -192,9 +193,11 @@ def explore(
     groups = _groups(spec, result, system.shown)
     graph = _Graph(system.labels) if keep_graph else None
     told = 0  # states told of
+    undecided: list[Batch] = []  # expanded, their properties not yet decided
     for batch in search.batches(max_states):
-        for group in groups:
-            _decide(spec, search, group, batch)
+        undecided.append(batch)
+        if sum(b.size for b in undecided) >= tuning.decide:
+            _decide_all(spec, search, groups, undecided)
         terminal = np.flatnonzero(batch.degrees() == 0)
         result.terminal += len(terminal)
         ends = worlds_of(batch.states, terminal, system.unpack_columns)
@@ -209,6 +212,7 @@ def explore(
         if batch.cut:
             result.complete = False
             result.depth = len(search.path_to(end)[1]) - 1  # the first state not checked
+    _decide_all(spec, search, groups, undecided)
     result.states = search.found
     if graph is not None:
         result.graph = graph.close(search.found)
@@ -240,23 +244,42 @@ def _groups(
     ]
 
 
-def _decide(
-    spec: Spec[C, W, Packed, A], search: Search[W, A], group: _Group[C, W, A], batch: Batch
+def _decide_all(
+    spec: Spec[C, W, Packed, A],
+    search: Search[W, A],
+    groups: list[_Group[C, W, A]],
+    batches: list[Batch],
 ) -> None:
-    """Decide a group's properties in a batch's expanded states, each value of the parts they
-    read once, and record each property's first state where it is shown."""
+    """Decide every group's properties in the states of consecutive `batches` (emptied)."""
+    if not batches:
+        return
+    states = [np.concatenate([b.states[k] for b in batches]) for k in range(4)]
+    for group in groups:
+        _decide(spec, search, group, batches[0].first, states)
+    batches.clear()
+
+
+def _decide(
+    spec: Spec[C, W, Packed, A],
+    search: Search[W, A],
+    group: _Group[C, W, A],
+    first: int,
+    states: list[Ints],
+) -> None:
+    """Decide a group's properties in expanded states (numbered from `first`), each value of
+    the parts they read once, and record each property's first state where it is shown."""
     wanted = [p for p in group.props if p.name not in group.found]
     if not wanted:
         return
     assert spec.arrays is not None, "a Spec with steps over arrays"
-    value = codes(spec, group.parts, batch.states, search.tuning)
+    value = codes(spec, group.parts, states, search.tuning)
     shown = group.shown.get(value)
     new = shown < 0
     if new.any():
         unknown = value[new]
         at, inverse = kernels.loops().distinct(unknown)
         fresh = unknown[at]
-        worlds = worlds_of(batch.states, np.flatnonzero(new)[at], spec.arrays.unpack_columns)
+        worlds = worlds_of(states, np.flatnonzero(new)[at], spec.arrays.unpack_columns)
         decided = np.zeros(len(worlds), dtype=np.int64)
         for j, p in enumerate(group.props):
             decided |= (truths(p.holds, spec.config, worlds) == group.holding).astype(np.int64) << j
@@ -267,7 +290,7 @@ def _decide(
             continue
         where = np.flatnonzero(shown & (1 << j))
         if where.size:
-            group.found[p.name] = search.path_to(batch.first + int(where[0]))
+            group.found[p.name] = search.path_to(first + int(where[0]))
 
 
 class _Graph(Generic[A]):

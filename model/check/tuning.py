@@ -36,13 +36,16 @@ def splitmix(a: Ints, b: Ints, c: Ints, d: Ints) -> Ints:
 @dataclass(frozen=True)
 class Tuning:
     """`told`: states expanded between two calls of a search's `progress`; `batch`: states the
-    search over arrays expands at once (what a batch's arrays hold is bounded by it);
+    search over arrays expands at once (what a batch's arrays hold is bounded by it); `decide`:
+    expanded states it gathers before deciding their properties (a small search's first
+    batches hold a few states each, and a decision costs a numpy pass per property group);
     `key_bits`: bits of each of a packed world's four numbers in its key before keys are
     hashed by `hash`; `part_bits`: bits of each number in the value of up to three parts a
     property reads (a number past it sends the search a state at a time)."""
 
     told: int = 50_000
     batch: int = 1 << 15
+    decide: int = 1 << 13
     key_bits: int = 16
     part_bits: int = 21
     hash: Callable[[Ints, Ints, Ints, Ints], Ints] = splitmix
