@@ -104,19 +104,26 @@ def moves(
         tuple(m for s, m in to_client if s == sid),
     )
     for action, after in steps(w):
-        into_agent = action.actor == NET and action.name == TO_AGENT
-        into_client = action.actor == NET and action.name == TO_CLIENT
-        if into_agent and not _in_order_head(to_agent, sid, transport.toward_agent):
+        took_a, took_c = _took(action)
+        if took_a is not None and not _in_order_head(to_agent, sid, transport.toward_agent):
             continue
-        if into_client and not _in_order_head(to_client, sid, transport):
+        if took_c is not None and not _in_order_head(to_client, sid, transport):
             continue
         yield (
             (after.agent, after.client),
-            _shared(to_agent, sid, w.to_agent, after.to_agent, action.arg if into_agent else None),
-            _shared(
-                to_client, sid, w.to_client, after.to_client, action.arg if into_client else None
-            ),
+            _shared(to_agent, sid, w.to_agent, after.to_agent, took_a),
+            _shared(to_client, sid, w.to_client, after.to_client, took_c),
         )
+
+
+def _took(action: Action) -> tuple[int | None, int | None]:
+    """The place of the message a lone step takes from each direction (to the agent, to the
+    client) among its session's own, or None."""
+    delivers = action.actor == NET
+    return (
+        action.arg if delivers and action.name == TO_AGENT else None,
+        action.arg if delivers and action.name == TO_CLIENT else None,
+    )
 
 
 def successors(
@@ -287,16 +294,15 @@ class _PairSteps:
         w = World(agent, client, self.views.values[seen_a], self.views.values[seen_c])
         rows = []
         for action, after in self.steps(w):
-            took_a = action.arg if action.actor == NET and action.name == TO_AGENT else -1
-            took_c = action.arg if action.actor == NET and action.name == TO_CLIENT else -1
-            rest_a = len(w.to_agent) - (took_a >= 0)
-            rest_c = len(w.to_client) - (took_c >= 0)
+            took_a, took_c = _took(action)
+            rest_a = len(w.to_agent) - (took_a is not None)
+            rest_c = len(w.to_client) - (took_c is not None)
             sent_a, sent_c = after.to_agent[rest_a:], after.to_client[rest_c:]
             rows.append(
                 [
                     self.actors((after.agent, after.client)),
-                    took_a,
-                    took_c,
+                    -1 if took_a is None else took_a,
+                    -1 if took_c is None else took_c,
                     self._sent(sent_a) if sent_a else -1,
                     self._sent(sent_c) if sent_c else -1,
                 ]
