@@ -172,7 +172,8 @@ def canonical(p: Pair) -> Pair:
 
 
 class _Numbers:
-    """Values numbered as first met (actors, or a direction's contents)."""
+    """Values numbered as first met (actors, or a direction's contents), each number below
+    2**31: the search keeps them in 32-bit rows and joins two into one 64-bit key."""
 
     def __init__(self) -> None:
         self._number: dict[object, int] = {}
@@ -181,6 +182,8 @@ class _Numbers:
     def __call__(self, value: object) -> int:
         n = self._number.setdefault(value, len(self.values))
         if n == len(self.values):
+            if n >> 31:
+                raise OverflowError("two-session search: too many distinct actors or messages")
             self.values.append(value)
         return n
 

@@ -115,6 +115,7 @@ class _Answers(Generic[T]):
 
 
 def _effects(c: Config, x: AgentAction, a: Agent) -> list[actors.AgentStep]:
+    """What the agent's action `x` does from `a`, nothing where it is not enabled."""
     return x.effects(c, a) if x.enabled(c, a) else []
 
 
