@@ -12,7 +12,7 @@ import numpy as np
 
 from acp_suggestions.model.binding.packed import EMPTY, PackedSystem, _Table
 from acp_suggestions.model.check.spec import Edges
-from acp_suggestions.model.check.tables import IntMap, Ints, Lookup, Rows
+from acp_suggestions.model.check.tables import IntMap, Ints, Lookup, Rows, weakly
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.system import Action, Choice
 
@@ -30,18 +30,18 @@ class BatchSystem(PackedSystem):
         self._choices: _Table[Choice] = _Table()
         self._choices.number(())  # 0: no rule broken
         # Local steps by key, as rows of numbers (see each method for its columns).
-        self._client_rows = Rows(4, self._client_row)
-        self._agent_rows = Rows(3, self._agent_row)
-        self._heads_to_agent = Rows(4, self._head_to_agent)
-        self._heads_to_client = Rows(3, self._head_to_client)
-        self._reads = Rows(3, self._read_row)
-        self._reopens = Rows(3, self._reopen_row)
-        self._serves = Lookup(self.serves_load)
-        self._joined = Lookup(self.appended)
-        self._gets = Lookup(self.received)
-        self._loses = Lookup(self.lost)
-        self._delivering = Lookup(self._delivery)
-        self._relabelled = Lookup(self._relabel)
+        self._client_rows = Rows(4, weakly(self._client_row))
+        self._agent_rows = Rows(3, weakly(self._agent_row))
+        self._heads_to_agent = Rows(4, weakly(self._head_to_agent))
+        self._heads_to_client = Rows(3, weakly(self._head_to_client))
+        self._reads = Rows(3, weakly(self._read_row))
+        self._reopens = Rows(3, weakly(self._reopen_row))
+        self._serves = Lookup(weakly(self.serves_load))
+        self._joined = Lookup(weakly(self.appended))
+        self._gets = Lookup(weakly(self.received))
+        self._loses = Lookup(weakly(self.lost))
+        self._delivering = Lookup(weakly(self._delivery))
+        self._relabelled = Lookup(weakly(self._relabel))
 
     def expand(self, a: Ints, c: Ints, ta: Ints, tc: Ints) -> Edges:
         """Every step of the states (a[k], c[k], ta[k], tc[k]), state after state, each

@@ -18,7 +18,7 @@ from acp_suggestions.model.check import kernels
 from acp_suggestions.model.check.arrays import Search
 from acp_suggestions.model.check.checker import gc_paused
 from acp_suggestions.model.check.spec import Edges, Packed
-from acp_suggestions.model.check.tables import IntMap, Ints, Lookup, Rows
+from acp_suggestions.model.check.tables import IntMap, Ints, Lookup, Rows, weakly
 from acp_suggestions.model.check.tuning import Tuning
 from acp_suggestions.model.config import Bounds, Config, baseline
 from acp_suggestions.model.network import REVIEWED, Transport
@@ -225,15 +225,17 @@ class _PairSteps:
         self.views(())
         actors, empty = self.actors((start.agent, start.client)), self.channels(())
         self._start = (actors, actors, empty, empty)
-        self.view_of = [Lookup(functools.partial(self._view, sid), _HIGH) for sid in SESSIONS]
+        self.view_of = [
+            Lookup(functools.partial(weakly(self._view), sid), _HIGH) for sid in SESSIONS
+        ]
         self._both_views = IntMap()  # a session's views of the two directions, numbered
-        self._steps = [Rows(5, functools.partial(self._own_steps, sid)) for sid in SESSIONS]
-        self._at_head = Lookup(self._may_take_from, _HIGH)
-        self._removed = Lookup(self._remove, _HIGH)
-        self._appended = Lookup(self._append, _HIGH)
+        self._steps = [Rows(5, functools.partial(weakly(self._own_steps), sid)) for sid in SESSIONS]
+        self._at_head = Lookup(weakly(self._may_take_from), _HIGH)
+        self._removed = Lookup(weakly(self._remove), _HIGH)
+        self._appended = Lookup(weakly(self._append), _HIGH)
         self._ranks = np.zeros(0, dtype=np.int64)  # each actor's place in `_rank`'s order
-        self._ties = Lookup(self._swap_first, _HIGH)  # alike actors: does the swap lead?
-        self._swapped = Lookup(self._swap, _HIGH)  # a direction, sessions exchanged
+        self._ties = Lookup(weakly(self._swap_first), _HIGH)  # alike actors: does the swap lead?
+        self._swapped = Lookup(weakly(self._swap), _HIGH)  # a direction, sessions exchanged
 
     def init_state(self) -> Packed:
         """Both sessions new, nothing in flight."""

@@ -5,7 +5,10 @@ call each, by the packed system's own memoised step (`model.binding.packed`)."""
 
 from __future__ import annotations
 
+import types
+import weakref
 from collections.abc import Callable, Sequence
+from typing import ParamSpec, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -14,6 +17,16 @@ from acp_suggestions.model.check import kernels
 
 Ints = NDArray[np.int64]
 WIDTH = 21  # bits of each number in a composite key: three fit in an int64
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def weakly(method: Callable[P, R]) -> Callable[P, R]:
+    """A bound method that holds its object weakly: an object whose own tables compute by its
+    methods is then no reference cycle, and is freed as soon as its last user lets it go (not
+    at the cyclic collector's next full pass, with everything it found)."""
+    assert isinstance(method, types.MethodType), "a bound method"
+    return types.MethodType(method.__func__, weakref.proxy(method.__self__))
 
 
 class TooLarge(Exception):

@@ -12,6 +12,7 @@ from acp_suggestions.model.amendments import AMENDMENTS_BY_NAME
 from acp_suggestions.model.binding import sessions
 from acp_suggestions.model.binding.rows import Counterexample
 from acp_suggestions.model.binding.verify import verify
+from acp_suggestions.model.check.checker import gc_paused
 from acp_suggestions.model.config import Config, baseline
 from acp_suggestions.model.invariants import INVARIANTS
 from acp_suggestions.model.liveness import LIVENESS, properties_in_force
@@ -274,7 +275,9 @@ Task = Job | duties.Cell | sessions.Shared
 Done = Outcome | duties.Placement | sessions.Sharing
 
 
-def _work(task: Task) -> Done:
+@gc_paused  # a task's objects make no cycles: they are freed as it ends, none left to scan
+def work(task: Task) -> Done:
+    """Run one task of a review."""
     if isinstance(task, Job):
         return run(task)
     if isinstance(task, duties.Cell):
@@ -305,7 +308,7 @@ def run_all(
         if i not in by_index:
             alike.setdefault(_exploration(todo[i]), []).append(i)
     first = [same[0] for same in alike.values()]
-    for j, result in executor.run(_work, [todo[i] for i in first], cost=_cost):
+    for j, result in executor.run(work, [todo[i] for i in first], cost=_cost):
         for i in alike[_exploration(todo[first[j]])]:
             done = by_index[i] = _as_of(result, todo[i])
             if cache:
