@@ -7,7 +7,10 @@ then `acp-suggestions review` as a user runs it on 2 workers, cold (`--no-cache`
 (a second run on the cache a first one filled, into the previous run's folder and into a new
 one), each the median of several runs; with
 `--baseline TREE` the cold review of the package in TREE (a checkout of another commit) too,
-run alternately with this one, as the machine's pace drifts between runs.
+run alternately with this one, as the machine's pace drifts between runs.  The commands keep
+their compiled bytecode (`__pycache__`), as an installed package has it, even where the
+environment says not to write it (PYTHONDONTWRITEBYTECODE): else every run compiles every
+module it imports again, a tenth or more of a warm run.
 Run: .venv/bin/python benchmarks/review.py [--runs N] [--cells N] [--baseline TREE]
 """
 
@@ -32,6 +35,7 @@ from acp_suggestions.model.rules import RuleId
 
 # -P: the package from the install or PYTHONPATH (a baseline's tree), not the working folder.
 CLI = [sys.executable, "-P", "-m", "acp_suggestions.model.cli", "review", "--jobs", "2", "--quiet"]
+ENV = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
 
 
 def by_search(cell: duties.Cell) -> dict[str, list[frozenset[RuleId]]]:
@@ -71,7 +75,7 @@ def review(runs: int, folder: Path, tree: str | None) -> dict[str, float]:
     `tree` (alternated with this one's cold runs), if given."""
 
     def timed(*options: str, tree: str | None = None, out: Path = folder / "out") -> float:
-        env = os.environ | ({"PYTHONPATH": tree} if tree else {})
+        env = ENV | ({"PYTHONPATH": tree} if tree else {})
         started = time.perf_counter()
         command = [*CLI, "--out", str(out), "--force", *options]
         subprocess.run(
@@ -86,26 +90,24 @@ def review(runs: int, folder: Path, tree: str | None) -> dict[str, float]:
         if tree:
             before.append(timed("--no-cache", tree=tree))
     timed("--cache", cache)  # fills the cache
+    edited = _with_a_comment(folder / "edited")
     warm = [timed("--cache", cache) for _ in range(runs)]
     new = [timed("--cache", cache, out=folder / f"new-{i}") for i in range(runs)]
-    edited = _with_a_comment(folder / "edited")
     redrawn = [timed("--cache", cache, tree=str(edited)) for _ in range(runs)]
     found = {"cold": cold, "warm": warm, "new": new, "redrawn": redrawn, "before": before}
     return {name: statistics.median(times) for name, times in found.items() if times}
 
 
 def _with_a_comment(folder: Path) -> Path:
-    """A copy of this package with a comment added to the letter's renderer: code no search
-    runs, so a review with the same cache searches nothing."""
+    """A copy of this package (its bytecode too, as the runs before left it) with a comment
+    added to the letter's renderer: code no search runs, so a review with the same cache
+    searches nothing, and recompiles that module alone."""
     root = Path(__file__).resolve().parents[1]
     package = folder / "acp_suggestions"
-    shutil.copytree(root / "acp_suggestions", package, symlinks=False, ignore=_NOT_CODE)
+    shutil.copytree(root / "acp_suggestions", package, symlinks=False)
     letter = package / "model" / "render" / "letter.py"
     letter.write_text(letter.read_text() + "# a comment, edited in\n")
     return folder
-
-
-_NOT_CODE = shutil.ignore_patterns("__pycache__", "*.pyc")
 
 
 def main() -> None:
@@ -136,7 +138,8 @@ def main() -> None:
             f"| one exploration per cell, kept sets filtered | {filtered:.1f} | |",
             f"| a search per kept set | {searched:.1f} | {searched / filtered:.2f}x |",
             "",
-            f"`acp-suggestions review --jobs 2`, median of {args.runs} runs: cold "
+            "`acp-suggestions review --jobs 2` (its modules' bytecode kept, as an install keeps "
+            f"it), median of {args.runs} runs: cold "
             f"(`--no-cache`) {t['cold']:.1f} s wall, warm (nothing changed since a run filled "
             f"the cache) {t['warm']:.1f} s into the previous run's folder and {t['new']:.1f} s "
             "into a new one, after a comment added to `model/render/letter.py` (the same cache, "

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
-from typing import Any, Generic
+from typing import TYPE_CHECKING, Any, Generic
 
-import networkx as nx
 import numpy as np
 from numpy.typing import NDArray
 from typing_extensions import TypeVar
@@ -20,6 +19,17 @@ from acp_suggestions.model.check import kernels
 from acp_suggestions.model.check.sparse import breadth_first
 
 A = TypeVar("A", bound=Hashable)  # a step's label
+
+if TYPE_CHECKING:  # networkx is imported where a run needs it (a warm review never does)
+    import networkx as nx
+
+
+def no_path(message: str) -> Exception:
+    """networkx's error for a path that does not exist, which callers catch as networkx's."""
+    from networkx import NetworkXNoPath
+
+    error: Exception = NetworkXNoPath(message)
+    return error
 
 
 class StateGraph(Generic[A]):
@@ -152,7 +162,7 @@ class StateGraph(Generic[A]):
             else:
                 backward, meet = _grow(backward, self.predecessors, succ, pred)
         if meet is None:
-            raise nx.NetworkXNoPath(f"no path from {source} to {target}")
+            raise no_path(f"no path from {source} to {target}")
         path = [meet]
         while (back := pred[path[-1]]) is not None:
             path.append(back)
@@ -170,6 +180,8 @@ class StateGraph(Generic[A]):
 
     def to_networkx(self) -> nx.DiGraph:
         """The same graph as a networkx DiGraph, for the small graphs that are drawn."""
+        import networkx as nx
+
         graph = nx.DiGraph()
         graph.add_nodes_from(self.nodes)
         graph.add_edges_from((u, v, {"action": a}) for u, v, a in self.edges())

@@ -17,19 +17,22 @@ import itertools
 from array import array
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-import networkx as nx
 import numpy as np
 from numpy.typing import NDArray
 
 from acp_suggestions.model.check import kernels
 from acp_suggestions.model.check.arrays import codes
-from acp_suggestions.model.check.graph import StateGraph
+from acp_suggestions.model.check.graph import StateGraph, no_path
 from acp_suggestions.model.check.result import InMemory, Result, Worlds, truths
 from acp_suggestions.model.check.sparse import Ints, Mask, Targets, breadth_first
 from acp_suggestions.model.check.spec import A, C, Packed, S, Spec, W
 from acp_suggestions.model.check.tuning import DEFAULT
+
+if TYPE_CHECKING:  # networkx is imported where a run needs it (a warm review never does)
+    import networkx as nx
+
 
 Node = Hashable
 FairClass = Callable[[A], str | None]
@@ -178,7 +181,7 @@ def _path(
             while path[-1] != start:
                 path.append(int(parent[path[-1]]))
             return path[::-1]
-    raise nx.NetworkXNoPath(f"no path from {name(start)}")
+    raise no_path(f"no path from {name(start)}")
 
 
 def _cycle(g: _Arrays, sub: _Sub, end: int, name: Callable[[int], Node]) -> tuple[int, ...]:
