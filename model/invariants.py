@@ -3,6 +3,8 @@ reachability properties that show the invariants are not vacuous."""
 
 from __future__ import annotations
 
+import functools
+
 from acp_suggestions.model import actors, lifecycle
 from acp_suggestions.model.config import Config
 from acp_suggestions.model.lifecycle import ListState
@@ -59,6 +61,7 @@ def _drained_and_held(w: World) -> Update | None:
     return None if w.to_client else w.client.held
 
 
+@functools.lru_cache(maxsize=1024)  # the model's lists are few, each asked of very often
 def usable(suggestions: SuggestionList) -> SuggestionList:
     """The suggestions of a list that a client can use (it skips the others whole, SC-4)."""
     return tuple(s for s in suggestions if UNPARSEABLE not in s)
