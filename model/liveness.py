@@ -13,7 +13,7 @@ from acp_suggestions.model.invariants import INVARIANTS, out_of_date, usable
 from acp_suggestions.model.lifecycle import ListState
 from acp_suggestions.model.rules import RuleId, in_force
 from acp_suggestions.model.state import Composer, World
-from acp_suggestions.model.system import AGENT, NET, Act, Action, client_moves
+from acp_suggestions.model.system import AGENT, NET, Act, Action, client_can
 
 _OBLIGED = frozenset({Act.END_TURN, Act.REPLAY_DONE, Act.ACCEPT_PROMPT})
 
@@ -55,8 +55,8 @@ def _wants_to_send(cfg: Config, w: World) -> bool:
 
 
 def _can_send(cfg: Config, w: World) -> bool:
-    """ENABLED Send: read off Next's client moves, not the client's guard restated."""
-    return any(action.name is Act.SEND for action, _, _ in client_moves(cfg, w.client))
+    """ENABLED Send: read off the guards of Next's client moves, not restated."""
+    return client_can(cfg, w.client, Act.SEND)
 
 
 def _fresh_list(cfg: Config, w: World) -> bool:

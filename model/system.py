@@ -258,6 +258,12 @@ def client_moves(cfg: Config, c: Client) -> list[ClientMove]:
     return out
 
 
+def client_can(cfg: Config, c: Client, act: Act) -> bool:
+    """Whether `client_moves` lists an action named `act` in `c`: the guards it takes, with
+    none of the effects (a liveness property asks this of every client value)."""
+    return any(x.action.name is act and x.enabled(cfg, c) for x in USER_AND_CLIENT)
+
+
 @functools.cache
 def choices(cfg: Config) -> tuple[tuple[Choice, Config], ...]:
     """The configurations an agent step may follow, each with the rules it breaks there:

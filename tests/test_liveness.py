@@ -20,7 +20,8 @@ from acp_suggestions.model.liveness import LIVENESS
 from acp_suggestions.model.mutations import MUTATIONS_BY_RULE
 from acp_suggestions.model.network import Transport
 from acp_suggestions.model.rules import Revision
-from acp_suggestions.model.system import Action
+from acp_suggestions.model.system import Act, Action, client_can, client_moves
+from tests.test_shared_steps import CONFIGS as VARIED
 
 
 def _graph(edges: list[tuple[str, str, str]], nodes: Sequence[str] = ()) -> nx.DiGraph:
@@ -224,3 +225,15 @@ def test_each_leads_to_property_reads_only_what_it_declares(cfg: Config) -> None
     for prop, (p, q) in zip(LIVENESS, masks(spec, result.worlds), strict=True):
         assert p.tolist() == [bool(prop.p(cfg, w)) for w in result.worlds]
         assert q.tolist() == [bool(prop.q(cfg, w)) for w in result.worlds]
+
+
+@pytest.mark.parametrize("name", VARIED)
+def test_what_a_client_can_do_is_what_its_moves_list(name: str) -> None:
+    """`client_can` (what `user_can_always_send` reads) agrees with `client_moves` on every
+    action in every client the search reaches."""
+    cfg = VARIED[name]
+    clients = {w.client for w in explore(spec_of(cfg), keep_graph=True).worlds}
+    for c in clients:
+        listed = {action.name for action, _, _ in client_moves(cfg, c)}
+        assert {act for act in Act if client_can(cfg, c, act)} == listed
+    assert len(clients) > 100
