@@ -2,11 +2,10 @@
 breadth first, the states expanded in the order found, a batch of them in one call
 (`ArraySteps.expand`, up to `Tuning.batch`), their new states found and numbered, their
 properties decided (small batches gathered first, `Tuning.decide`) and their graph built by
-numpy passes, with Python work only for what is
-new (a local step, a value of the parts a property reads); what a batch's arrays hold is
-bounded by its size.  It numbers states as the search one state at a time does
-(`model.check.checker`), so it finds the same states, graph, counterexamples and counts; the
-tests compare the two."""
+numpy passes, with Python work only for what is new (a local step, a value of the parts a
+property reads); what a batch's arrays hold is bounded by its size.  It numbers states as the
+search one state at a time does (`model.check.checker`), so it finds the same states, graph,
+counterexamples and counts; the tests compare the two."""
 
 from __future__ import annotations
 
@@ -268,8 +267,7 @@ def _decide(
 ) -> None:
     """Decide a group's properties in expanded states (numbered from `first`), each value of
     the parts they read once, and record each property's first state where it is shown."""
-    wanted = [p for p in group.props if p.name not in group.found]
-    if not wanted:
+    if all(p.name in group.found for p in group.props):
         return
     assert spec.arrays is not None, "a Spec with steps over arrays"
     value = codes(spec, group.parts, states, search.tuning)
