@@ -4,12 +4,14 @@ search uses the compiled ones."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numpy.typing import NDArray
 
 from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.check import kernels
@@ -126,3 +128,59 @@ def test_a_system_explored_again_remembers_what_its_states_show() -> None:
     assert not fewer.counterexamples
     alone = explore(replace(spec_of(CONFIGS["v1-LT-5-fifo"]), invariants=others))
     assert fewer.reached == alone.reached
+
+
+@st.composite
+def graphs(
+    draw: st.DrawFn,
+) -> tuple[Ints, NDArray[np.int32], Ints, NDArray[np.bool_], NDArray[np.bool_]]:
+    """A graph in compressed rows (repeated targets and self-loops too), seeds, and masks of
+    entries and states (each maybe empty: no mask)."""
+    n = draw(st.integers(1, 25))
+    rows = draw(st.lists(st.lists(st.integers(0, n - 1), max_size=5), min_size=n, max_size=n))
+    indptr = ints([0, *itertools.accumulate(len(r) for r in rows)])
+    targets = np.array([t for r in rows for t in r], dtype=np.int32)
+    seeds = ints(draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=3, unique=True)))
+    through = np.array(draw(st.lists(st.booleans(), min_size=len(targets), max_size=len(targets))))
+    within = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    empty = np.zeros(0, dtype=bool)
+    return (
+        indptr,
+        targets,
+        seeds,
+        through if draw(st.booleans()) else empty,
+        within if draw(st.booleans()) else empty,
+    )
+
+
+@settings(max_examples=120, deadline=None)
+@given(graph=graphs())
+def test_breadth_first_passes_agree(
+    graph: tuple[Ints, NDArray[np.int32], Ints, NDArray[np.bool_], NDArray[np.bool_]],
+) -> None:
+    """The same states, entries and levels; and each state's level is its distance from the
+    seeds through the allowed entries and states (a plain Python pass)."""
+    indptr, targets, seeds, through, within = graph
+    found = [
+        [x.tolist() for x in loops.breadth_first(indptr, targets, seeds, through, within)]
+        for loops in (kernels.REFERENCE, COMPILED)
+    ]
+    assert found[0] == found[1]
+    states, via, ends = found[1]
+    distance = dict.fromkeys(seeds.tolist(), 0)
+    frontier = seeds.tolist()
+    while frontier:
+        nxt = []
+        for u in frontier:
+            for e in range(indptr[u], indptr[u + 1]):
+                v = int(targets[e])
+                if v in distance or (len(through) and not through[e]):
+                    continue
+                if len(within) and not within[v]:
+                    continue
+                distance[v] = distance[u] + 1
+                nxt.append(v)
+        frontier = nxt
+    level = np.searchsorted(ends, np.arange(len(states)), side="right").tolist()
+    assert dict(zip(states, level, strict=True)) == distance
+    assert all(targets[e] == v for v, e in zip(states, via, strict=True) if e >= 0)

@@ -1,6 +1,7 @@
 """The loops of the search over arrays that numpy makes several passes of, compiled (numba):
 a hash table's probing (a numpy pass per probe), the first place of each distinct key and a stable
-order by target (a sort each), one pass of machine code instead.  The numpy passes they
+order by target (a sort each), a breadth-first pass over a graph's rows (several numpy passes
+per level), one pass of machine code instead.  The numpy passes they
 replace stay as the reference (`REFERENCE`), used where numba is missing and compared with
 the compiled loops by the tests."""
 
@@ -15,6 +16,8 @@ from numpy.typing import NDArray
 
 Ints = NDArray[np.int64]
 Values = NDArray[np.int32]
+Targets = NDArray[np.int32] | Ints
+Mask = NDArray[np.bool_]
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # 2**64 / phi: Fibonacci hashing
 
 
@@ -177,6 +180,63 @@ def _compiled_by_target(targets: NDArray[np.int32], n: int) -> Ints:
     return order
 
 
+def reference_breadth_first(
+    indptr: Ints, targets: Targets, seeds: Ints, through: Mask, within: Mask
+) -> tuple[Ints, Ints, Ints]:
+    """A breadth-first pass over compressed rows from `seeds` (the first level), through the
+    entries `through` into the states `within` (an empty mask: every one), a level at a time:
+    the states in the order first met, the entry each was first reached by (-1 for a seed),
+    and where each level ends.  Numpy passes per level."""
+    met = np.zeros(len(indptr) - 1, dtype=bool)
+    states, via = [seeds], [np.full(len(seeds), -1, dtype=np.int64)]
+    met[seeds] = True
+    while states[-1].size:
+        rows = states[-1]
+        lo = indptr[rows]
+        lens = indptr[rows + 1] - lo
+        ends = np.cumsum(lens)
+        at = np.arange(ends[-1] if len(ends) else 0) + np.repeat(lo - ends + lens, lens)
+        if len(through):
+            at = at[through[at]]
+        reached = targets[at].astype(np.int64)
+        fresh = ~met[reached] if not len(within) else ~met[reached] & within[reached]
+        at, reached = at[fresh], reached[fresh]
+        first, _ = reference_distinct(reached)
+        states.append(reached[first])
+        via.append(at[first])
+        met[states[-1]] = True
+    ends = np.cumsum([len(x) for x in states[:-1]], dtype=np.int64)
+    return np.concatenate(states), np.concatenate(via), ends
+
+
+def _compiled_breadth_first(
+    indptr: Ints, targets: Targets, seeds: Ints, through: Mask, within: Mask
+) -> tuple[Ints, Ints, Ints]:
+    n = len(indptr) - 1
+    met = np.zeros(n, dtype=np.bool_)
+    states, via = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    ends = np.empty(n + 1, dtype=np.int64)
+    found = len(seeds)
+    states[:found], via[:found] = seeds, -1
+    met[seeds] = True
+    levels, head = 0, 0
+    while head < found:
+        end = found
+        ends[levels] = end
+        levels += 1
+        while head < end:
+            u = states[head]
+            head += 1
+            for e in range(indptr[u], indptr[u + 1]):
+                v = targets[e]
+                if met[v] or (len(through) and not through[e]) or (len(within) and not within[v]):
+                    continue
+                met[v] = True
+                states[found], via[found] = v, e
+                found += 1
+    return states[:found].copy(), via[:found].copy(), ends[:levels].copy()
+
+
 class Loops(NamedTuple):
     """The hash-table and ordering loops, every one with the reference's signature."""
 
@@ -186,6 +246,7 @@ class Loops(NamedTuple):
     distinct: Callable[[Ints], tuple[Ints, Ints]]
     last_places: Callable[[Ints, int], Ints]
     by_target: Callable[[NDArray[np.int32], int], Ints]
+    breadth_first: Callable[[Ints, Targets, Ints, Mask, Mask], tuple[Ints, Ints, Ints]]
 
 
 REFERENCE = Loops(
@@ -195,6 +256,7 @@ REFERENCE = Loops(
     reference_distinct,
     reference_last_places,
     reference_by_target,
+    reference_breadth_first,
 )
 _COMPILED = Loops(
     _compiled_get,
@@ -203,6 +265,7 @@ _COMPILED = Loops(
     _compiled_distinct,
     _compiled_last_places,
     _compiled_by_target,
+    _compiled_breadth_first,
 )
 
 

@@ -1,10 +1,11 @@
 """A kept graph as compressed sparse rows (the out-edges of state u are the entries
 `indptr[u]` to `indptr[u + 1]` of `targets`): the entries of a set of rows, and the one
 breadth-first pass over them that distances, closures, shortest paths and a family member's
-part of a graph share."""
+part of a graph share (compiled, `model.check.kernels`)."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -47,17 +48,13 @@ def breadth_first(
     """The levels of a breadth-first search from `seeds` (the first level), a level's states
     expanded in order and each one's entries in order; only through the entries `through`
     and into the states `within`, where given."""
-    met = np.zeros(len(indptr) - 1, dtype=bool)
-    level = Level(seeds.astype(np.int64), np.full(len(seeds), -1, dtype=np.int64))
-    met[level.states] = True
-    while level.states.size:
-        yield level
-        at = entries(indptr, level.states)
-        if through is not None:
-            at = at[through[at]]
-        reached = targets[at]
-        fresh = ~met[reached] if within is None else ~met[reached] & within[reached]
-        at, reached = at[fresh], reached[fresh].astype(np.int64)
-        first, _ = kernels.loops().distinct(reached)
-        level = Level(reached[first], at[first])
-        met[level.states] = True
+    none = np.zeros(0, dtype=bool)
+    states, via, ends = kernels.loops().breadth_first(
+        indptr,
+        targets,
+        seeds.astype(np.int64),
+        none if through is None else through,
+        none if within is None else within,
+    )
+    for lo, hi in itertools.pairwise([0, *ends.tolist()]):
+        yield Level(states[lo:hi], via[lo:hi])
