@@ -74,6 +74,26 @@ def _by_type(cls: type[T]) -> type[T]:
     return cls
 
 
+def _quick_replace(cls: type[T]) -> type[T]:
+    """Give a record a `_replace` that copies its fields once and sets the changed ones by
+    place: the model's steps replace a field or two of records of up to 26 fields, and the
+    standard one looks every field name up in the changes (twice the time)."""
+    place = {name: i for i, name in enumerate(cls._fields)}  # type: ignore[attr-defined]  # a NamedTuple
+    new = tuple.__new__
+
+    def replaced(self: tuple[object, ...], /, **changes: object) -> T:
+        values = list(self)
+        try:
+            for name, value in changes.items():
+                values[place[name]] = value
+        except KeyError as e:
+            raise ValueError(f"{cls.__name__} has no field {e}") from None
+        return new(cls, values)  # type: ignore[type-var]  # cls is a tuple type
+
+    cls._replace = replaced  # type: ignore[attr-defined]  # on purpose
+    return cls
+
+
 @_by_type
 class Cancel(NamedTuple):
     """`session/cancel` (v1)."""
@@ -86,6 +106,7 @@ class Load(NamedTuple):
     replay: bool
 
 
+@_quick_replace
 class Update(NamedTuple):
     """A suggestions update; every field but `suggestions` is ghost."""
 
@@ -138,6 +159,7 @@ class Pending(NamedTuple):
     prompts_seen: int
 
 
+@_quick_replace
 class Agent(NamedTuple):
     """The agent's local state."""
 
@@ -156,6 +178,7 @@ class Agent(NamedTuple):
     blocked: int  # requires_action budget used (v2)
 
 
+@_quick_replace
 class Client(NamedTuple):
     """The client's local state (with the user's composer)."""
 
@@ -205,6 +228,7 @@ class Client(NamedTuple):
         return u.prompts_seen < self.sent - self.lost
 
 
+@_quick_replace
 class World(NamedTuple):
     """The global state: both actors and the two directions of the network."""
 

@@ -26,7 +26,7 @@ from acp_suggestions.model.check import kernels
 from acp_suggestions.model.check.arrays import codes
 from acp_suggestions.model.check.graph import StateGraph, no_path
 from acp_suggestions.model.check.result import InMemory, Result, Worlds, truths
-from acp_suggestions.model.check.sparse import Ints, Mask, Targets, breadth_first
+from acp_suggestions.model.check.sparse import Ints, Mask, Targets, breadth_first, entries
 from acp_suggestions.model.check.spec import A, C, Packed, S, Spec, W
 from acp_suggestions.model.check.tuning import DEFAULT
 
@@ -140,18 +140,29 @@ class _Sub:
 
 def _sub(g: _Arrays, reach: Mask) -> _Sub:
     """The subgraph of `reach`, its components (scipy's) and which of them are fair: a
-    component a run can stay in forever, taking every class enabled in all its states."""
+    component a run can stay in forever, taking every class enabled in all its states.
+    Only the reached states' rows are read; the states outside share one component, never
+    fair."""
     from scipy.sparse import csr_matrix  # here: a review read from the cache never loads scipy
     from scipy.sparse.csgraph import connected_components
 
-    keep = reach[g.sources] & reach[g.targets]
-    src, tgt, bits = g.sources[keep], g.targets[keep], g.bits[keep]
+    inside = np.flatnonzero(reach)
+    at = entries(g.indptr, inside)
+    at = at[reach[g.targets[at]]]
+    src, tgt, bits = g.sources[at], g.targets[at], g.bits[at]
     indptr = np.zeros(g.n + 1, dtype=np.int64)
     np.cumsum(np.bincount(src, minlength=g.n), out=indptr[1:])
-    matrix = csr_matrix((np.ones(len(tgt), dtype=np.int8), tgt, indptr), shape=(g.n, g.n))
+    local = np.zeros(g.n, dtype=np.int32)
+    local[inside] = np.arange(len(inside), dtype=np.int32)
+    rows = np.zeros(len(inside) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(local[src], minlength=len(inside)), out=rows[1:])
+    matrix = csr_matrix(
+        (np.ones(len(tgt), dtype=np.int8), local[tgt], rows), shape=(len(inside), len(inside))
+    )
     count, labels = connected_components(matrix, directed=True, connection="strong")
-    component = labels.astype(np.int32)
-    inside = np.flatnonzero(reach)
+    component = np.full(g.n, count, dtype=np.int32)  # count: the states outside
+    component[inside] = labels
+    count += 1
     looped = np.zeros(count, dtype=bool)
     looped[component[src[src == tgt]]] = True
     nontrivial = (np.bincount(component[inside], minlength=count) > 1) | looped

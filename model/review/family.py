@@ -105,11 +105,11 @@ class Family:
         property that fails (the leads-to ones only with `liveness`), with its shortest
         counterexample's number of steps."""
         m = self.member(kept, with_graph=liveness)
-        out = {}
-        for j, p in enumerate(self.spec.invariants):
-            failing = self.broken[m.order, j]
-            if failing.any():
-                out[p.name] = int(m.depth[failing].min())
+        broken = self.broken[m.order]
+        out = {
+            self.spec.invariants[j].name: int(m.depth[broken[:, j]].min())
+            for j in np.flatnonzero(broken.any(axis=0)).tolist()
+        }
         if m.graph is None:
             return out
         masks = [(p[m.order], q[m.order]) for p, q in self.masks]
