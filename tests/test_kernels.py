@@ -184,3 +184,23 @@ def test_breadth_first_passes_agree(
     level = np.searchsorted(ends, np.arange(len(states)), side="right").tolist()
     assert dict(zip(states, level, strict=True)) == distance
     assert all(targets[e] == v for v, e in zip(states, via, strict=True) if e >= 0)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    columns=st.integers(1, 4).flatmap(
+        lambda k: st.lists(st.tuples(*[st.integers(0, 40)] * k), max_size=50)
+    ),
+    width=st.integers(3, 7),
+)
+def test_keys_composed_agree(columns: list[tuple[int, ...]], width: int) -> None:
+    """The same keys, or the same refusal of a number past its field."""
+    k = len(columns[0]) if columns else 2
+    parts = tuple(ints([row[j] for row in columns]) for j in range(k))
+    found = [loops.compose(parts, width) for loops in (kernels.REFERENCE, COMPILED)]
+    assert found[0][1] == found[1][1] == all(x < 1 << width for row in columns for x in row)
+    if found[0][1]:
+        assert found[0][0].tolist() == found[1][0].tolist()
+        assert found[1][0].tolist() == [
+            sum(x << (width * (k - 1 - j)) for j, x in enumerate(row)) for row in columns
+        ]

@@ -1,6 +1,7 @@
 """The loops of the search over arrays that numpy makes several passes of, compiled (numba):
 a hash table's probing (a numpy pass per probe), the first place of each distinct key and a stable
-order by target (a sort each), a breadth-first pass over a graph's rows (several numpy passes
+order by target (a sort each), one key from several columns of numbers (a pass per column and a
+check of each one's range), a breadth-first pass over a graph's rows (several numpy passes
 per level), one pass of machine code instead.  The numpy passes they
 replace stay as the reference (`REFERENCE`), used where numba is missing and compared with
 the compiled loops by the tests."""
@@ -180,6 +181,28 @@ def _compiled_by_target(targets: NDArray[np.int32], n: int) -> Ints:
     return order
 
 
+def reference_compose(parts: tuple[Ints, ...], width: int) -> tuple[Ints, bool]:
+    """One key per row of the columns `parts`, each number in `width` bits; and whether every
+    number fits its field (if not, the key is not one)."""
+    key = np.zeros(len(parts[0]), dtype=np.int64)
+    for part in parts:
+        if part.size and int(part.max()) >= 1 << width:
+            return key, False
+        key = (key << width) | part
+    return key, True
+
+
+def _compiled_compose(parts: tuple[Ints, ...], width: int) -> tuple[Ints, bool]:
+    key = np.zeros(len(parts[0]), dtype=np.int64)
+    limit = 1 << width
+    for part in parts:
+        for i in range(len(key)):
+            if part[i] >= limit:
+                return key, False
+            key[i] = (key[i] << width) | part[i]
+    return key, True
+
+
 def reference_breadth_first(
     indptr: Ints, targets: Targets, seeds: Ints, through: Mask, within: Mask
 ) -> tuple[Ints, Ints, Ints]:
@@ -247,6 +270,7 @@ class Loops(NamedTuple):
     last_places: Callable[[Ints, int], Ints]
     by_target: Callable[[NDArray[np.int32], int], Ints]
     breadth_first: Callable[[Ints, Targets, Ints, Mask, Mask], tuple[Ints, Ints, Ints]]
+    compose: Callable[[tuple[Ints, ...], int], tuple[Ints, bool]]
 
 
 REFERENCE = Loops(
@@ -257,6 +281,7 @@ REFERENCE = Loops(
     reference_last_places,
     reference_by_target,
     reference_breadth_first,
+    reference_compose,
 )
 _COMPILED = Loops(
     _compiled_get,
@@ -266,6 +291,7 @@ _COMPILED = Loops(
     _compiled_last_places,
     _compiled_by_target,
     _compiled_breadth_first,
+    _compiled_compose,
 )
 
 

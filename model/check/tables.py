@@ -36,11 +36,10 @@ class TooLarge(Exception):
 
 def compose(*parts: Ints, width: int = WIDTH) -> Ints:
     """One int64 key per row of `parts`, each number in `width` bits."""
-    key = np.zeros(len(parts[0]), dtype=np.int64)
-    for part in parts:
-        if part.size and int(part.max()) >= 1 << width:
-            raise TooLarge(f"a number past {1 << width:,}")
-        key = (key << width) | part
+    columns = tuple(np.ascontiguousarray(p, dtype=np.int64) for p in parts)  # one type for numba
+    key, fits = kernels.loops().compose(columns, width)
+    if not fits:
+        raise TooLarge(f"a number past {1 << width:,}")
     return key
 
 
