@@ -204,3 +204,16 @@ def test_keys_composed_agree(columns: list[tuple[int, ...]], width: int) -> None
         assert found[1][0].tolist() == [
             sum(x << (width * (k - 1 - j)) for j, x in enumerate(row)) for row in columns
         ]
+
+
+@settings(max_examples=80, deadline=None)
+@given(runs=st.lists(st.tuples(st.integers(0, 1000), st.integers(0, 6)), max_size=40))
+def test_runs_of_rows_agree(runs: list[tuple[int, int]]) -> None:
+    """Each run's rows in order, with their run and place: the same from either loops."""
+    start, count = ints([s for s, _ in runs]), ints([n for _, n in runs])
+    found = [
+        [x.tolist() for x in loops.spans(start, count)] for loops in (kernels.REFERENCE, COMPILED)
+    ]
+    assert found[0] == found[1]
+    expected = [(k, s + j, j) for k, (s, n) in enumerate(runs) for j in range(n)]
+    assert list(zip(*found[1], strict=True)) == expected

@@ -1,7 +1,8 @@
 """The loops of the search over arrays that numpy makes several passes of, compiled (numba):
 a hash table's probing (a numpy pass per probe), the first place of each distinct key and a stable
 order by target (a sort each), one key from several columns of numbers (a pass per column and a
-check of each one's range), a breadth-first pass over a graph's rows (several numpy passes
+check of each one's range), the rows of runs given by their starts and lengths (five passes), a
+breadth-first pass over a graph's rows (several numpy passes
 per level), one pass of machine code instead.  The numpy passes they
 replace stay as the reference (`REFERENCE`), used where numba is missing and compared with
 the compiled loops by the tests."""
@@ -203,6 +204,30 @@ def _compiled_compose(parts: tuple[Ints, ...], width: int) -> tuple[Ints, bool]:
     return key, True
 
 
+def reference_spans(start: Ints, count: Ints) -> tuple[Ints, Ints, Ints]:
+    """For runs of rows (`count[k]` rows from `start[k]`), each row in run order: its run,
+    the row, and its place in its run."""
+    which = np.repeat(np.arange(len(count)), count)
+    ends = np.cumsum(count)
+    place = np.arange(len(which)) - np.repeat(ends - count, count)
+    return which, start[which] + place, place
+
+
+def _compiled_spans(start: Ints, count: Ints) -> tuple[Ints, Ints, Ints]:
+    total = 0
+    for k in range(len(count)):
+        total += count[k]
+    which = np.empty(total, dtype=np.int64)
+    row = np.empty(total, dtype=np.int64)
+    place = np.empty(total, dtype=np.int64)
+    i = 0
+    for k in range(len(count)):
+        for j in range(count[k]):
+            which[i], row[i], place[i] = k, start[k] + j, j
+            i += 1
+    return which, row, place
+
+
 def reference_breadth_first(
     indptr: Ints, targets: Targets, seeds: Ints, through: Mask, within: Mask
 ) -> tuple[Ints, Ints, Ints]:
@@ -271,6 +296,7 @@ class Loops(NamedTuple):
     by_target: Callable[[NDArray[np.int32], int], Ints]
     breadth_first: Callable[[Ints, Targets, Ints, Mask, Mask], tuple[Ints, Ints, Ints]]
     compose: Callable[[tuple[Ints, ...], int], tuple[Ints, bool]]
+    spans: Callable[[Ints, Ints], tuple[Ints, Ints, Ints]]
 
 
 REFERENCE = Loops(
@@ -282,6 +308,7 @@ REFERENCE = Loops(
     reference_by_target,
     reference_breadth_first,
     reference_compose,
+    reference_spans,
 )
 _COMPILED = Loops(
     _compiled_get,
@@ -292,6 +319,7 @@ _COMPILED = Loops(
     _compiled_by_target,
     _compiled_breadth_first,
     _compiled_compose,
+    _compiled_spans,
 )
 
 

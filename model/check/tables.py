@@ -43,13 +43,6 @@ def compose(*parts: Ints, width: int = WIDTH) -> Ints:
     return key
 
 
-def entries(counts: Ints) -> tuple[Ints, Ints]:
-    """For rows of `counts` entries each: the row of each entry and its place in its row."""
-    row = np.repeat(np.arange(len(counts)), counts)
-    ends = np.cumsum(counts)
-    return row, np.arange(len(row)) - np.repeat(ends - counts, counts)
-
-
 class IntMap:
     """A map from int64 keys to values from 0 to 2**31 - 1: an open-addressing hash table in
     arrays (linear probing, at most half full; -1 marks an empty slot), a batch of keys found
@@ -186,8 +179,7 @@ class Rows:
         if missing.any():
             slot[missing] = self._add(self._slots, key, missing, parts)
         start, count = (column[slot] for column in self._spans.columns)
-        which, place = entries(count)
-        return which, start[which] + place, place
+        return kernels.loops().spans(start, count)
 
     def _add(
         self, slots: IntMap | Dense, key: Ints, missing: NDArray[np.bool_], parts: tuple[Ints, ...]
