@@ -12,7 +12,6 @@ Run: .venv/bin/python benchmarks/checker.py [--runs N]
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import functools
 import statistics
 import time
@@ -69,8 +68,7 @@ def rate(system_cls: type[PackedSystem], runs: int) -> tuple[int, int, float]:
     times, states, transitions = [], 0, 0
     for _ in range(runs):  # a fresh system each run: its remembered steps start empty
         system = system_cls(cfg)
-        arrays = system if isinstance(system, BatchSystem) else None
-        checked = dataclasses.replace(spec.of(cfg), steps=system, arrays=arrays)
+        checked = spec.of(cfg, packed=system)
         started = time.perf_counter()
         result = checker.explore(checked)
         times.append(time.perf_counter() - started)

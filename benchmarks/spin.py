@@ -17,7 +17,6 @@ Run: .venv/bin/python benchmarks/spin.py [--runs N]
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import re
 import shutil
 import statistics
@@ -192,7 +191,7 @@ def build(folder: Path, cfg: Config) -> tuple[int, int]:
     """Search `cfg` state by state to fill the memoised steps, write the Promela model and
     compile pan in `folder`; the states and transitions the search found."""
     system = PackedSystem(cfg)
-    one_by_one = dataclasses.replace(spec_of(cfg), steps=system, arrays=None)
+    one_by_one = spec_of(cfg, packed=system)
     result = checker.explore(one_by_one, keep_graph=True)
     most = max(len(system.successors(s)) for s in result.worlds.packed)
     header = f"#define BITS {BITS}\n#define EMPTY {EMPTY}\n#define MAXS {most}\n"

@@ -199,7 +199,7 @@ INVARIANTS: tuple[Property, ...] = (
         "withdrawn_after_prompt",
         (RuleId.LT_5, RuleId.L_6),
         withdrawn_after_prompt,
-        reads=("agent", "client", "drained"),
+        reads=("drained", "client.held", "agent.accepted"),
         broken=(
             "Nothing is left in flight to the client, and it still holds a list predicted before "
             "a prompt the agent has accepted."
@@ -210,7 +210,7 @@ INVARIANTS: tuple[Property, ...] = (
         "withdrawn_after_foreground_work",
         (RuleId.LT_6,),
         withdrawn_after_foreground_work,
-        reads=("agent", "client", "drained"),
+        reads=("drained", "client.held", "agent.accepted", "agent.epoch"),
         broken=(
             "Nothing is left in flight to the client, and it still holds a list predicted before "
             "work the agent started without a prompt."
@@ -230,7 +230,7 @@ INVARIANTS: tuple[Property, ...] = (
         "list_starts_empty",
         (RuleId.LT_1, RuleId.RP_2, RuleId.L_7),
         list_starts_empty,
-        reads=("agent", "client"),
+        reads=("agent.session", "agent.list_state", "client.held", "client.last"),
         broken=(
             "After a load or resume, the client still holds a list from before it, or the agent "
             "holds a list while it replays."
@@ -257,7 +257,7 @@ INVARIANTS: tuple[Property, ...] = (
         "client_holds_latest",
         (RuleId.LT_2, RuleId.UPD_6, RuleId.D_1),
         client_holds_latest,
-        reads=("agent", "client", "drained"),
+        reads=("drained", "client.held", "agent.last_labels", "agent.last_sent"),
         broken=(
             "Nothing is left in flight to the client, and it holds a list older than the agent's "
             "most recent one."

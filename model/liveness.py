@@ -36,7 +36,8 @@ class LeadsTo:
     q: Callable[[Config, World], bool]
     doc: str
     broken: str  # what is wrong along a run that breaks it, in words
-    # What of the world P and Q read (the checker's parts): each is decided once per value.
+    # What of the world P and Q read (the checker's parts, as `Property.reads`): each is
+    # decided once per value.
     reads: tuple[str, ...] = ("agent", "client", "to_agent", "to_client")
 
     def in_force(self, cfg: Config) -> bool:
@@ -88,7 +89,7 @@ LIVENESS: tuple[LeadsTo, ...] = (
         "predicted before it.",
         "The client comes to hold a list predicted before a prompt the agent accepted, and the "
         "run shown goes on without it ever letting go of that list.",
-        reads=("agent", "client"),
+        reads=("client.held", "agent.accepted"),
     ),
     LeadsTo(
         "user_can_always_send",
@@ -111,7 +112,14 @@ LIVENESS: tuple[LeadsTo, ...] = (
         "composer, unless a prompt or new work supersedes it or the user starts typing.",
         "The agent sends a list for the conversation as it stands, and the run shown goes on "
         "without the list ever being offered.",
-        reads=("agent", "client"),
+        reads=(
+            "agent.list_state",
+            "agent.last_sent",
+            "agent.epoch",
+            "client.last",
+            "client.held",
+            "client.composer",
+        ),
     ),
 )
 

@@ -22,8 +22,9 @@ class Property:
     holds: Predicate
     kind: str = "always"  # "always": an invariant; "sometimes": must be reachable
     reads: tuple[str, ...] = ()  # what of the world it reads (agent, client, to_agent,
-    # to_client, or just whether to_client is empty: drained), so a checker may decide it once
-    # per distinct value of those; () for the whole world
+    # to_client, fields of an actor such as agent.accepted, or just whether to_client is
+    # empty: drained), so a checker may decide it once per distinct value of those; () for
+    # the whole world
     broken: str = ""  # an invariant: what is wrong in a state that breaks it, in words
     # The rules (among `rules`) whose breach, the rule's mutation, this invariant is the one
     # meant to catch; where several invariants stand for a rule, exactly one names it here.

@@ -5,8 +5,6 @@ outgrows a key."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -49,7 +47,7 @@ CONFIGS = {
 def by_state(cfg: Config, keep_graph: bool = False, max_states: int = 2_000_000) -> ProtocolResult:
     """The reference: the same Spec over steps that expand one state at a time, searched a
     state at a time."""
-    spec = replace(spec_of(cfg), steps=PackedSystem(cfg), arrays=None)
+    spec = spec_of(cfg, packed=PackedSystem(cfg))
     return explore(spec, keep_graph=keep_graph, max_states=max_states)
 
 

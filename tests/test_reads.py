@@ -5,11 +5,12 @@ every reachable world of a few configurations, and a wrong declaration is caught
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 
+from acp_suggestions.model.binding.spec import ProtocolSpec
 from acp_suggestions.model.binding.spec import of as spec_of
 from acp_suggestions.model.check.arrays import codes
 from acp_suggestions.model.check.checker import explore
@@ -36,12 +37,14 @@ PREDICATES = [(p.name, p.reads, p.holds) for p in (*INVARIANTS, *REACHABLE)] + [
 ]
 
 
-def undeclared(
-    cfg: Config, worlds: Sequence[World], columns: InMemory, reads: tuple[str, ...], f: Predicate
-) -> int:
+Explored = tuple[ProtocolSpec, list[World], InMemory]
+
+
+def undeclared(explored: Explored, reads: tuple[str, ...], f: Predicate) -> int:
     """How many values of the declared parts the predicate gives two answers for."""
-    value = codes(spec_of(cfg), reads, columns.columns, DEFAULT)
-    answer = np.array([bool(f(cfg, w)) for w in worlds])
+    spec, worlds, columns = explored
+    value = codes(spec, reads, columns.columns, DEFAULT)
+    answer = np.array([bool(f(spec.config, w)) for w in worlds])
     order = np.argsort(value, kind="stable")
     value, answer = value[order], answer[order]
     same_value = value[1:] == value[:-1]
@@ -49,27 +52,42 @@ def undeclared(
 
 
 @pytest.fixture(scope="module", params=list(CONFIGS))
-def explored(request: pytest.FixtureRequest) -> tuple[Config, list[World], InMemory]:
-    cfg = CONFIGS[request.param]
-    result = explore(spec_of(cfg), keep_graph=True)
+def explored(request: pytest.FixtureRequest) -> Explored:
+    """A configuration's every reachable world, with the Spec that numbered them (what a
+    property reads of a world is read off those numbers)."""
+    spec = spec_of(CONFIGS[request.param])
+    result = explore(spec, keep_graph=True)
     assert isinstance(result.worlds.packed, InMemory)
-    return cfg, list(result.worlds), result.worlds.packed
+    return spec, list(result.worlds), result.worlds.packed
 
 
 @pytest.mark.parametrize(("name", "reads", "f"), PREDICATES, ids=[p[0] for p in PREDICATES])
 def test_a_property_reads_only_what_it_declares(
-    explored: tuple[Config, list[World], InMemory], name: str, reads: tuple[str, ...], f: Predicate
+    explored: Explored, name: str, reads: tuple[str, ...], f: Predicate
 ) -> None:
-    cfg, worlds, columns = explored
-    assert undeclared(cfg, worlds, columns, reads, f) == 0, name
+    assert undeclared(explored, reads, f) == 0, name
 
 
-def test_a_part_read_but_not_declared_is_caught(
-    explored: tuple[Config, list[World], InMemory],
-) -> None:
+def test_a_part_read_but_not_declared_is_caught(explored: Explored) -> None:
     """`client_holds_latest` compares the client's list with the agent's: declared as reading
     the client alone, some client is met beside two agents that answer differently."""
-    cfg, worlds, columns = explored
     holds = next(p.holds for p in INVARIANTS if p.name == "client_holds_latest")
-    assert undeclared(cfg, worlds, columns, ("agent", "client", "drained"), holds) == 0
-    assert undeclared(cfg, worlds, columns, ("client",), holds) > 0
+    assert undeclared(explored, ("agent", "client", "drained"), holds) == 0
+    assert undeclared(explored, ("client",), holds) > 0
+
+
+def test_a_field_read_but_not_declared_is_caught(explored: Explored) -> None:
+    """`withdrawn_after_prompt` compares the prompts the list was predicted after with the
+    prompts the agent accepted: declared without `agent.accepted`, some list held is met with
+    two answers."""
+    holds = next(p.holds for p in INVARIANTS if p.name == "withdrawn_after_prompt")
+    fields = ("drained", "client.held")
+    assert undeclared(explored, (*fields, "agent.accepted"), holds) == 0
+    assert undeclared(explored, fields, holds) > 0
+
+
+def test_a_read_that_names_no_part_or_field_is_refused(explored: Explored) -> None:
+    spec = explored[0]
+    for wrong in ("agent.colour", "to_client.held", "channel"):
+        with pytest.raises(ValueError, match=repr(wrong)):
+            spec.part_key((wrong,))

@@ -86,6 +86,12 @@ class PackedSystem:
         self._labelled: dict[tuple[int, Choice], Action] = {}  # the same, naming rules broken
         self._to_client: list[Action] = []
 
+    def part_values(self, place: int) -> list[Any]:
+        """The values numbered so far of the world's part at `place` (agent, client, a
+        channel), by number."""
+        tables = (self._agents, self._clients, self._channels, self._channels)
+        return tables[place].values
+
     def init_state(self) -> World:
         """A new session with nothing in flight."""
         return initial_world(self.config.version)

@@ -1,11 +1,11 @@
 """The loops of the search over arrays that numpy makes several passes of, compiled (numba):
-a hash table's probing (a numpy pass per probe), the first place of each distinct key and a stable
-order by target (a sort each), one key from several columns of numbers (a pass per column and a
-check of each one's range), the rows of runs given by their starts and lengths (five passes), a
-breadth-first pass over a graph's rows (several numpy passes
-per level), one pass of machine code instead.  The numpy passes they
-replace stay as the reference (`REFERENCE`), used where numba is missing and compared with
-the compiled loops by the tests."""
+a hash table's probing (a numpy pass per probe), the first place of each distinct key and a
+stable order by target (a sort each), one key from several columns of numbers (a pass per
+column and a check of each one's range), the rows of runs given by their starts and lengths
+(five passes), a breadth-first pass over a graph's rows (several passes per level): one pass
+of machine code each instead.  The numpy passes they replace stay as the reference
+(`REFERENCE`), used where numba is missing and compared with the compiled loops by the
+tests."""
 
 from __future__ import annotations
 

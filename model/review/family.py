@@ -11,7 +11,7 @@ member's verdicts, and with every duty kept its counterexamples' lengths, are th
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -121,7 +121,7 @@ def explore(free: Config, duties: Sequence[RuleId], max_states: int = 2_000_000)
     """Explore the free agent's configuration `free` (its `optional` rules are `duties`) once,
     every step labelled by the duties it breaks, and decide every property in every state."""
     system = BatchSystem(free, every_minimal=True)
-    spec = replace(spec_of(free), steps=system, arrays=system)
+    spec = spec_of(free, packed=system)
     search = Search(system)
     degrees, targets, labels = [], [], []
     for level in search.batches(max_states):
