@@ -234,7 +234,7 @@ def _decide(g: _Arrays, p: Mask, q: Mask, name: Callable[[int], Node]) -> Lasso 
     if not sub.bad.any():
         return None
     # States from which a bad end can be reached without Q (one backward search).
-    order = np.argsort(sub.targets, kind="stable")
+    order = kernels.loops().by_target(sub.targets, g.n)
     back = np.zeros(g.n + 1, dtype=np.int64)
     np.cumsum(np.bincount(sub.targets, minlength=g.n), out=back[1:])
     doomed = _closure(back, sub.sources[order], sub.bad, reach)

@@ -62,6 +62,7 @@ class Family:
     actions: list[Action]
     breaks: NDArray[np.uint32]  # by entry
     broken: NDArray[np.bool_]  # a row per state, a column per invariant: it fails there
+    failing: NDArray[np.bool_]  # by state: some invariant fails there
     masks: list[tuple[NDArray[np.bool_], NDArray[np.bool_]]]  # each leads-to's P and Q
 
     @property
@@ -105,9 +106,10 @@ class Family:
         property that fails (the leads-to ones only with `liveness`), with its shortest
         counterexample's number of steps."""
         m = self.member(kept, with_graph=liveness)
-        broken = self.broken[m.order]
+        some = self.failing[m.order]  # the few states that break an invariant
+        broken, depth = self.broken[m.order[some]], m.depth[some]
         out = {
-            self.spec.invariants[j].name: int(m.depth[broken[:, j]].min())
+            self.spec.invariants[j].name: int(depth[broken[:, j]].min())
             for j in np.flatnonzero(broken.any(axis=0)).tolist()
         }
         if m.graph is None:
@@ -154,5 +156,6 @@ def explore(free: Config, duties: Sequence[RuleId], max_states: int = 2_000_000)
         list(actions),
         by_action[label],
         broken,
+        np.any(broken, axis=1),
         leadsto.masks(spec, worlds),
     )
