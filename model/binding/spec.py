@@ -53,7 +53,8 @@ class Parts:
         self._fields: dict[tuple[int, tuple[str, ...]], _Fields] = {}
 
     def _plan(self, parts: tuple[str, ...]) -> list[tuple[int, _Fields | None]]:
-        """Each part read, by place: whole (None) or its fields' numbering; `drained` last."""
+        """Each part read, by place: whole (None) or its fields' numbering (`drained` is the
+        callers' to add)."""
         whole = [PARTS[p] for p in parts or WHOLE if p in PARTS]
         by_actor: dict[int, list[str]] = {}
         for p in parts:
