@@ -145,13 +145,15 @@ def test_drawings_planted_in_the_cache_name_no_file_and_are_drawn_again(
     full_review: tuple[Any, list[Any]], tmp_path: Path
 ) -> None:
     """A cache is data anyone could have written: a planted drawing (a file name leaving the
-    folder, too few texts, not a text) is drawn again, and the files are the fresh ones."""
+    folder, one text too few, not texts, none) is drawn again, and the files are the fresh
+    ones.  Each entry gets a plant that cannot fit its own task, whatever order the entries'
+    names (digests of the code) sort in: a well-formed text would be shown, as promised."""
     fresh = report.files(tmp_path, *full_review)
     kept = Cache(tmp_path / "cache")
     report.files(tmp_path, *full_review, cache=kept)
-    planted = [{"../../escaped": "x"}, ("x",), (["not", "text"],) * 2, ()]
     for n, entry in enumerate(sorted((tmp_path / "cache").glob("*.result"))):
-        task, _ = pickle.loads(zlib.decompress(entry.read_bytes()[32:]))
+        task, texts = pickle.loads(zlib.decompress(entry.read_bytes()[32:]))
+        planted = [{"../../escaped": "x"}, texts[:-1], (["not", "text"],) * len(texts), ()]
         kept.put(task, planted[n % len(planted)], "render")
     assert report.files(tmp_path, *full_review, cache=Cache(tmp_path / "cache")) == fresh
     assert all(p.is_relative_to(tmp_path) and ".." not in p.parts for p in fresh)
