@@ -239,11 +239,8 @@ def reference_breadth_first(
     states, via = [seeds], [np.full(len(seeds), -1, dtype=np.int64)]
     met[seeds] = True
     while states[-1].size:
-        rows = states[-1]
-        lo = indptr[rows]
-        lens = indptr[rows + 1] - lo
-        ends = np.cumsum(lens)
-        at = np.arange(ends[-1] if len(ends) else 0) + np.repeat(lo - ends + lens, lens)
+        lo = indptr[states[-1]]
+        _, at, _ = reference_spans(lo, indptr[states[-1] + 1] - lo)
         if len(through):
             at = at[through[at]]
         reached = targets[at].astype(np.int64)

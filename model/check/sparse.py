@@ -22,9 +22,7 @@ Targets = NDArray[np.int32] | Ints
 def entries(indptr: Ints, rows: Ints) -> Ints:
     """The positions of the entries of `rows` in compressed rows, row after row."""
     lo = indptr[rows]
-    lens = indptr[rows + 1] - lo
-    ends = np.cumsum(lens)
-    at: Ints = np.arange(ends[-1] if len(ends) else 0) + np.repeat(lo - ends + lens, lens)
+    _, at, _ = kernels.loops().spans(lo, indptr[rows + 1] - lo)
     return at
 
 
