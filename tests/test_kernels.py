@@ -217,3 +217,32 @@ def test_runs_of_rows_agree(runs: list[tuple[int, int]]) -> None:
     assert found[0] == found[1]
     expected = [(k, s + j, j) for k, (s, n) in enumerate(runs) for j in range(n)]
     assert list(zip(*found[1], strict=True)) == expected
+
+
+@st.composite
+def _kinds(draw: st.DrawFn) -> tuple[int, list[list[tuple[int, ...]]]]:
+    """A batch's size and its steps kind after kind, each kind's by state (state first)."""
+    states = draw(st.integers(1, 12))
+    step = st.tuples(st.integers(0, states - 1), *[st.integers(0, 99)] * (kernels.FIELDS - 1))
+    kinds = draw(st.lists(st.lists(step, max_size=30).map(sorted), min_size=1, max_size=4))
+    return states, kinds
+
+
+@settings(max_examples=100, deadline=None)
+@given(drawn=_kinds())
+def test_steps_put_state_after_state_are_the_same_from_either_loops(
+    drawn: tuple[int, list[list[tuple[int, ...]]]],
+) -> None:
+    """Each state's steps, its kinds in the order given and a kind's steps in their order:
+    the same from either loops, and what a stable sort by state and kind gives."""
+    states, kinds = drawn
+    columns = tuple(
+        ints([step[f] for step in kind]) for kind in kinds for f in range(kernels.FIELDS)
+    )
+    found = [loops.by_state(states, columns).tolist() for loops in (kernels.REFERENCE, COMPILED)]
+    assert found[0] == found[1]
+    expected = sorted(
+        ((step, k, j) for k, kind in enumerate(kinds) for j, step in enumerate(kind)),
+        key=lambda x: (x[0][0], x[1], x[2]),
+    )
+    assert found[1] == [[step[f] for step, _, _ in expected] for f in range(kernels.FIELDS)]

@@ -41,6 +41,11 @@ CONFIGS = {
         frozenset()
     ),
     "legacy": baseline(Revision.LEGACY, 2, transport=Transport.PYTHON_SDK, bounds=SMALL),
+    # A client step listed after a reopen's (an auto-send, a render): a reopen's several
+    # steps (one per choice of a free agent) go where its row is.
+    "v1-free-agent-auto-send-deferred": duties.Cell(1, Transport.PYTHON_SDK, "fence-load")
+    .config(frozenset())
+    .with_(auto_send="user", rendering="deferred"),
 }
 
 

@@ -11,6 +11,7 @@ from collections.abc import Hashable
 import numpy as np
 
 from acp_suggestions.model.binding.packed import EMPTY, PackedSystem, _Table
+from acp_suggestions.model.check import kernels
 from acp_suggestions.model.check.spec import Edges
 from acp_suggestions.model.check.tables import IntMap, Ints, Lookup, Rows, weakly
 from acp_suggestions.model.config import Config
@@ -46,31 +47,26 @@ class BatchSystem(PackedSystem):
     def expand(self, a: Ints, c: Ints, ta: Ints, tc: Ints) -> Edges:
         """Every step of the states (a[k], c[k], ta[k], tc[k]), state after state, each
         state's steps in `successors`' order: the client's, the agent's, deliveries to the
-        agent, deliveries to the client."""
-        parts = [self._clients_steps(a, c, ta, tc), self._agents_steps(a, c, ta, tc)]
+        agent, deliveries to the client (each kind's steps come by state, in that order)."""
+        parts = [*self._clients_steps(a, c, ta, tc), *self._agents_steps(a, c, ta, tc)]
         busy = np.flatnonzero(ta != EMPTY)
         if busy.size:
-            parts.append(self._to_agent_steps(busy, a, c, ta, tc))
+            parts += self._to_agent_steps(busy, a, c, ta, tc)
         busy = np.flatnonzero(tc != EMPTY)
         if busy.size:
-            parts.append(self._to_client_steps(busy, a, c, ta, tc))
-        kind = np.concatenate([np.full(len(p[0]), k) for k, p in enumerate(parts)])
-        source, row, place, label, a2, c2, ta2, tc2 = (
-            np.concatenate(c) for c in zip(*parts, strict=True)
-        )
-        order = _order(source, kind, row, place)
-        target = (a2[order], c2[order], ta2[order], tc2[order])
-        return Edges(source[order], label[order], target)
+            parts += self._to_client_steps(busy, a, c, ta, tc)
+        source, label, *target = kernels.loops().by_state(len(a), tuple(parts))
+        return Edges(source, label, (target[0], target[1], target[2], target[3]))
 
     # --- each kind of step, over a batch --------------------------------------------------
 
     def _clients_steps(self, a: Ints, c: Ints, ta: Ints, tc: Ints) -> list[Ints]:
+        """(state, label, and the world after) of each client's step."""
         which, row, _ = self._client_rows(c)
         label, c2, sent, load = (column[row] for column in self._client_rows.columns)
         own = load < 0
         s = which[own]
-        steps = [s, row[own], np.zeros(len(s), np.int64), label[own], a[s], c2[own]]
-        steps += [self._then(ta[s], sent[own]), tc[s]]
+        steps = [s, label[own], a[s], c2[own], self._then(ta[s], sent[own]), tc[s]]
         reopen = np.flatnonzero(~own)
         if not reopen.size:
             return steps
@@ -83,31 +79,39 @@ class BatchSystem(PackedSystem):
         plain = label[reopen][k]
         relabelled = np.where(choice == 0, plain, self._relabelled(plain, choice))
         empty = np.full(len(k), EMPTY, np.int64)
-        reopened = [s[k], row[reopen][k], place, relabelled, a2, lost[k], empty, replies]
-        return [np.concatenate(pair) for pair in zip(steps, reopened, strict=True)]
+        reopened = [s[k], relabelled, a2, lost[k], empty, replies]
+        # In row order again, each reopen's steps where its row is.
+        order = np.lexsort(
+            (
+                np.concatenate([np.zeros(len(steps[0]), np.int64), place]),
+                np.concatenate([row[own], row[reopen][k]]),
+                np.concatenate([steps[0], reopened[0]]),
+            )
+        )
+        return [np.concatenate(pair)[order] for pair in zip(steps, reopened, strict=True)]
 
     def _agents_steps(self, a: Ints, c: Ints, ta: Ints, tc: Ints) -> list[Ints]:
         s, row, _ = self._agent_rows(a)
         label, a2, sent = (column[row] for column in self._agent_rows.columns)
-        return [s, row, np.zeros(len(s), np.int64), label, a2, c[s], ta[s], self._then(tc[s], sent)]
+        return [s, label, a2, c[s], ta[s], self._then(tc[s], sent)]
 
     def _to_agent_steps(self, busy: Ints, a: Ints, c: Ints, ta: Ints, tc: Ints) -> list[Ints]:
         which, row, _ = self._heads_to_agent(ta[busy])
         i, load, m, rest = (column[row] for column in self._heads_to_agent.columns)
         s = busy[which]
         can = (load == 0) | (self._serves(a[s]) == 1)  # a load waits for an agent serving one
-        s, row, i, m, rest = s[can], row[can], i[can], m[can], rest[can]
-        k, at, place = self._reads(m, a[s])
+        s, i, m, rest = s[can], i[can], m[can], rest[can]
+        k, at, _ = self._reads(m, a[s])
         choice, a2, sent = (column[at] for column in self._reads.columns)
         s = s[k]
         label = self._delivering(i[k], choice)
-        return [s, row[k], place, label, a2, c[s], rest[k], self._then(tc[s], sent)]
+        return [s, label, a2, c[s], rest[k], self._then(tc[s], sent)]
 
     def _to_client_steps(self, busy: Ints, a: Ints, c: Ints, ta: Ints, tc: Ints) -> list[Ints]:
         which, row, _ = self._heads_to_client(tc[busy])
         label, m, rest = (column[row] for column in self._heads_to_client.columns)
         s = busy[which]
-        return [s, row, np.zeros(len(s), np.int64), label, a[s], self._gets(m, c[s]), ta[s], rest]
+        return [s, label, a[s], self._gets(m, c[s]), ta[s], rest]
 
     def _then(self, channel: Ints, sent: Ints) -> Ints:
         """Each channel with what a step sent appended (itself where nothing was sent)."""
@@ -163,15 +167,3 @@ class BatchSystem(PackedSystem):
     def _relabel(self, label: int, choice: int) -> int:
         """The label of a client's step with the rules the agent breaks in it."""
         return self._label(self.labels[label]._replace(breaks=self._choices.values[choice]))
-
-
-def _order(source: Ints, kind: Ints, row: Ints, place: Ints) -> Ints:
-    """The order of steps by state, kind, row and place: one sort of one key where it fits
-    in 63 bits, else a sort by each."""
-    if not len(source):
-        return np.zeros(0, dtype=np.int64)
-    widths = [int(x.max()) + 1 for x in (kind, row, place)]
-    if (int(source.max()) + 1) * widths[0] * widths[1] * widths[2] >= 1 << 63:
-        return np.lexsort((place, row, kind, source))
-    key = ((source * widths[0] + kind) * widths[1] + row) * widths[2] + place
-    return np.argsort(key, kind="stable")

@@ -2,8 +2,9 @@
 a hash table's probing (a numpy pass per probe), the first place of each distinct key and a
 stable order by target (a sort each), one key from several columns of numbers (a pass per
 column and a check of each one's range), the rows of runs given by their starts and lengths
-(five passes), a breadth-first pass over a graph's rows (several passes per level): one pass
-of machine code each instead.  The numpy passes they replace stay as the reference
+(five passes), a breadth-first pass over a graph's rows (several passes per level), a
+batch's steps put state after state (a join, a sort and a gather per column): one pass of
+machine code each instead.  The numpy passes they replace stay as the reference
 (`REFERENCE`), used where numba is missing and compared with the compiled loops by the
 tests."""
 
@@ -20,6 +21,7 @@ Ints = NDArray[np.int64]
 Values = NDArray[np.int32]
 Targets = NDArray[np.int32] | Ints
 Mask = NDArray[np.bool_]
+FIELDS = 6  # of a step, for `by_state`: state, label, the four numbers of the world after
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # 2**64 / phi: Fibonacci hashing
 
 
@@ -228,6 +230,37 @@ def _compiled_spans(start: Ints, count: Ints) -> tuple[Ints, Ints, Ints]:
     return which, row, place
 
 
+def reference_by_state(states: int, columns: tuple[Ints, ...]) -> NDArray[np.int64]:
+    """Steps given kind after kind, each kind as `FIELDS` columns (its state first) in state
+    order, put state after state with each state's kinds in the order given: the columns as
+    the rows of one array.  A stable sort by state and kind."""
+    kinds = len(columns) // FIELDS
+    source = np.concatenate(columns[::FIELDS])
+    kind = np.repeat(np.arange(kinds), [len(c) for c in columns[::FIELDS]])
+    order = np.lexsort((kind, source))  # stable: a kind's steps of one state stay in order
+    return np.stack([np.concatenate(columns[f::FIELDS])[order] for f in range(FIELDS)])
+
+
+def _compiled_by_state(states: int, columns: tuple[Ints, ...]) -> NDArray[np.int64]:
+    kinds = len(columns) // FIELDS
+    start = np.zeros(states + 1, dtype=np.int64)
+    for k in range(kinds):
+        source = columns[k * FIELDS]
+        for i in range(len(source)):
+            start[source[i] + 1] += 1
+    for s in range(states):
+        start[s + 1] += start[s]
+    out = np.empty((FIELDS, start[states]), dtype=np.int64)
+    for k in range(kinds):
+        source = columns[k * FIELDS]
+        for i in range(len(source)):
+            at = start[source[i]]
+            start[source[i]] = at + 1
+            for f in range(FIELDS):
+                out[f, at] = columns[k * FIELDS + f][i]
+    return out
+
+
 def reference_breadth_first(
     indptr: Ints, targets: Targets, seeds: Ints, through: Mask, within: Mask
 ) -> tuple[Ints, Ints, Ints]:
@@ -294,6 +327,7 @@ class Loops(NamedTuple):
     breadth_first: Callable[[Ints, Targets, Ints, Mask, Mask], tuple[Ints, Ints, Ints]]
     compose: Callable[[tuple[Ints, ...], int], tuple[Ints, bool]]
     spans: Callable[[Ints, Ints], tuple[Ints, Ints, Ints]]
+    by_state: Callable[[int, tuple[Ints, ...]], NDArray[np.int64]]
 
 
 REFERENCE = Loops(
@@ -306,6 +340,7 @@ REFERENCE = Loops(
     reference_breadth_first,
     reference_compose,
     reference_spans,
+    reference_by_state,
 )
 _COMPILED = Loops(
     _compiled_get,
@@ -317,6 +352,7 @@ _COMPILED = Loops(
     _compiled_breadth_first,
     _compiled_compose,
     _compiled_spans,
+    _compiled_by_state,
 )
 
 
