@@ -80,15 +80,16 @@ class BatchSystem(PackedSystem):
         relabelled = np.where(choice == 0, plain, self._relabelled(plain, choice))
         empty = np.full(len(k), EMPTY, np.int64)
         reopened = [s[k], relabelled, a2, lost[k], empty, replies]
-        # In row order again, each reopen's steps where its row is.
-        order = np.lexsort(
-            (
-                np.concatenate([np.zeros(len(steps[0]), np.int64), place]),
-                np.concatenate([row[own], row[reopen][k]]),
-                np.concatenate([steps[0], reopened[0]]),
-            )
-        )
-        return [np.concatenate(pair)[order] for pair in zip(steps, reopened, strict=True)]
+        # Each row's steps where the row is: one for a step of the client's own, one per
+        # choice for a reopen.
+        count = np.ones(len(load), np.int64)
+        count[reopen] = np.bincount(k, minlength=len(reopen))
+        first = np.cumsum(count) - count
+        at_own, at_reopen = first[own], first[reopen][k] + place
+        merged = [np.empty(int(count.sum()), np.int64) for _ in steps]
+        for out, mine, theirs in zip(merged, steps, reopened, strict=True):
+            out[at_own], out[at_reopen] = mine, theirs
+        return merged
 
     def _agents_steps(self, a: Ints, c: Ints, ta: Ints, tc: Ints) -> list[Ints]:
         s, row, _ = self._agent_rows(a)
