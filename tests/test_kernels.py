@@ -52,7 +52,8 @@ def test_a_table_filled_and_read_by_either_loops_holds_the_same(
     batches: list[list[int]], asked: list[int]
 ) -> None:
     """Keys numbered a batch at a time (`number`), put and got: the same numbers, the same
-    first places, the same values read back."""
+    first places, the same values read back, from the table and from a larger one it was
+    moved into."""
     tables = []
     for loops in (kernels.REFERENCE, COMPILED):
         table, values = np.zeros(1 << 13, dtype=np.int64), np.full(1 << 13, -1, dtype=np.int32)
@@ -65,7 +66,13 @@ def test_a_table_filled_and_read_by_either_loops_holds_the_same(
         extra = extra[loops.get(table, values, shift, extra) < 0]
         extra = np.unique(extra)
         loops.put(table, values, shift, extra, np.arange(len(extra), dtype=np.int64) + 5)
-        got = loops.get(table, values, shift, ints(asked + [k for b in batches for k in b]))
+        every = ints(asked + [k for b in batches for k in b])
+        got = loops.get(table, values, shift, every)
+        grown, held = np.zeros(1 << 14, dtype=np.int64), np.full(1 << 14, -1, dtype=np.int32)
+        loops.move(table, values, grown, held, np.uint64(64 - 14))
+        moved = loops.get(grown, held, np.uint64(64 - 14), every)
+        assert moved.tolist() == got.tolist()  # a grown table holds what the old one held
+        assert (held >= 0).sum() == (values >= 0).sum()
         tables.append((numbered, got.tolist()))
     assert tables[0] == tables[1]
 

@@ -1,12 +1,12 @@
 """The loops of the search over arrays that numpy makes several passes of, compiled (numba):
-a hash table's probing (a numpy pass per probe), the first place of each distinct key and a
-stable order by target (a sort each), one key from several columns of numbers (a pass per
-column and a check of each one's range), the rows of runs given by their starts and lengths
-(five passes), a breadth-first pass over a graph's rows (several passes per level), a
-batch's steps put state after state (a join, a sort and a gather per column): one pass of
-machine code each instead.  The numpy passes they replace stay as the reference
-(`REFERENCE`), used where numba is missing and compared with the compiled loops by the
-tests."""
+a hash table's probing (a numpy pass per probe) and its growth (a copy of what it holds), the
+first place of each distinct key and a stable order by target (a sort each), one key from
+several columns of numbers (a pass per column and a check of each one's range), the rows of
+runs given by their starts and lengths (five passes), a breadth-first pass over a graph's rows
+(several passes per level), a batch's steps put state after state (a join, a sort and a gather
+per column): one pass of machine code each instead.  The numpy passes they replace stay as the
+reference (`REFERENCE`), used where numba is missing and compared with the compiled loops by
+the tests."""
 
 from __future__ import annotations
 
@@ -62,6 +62,23 @@ def reference_put(table: Ints, values: Values, shift: np.uint64, keys: Ints, new
         values[where[won]] = new[trying[won]]
         pending = np.concatenate([pending[~free], trying[~won]])
         slot[pending] = (slot[pending] + 1) & (len(table) - 1)
+
+
+def reference_move(old: Ints, held: Values, table: Ints, values: Values, shift: np.uint64) -> None:
+    """Put every key of the table `old` (with its values `held`) into the empty `table`."""
+    kept = held >= 0
+    reference_put(table, values, shift, old[kept], held[kept].astype(np.int64))
+
+
+def _compiled_move(old: Ints, held: Values, table: Ints, values: Values, shift: np.uint64) -> None:
+    mask = len(table) - 1
+    for i in range(len(old)):
+        if held[i] >= 0:
+            slot = np.int64((np.uint64(old[i]) * GOLDEN) >> shift)
+            while values[slot] >= 0:
+                slot = (slot + 1) & mask
+            table[slot] = old[i]
+            values[slot] = held[i]
 
 
 def reference_number(
@@ -320,6 +337,7 @@ class Loops(NamedTuple):
 
     get: Callable[[Ints, Values, np.uint64, Ints], Ints]
     put: Callable[[Ints, Values, np.uint64, Ints, Ints], None]
+    move: Callable[[Ints, Values, Ints, Values, np.uint64], None]
     number: Callable[[Ints, Values, np.uint64, Ints, int], tuple[Ints, Ints]]
     distinct: Callable[[Ints], tuple[Ints, Ints]]
     last_places: Callable[[Ints, int], Ints]
@@ -333,6 +351,7 @@ class Loops(NamedTuple):
 REFERENCE = Loops(
     reference_get,
     reference_put,
+    reference_move,
     reference_number,
     reference_distinct,
     reference_last_places,
@@ -345,6 +364,7 @@ REFERENCE = Loops(
 _COMPILED = Loops(
     _compiled_get,
     _compiled_put,
+    _compiled_move,
     _compiled_number,
     _compiled_distinct,
     _compiled_last_places,

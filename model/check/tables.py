@@ -81,13 +81,12 @@ class IntMap:
     def _room(self, more: int) -> None:
         """Grow the table so that `more` keys added leave it at most half full."""
         if 2 * (self._size + more) > len(self._keys):
-            held = self._values >= 0
-            old_keys, old_values = self._keys[held], self._values[held].astype(np.int64)
+            old_keys, old_values = self._keys, self._values
             capacity = len(self._keys)
             while 2 * (self._size + more) > capacity:
                 capacity *= 2
             self._allocate(capacity)
-            kernels.loops().put(self._keys, self._values, self._shift, old_keys, old_values)
+            kernels.loops().move(old_keys, old_values, self._keys, self._values, self._shift)
 
 
 class Dense:
