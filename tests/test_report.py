@@ -17,6 +17,7 @@ from acp_suggestions.model.mutations import MUTATIONS
 from acp_suggestions.model.render import page, report, sections, traces
 from acp_suggestions.model.review.audit import audit
 from acp_suggestions.model.review.cache import Cache
+from acp_suggestions.model.review.executor import Executor
 from acp_suggestions.model.review.summary import AuditOfFile
 from acp_suggestions.model.rules import RULES_BY_ID, Revision
 
@@ -125,11 +126,12 @@ def test_each_rule_row_names_what_else_stands_on_the_rule(review_folder: Path) -
 def test_the_drawings_a_cache_keeps_are_the_ones_drawn_afresh(
     full_review: tuple[Any, list[Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A review run again takes each counterexample's files and the page from the cache,
-    byte for byte what drawing them gives, and draws nothing."""
+    """Counterexample files drawn on two workers are the ones drawn here; a review run again
+    takes each and the page from the cache, byte for byte what drawing them gives, and draws
+    nothing."""
     fresh = report.files(tmp_path, *full_review)
     kept = Cache(tmp_path / "cache")
-    assert report.files(tmp_path, *full_review, cache=kept) == fresh
+    assert report.files(tmp_path, *full_review, cache=kept, executor=Executor(2)) == fresh
     assert kept.asked == 0  # the drawings are not counted among the results
     assert len(fresh) > 1000  # every counterexample's two files, and the three of the report
 

@@ -182,7 +182,7 @@ def _review(args: argparse.Namespace) -> int:
         if cache:
             cache.note_work(explored)
         summary.audit = audited
-        paths = out.stage(report.files(out.staging, summary, outcomes, cache))
+        paths = out.stage(report.files(out.staging, summary, outcomes, cache, executor))
         out.commit(paths)
     seconds = time.perf_counter() - started
     table = Table("rule", "level", "load-bearing", "breaks", "shortest")

@@ -307,7 +307,7 @@ class Cache:
         """The stored result of `task` (computed by `code`), or None when there is none (or
         none readable)."""
         self.asked += 1
-        found = self._stored(task, code)
+        found = self.stored(task, code)
         self.hits += found is not None
         return found
 
@@ -316,14 +316,15 @@ class Cache:
     ) -> _Made:
         """What `make` makes of `task` with `code`, from the cache when it was made before and
         `fits` what is stored, else made and stored; not counted among the results (`get`)."""
-        found = self._stored(task, code)
+        found = self.stored(task, code)
         if found is None or not fits(found):
             found = make()
             self.put(task, found, code)
         return found
 
-    def _stored(self, task: object, code: Code) -> Any | None:
-        """The stored result of `task` computed by `code`, or None."""
+    def stored(self, task: object, code: Code) -> Any | None:
+        """The stored result of `task` computed by `code`, or None; not counted among the
+        results (`get`)."""
         encoded = canonical(task)
         sealed = self._read(key(task, code, encoded) + _SUFFIX)
         if sealed is None:
