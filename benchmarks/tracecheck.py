@@ -3,7 +3,7 @@
 Writes a generated compliant v1 trace to a temporary file, then prints messages per second for
 reading it with `json.loads` alone and for `check_lines` (medians of several alternated runs),
 and the median of the runs' ratios; beside them, the checker's two costs no rule can drop: its
-reading of the records alone and the SDK's validation of the trace's suggestions and prompts.
+reading of the records alone and the SDK's validation of the trace's suggestions.
 Run: .venv/bin/python benchmarks/tracecheck.py [--turns N] [--runs N]
 Each turn is a prompt, a withdrawal, `--chunks` message chunks (5 by default; real turns
 stream many more), the response and a new list.  With --write PATH it only writes the trace
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import page
 
-from acp_suggestions.model.messages import parse_session_update, prompt_blocks
+from acp_suggestions.model.messages import parse_session_update
 from acp_suggestions.model.wire.decode import read_records
 from acp_suggestions.model.wire.tracecheck import check_lines
 
@@ -96,18 +96,15 @@ def write_trace(path: Path, turns: int, chunks: int = 5, broken: bool = False) -
     return len(lines) + turns * (4 + chunks)
 
 
-def _payloads(path: Path) -> tuple[list[object], list[object]]:
-    """The trace's suggestion updates and its prompts' content, as the checker validates them."""
-    updates, prompts = [], []
+def _payloads(path: Path) -> list[object]:
+    """The trace's suggestion updates, as the checker validates them."""
+    updates = []
     with path.open("rb") as f:
         for raw in f:
-            msg = json.loads(raw)["msg"]
-            params = msg.get("params", {})
-            if msg.get("method") == "session/prompt":
-                prompts.append(params["prompt"])
-            elif "suggestions" in params.get("update", {}):
-                updates.append(params["update"])
-    return updates, prompts
+            update = json.loads(raw)["msg"].get("params", {}).get("update", {})
+            if "suggestions" in update:
+                updates.append(update)
+    return updates
 
 
 def _seconds(fn: Callable[[], object]) -> float:
@@ -149,13 +146,11 @@ def main() -> None:
                 for _ in read_records(f):
                     pass
 
-        updates, prompts = _payloads(path)
+        updates = _payloads(path)
 
         def validated() -> None:
             for update in updates:
                 parse_session_update(update)
-            for prompt in prompts:
-                prompt_blocks(prompt)
 
         # Alternate them, so that a slower moment of the machine hits all alike.
         times = [
@@ -180,8 +175,8 @@ def main() -> None:
         "| --- | --- | --- |",
         f"| reading the records (`read_records`: every line decoded, the messages a rule reads "
         f"in whole) | {alone:.3f} | {alone / ours:.0%} |",
-        f"| the SDK's validation of the {len(updates):,} suggestion updates' content blocks and "
-        f"the {len(prompts):,} prompts' | {sdk:.3f} | {sdk / ours:.0%} |",
+        f"| the SDK's validation of the {len(updates):,} suggestion updates' content blocks "
+        f"| {sdk:.3f} | {sdk / ours:.0%} |",
         "",
         f"Those two alone, with nothing else, run at {floor:.2f} of `json.loads`'s speed "
         "(median of the runs' ratios): a checker that reads the records this way and validates "

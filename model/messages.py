@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import pydantic
@@ -75,9 +75,11 @@ def allowed_kinds(agent: AgentPromptCaps, client: ClientSuggestionCaps) -> froze
 
 @dataclass(frozen=True, slots=True)
 class Suggestion:
-    """One predicted prompt: its content blocks as the SDK types them."""
+    """One predicted prompt: its content blocks as the SDK types them, and the JSON they were
+    read from (None for one made here)."""
 
     prompt: tuple[Any, ...]
+    raw: object = field(default=None, compare=False, repr=False)
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -106,6 +108,45 @@ class SuggestionsUpdate:
     def withdraws(self) -> bool:
         """An update with no usable suggestion leaves the client offering nothing (UPD-3, SC-6)."""
         return not self.suggestions
+
+
+def sends_one_of(raw_prompt: object, offered: Iterable[Suggestion]) -> bool:
+    """Whether a `session/prompt`'s raw `prompt` field is, as the SDK reads it, one of the
+    `offered` suggestions: the very JSON one was read from (so it reads the same), else its
+    blocks equal to one's; read only where some suggestion has as many blocks, of the same
+    types and texts, as it (the SDK keeps both as they are)."""
+    offered = tuple(offered)
+    if any(s.raw is not None and same_json(raw_prompt, s.raw) for s in offered):
+        return True
+    if not any(_may_read_as(raw_prompt, s) for s in offered):
+        return False
+    sent = prompt_blocks(raw_prompt)
+    return sent is not None and any(s.blocks() == sent for s in offered)
+
+
+def same_json(a: object, b: object) -> bool:
+    """Whether two decoded JSON values are the same value: Python's `==` takes 1, 1.0 and
+    true for one another, JSON does not (and NaN, no JSON value, is equal to nothing)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_json(v, b[k]) for k, v in a.items())
+    return a == b
+
+
+def _may_read_as(raw_prompt: object, s: Suggestion) -> bool:
+    """Whether `raw_prompt` can read as suggestion `s`: as many blocks, each of its type and,
+    for text, its text."""
+    if type(raw_prompt) is not list or len(raw_prompt) != len(s.prompt):
+        return False
+    for raw, block in zip(raw_prompt, s.prompt, strict=True):
+        if type(raw) is not dict or raw.get("type") != block.type:
+            return False
+        if block.type == TEXT and raw.get("text") != block.text:
+            return False
+    return True
 
 
 def prompt_blocks(raw_prompt: object) -> list[Any] | None:
@@ -149,7 +190,7 @@ def _parse_prompt(raw: object, path: str) -> Suggestion:
         raise MessageError(
             f"{path}.prompt[{index}]{where}", "SC-1", f"not a valid ContentBlock: {err['msg']}"
         ) from None
-    return Suggestion(tuple(blocks))
+    return Suggestion(tuple(blocks), prompt)
 
 
 def _parse_draft_text(raw: object, path: str, rule: str) -> Suggestion:

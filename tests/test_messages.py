@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from acp_suggestions.model import invariants
+from acp_suggestions.model import invariants, messages
 from acp_suggestions.model.config import baseline
 from acp_suggestions.model.messages import (
     AUDIO,
@@ -19,10 +19,13 @@ from acp_suggestions.model.messages import (
     AgentPromptCaps,
     ClientSuggestionCaps,
     MessageError,
+    Suggestion,
     allowed_kinds,
     parse_agent_caps,
     parse_client_caps,
     parse_session_update,
+    same_json,
+    sends_one_of,
 )
 from acp_suggestions.model.messages import TEXT as TEXT_KIND
 from acp_suggestions.model.rules import Revision
@@ -269,3 +272,48 @@ def test_the_wire_form_of_an_update_reads_back_as_the_model_abstracts_it(
     assert [frozenset(p.kinds) for p in parsed.suggestions] == [content_types(s) for s in usable]
     assert [p.blank for p in parsed.suggestions] == [set(s) == {BLANK} for s in usable]  # SC-2
     assert parsed.withdraws == (not usable)
+
+
+def _offered(*prompts: list[dict[str, Any]]) -> tuple[Suggestion, ...]:
+    update = {
+        "sessionUpdate": "prompt_suggestions_update",
+        "suggestions": [{"prompt": p} for p in prompts],
+    }
+    parsed = parse_session_update(update)
+    assert parsed is not None
+    return parsed.suggestions
+
+
+def test_json_values_are_the_same_only_with_the_same_types() -> None:
+    assert same_json({"a": [1, "x", None]}, {"a": [1, "x", None]})
+    assert not same_json(1, 1.0) and not same_json(1, True) and not same_json(0, False)
+    assert not same_json({"a": 1}, {"a": 1, "b": 2}) and not same_json([1], [1, 1])
+    assert not same_json(float("nan"), float("nan"))  # json.loads reads NaN; no JSON equals it
+
+
+def test_a_prompt_sends_an_offered_suggestion_as_the_sdk_reads_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The JSON a suggestion was read from is sent as is; JSON that reads the same (a null
+    field, another key order) is sent as the SDK reads it; other text or other types are
+    told apart without reading the prompt."""
+    block = {"type": "text", "text": "Run the tests"}
+    offered = _offered([{"type": "text", "text": "Fix it"}], [block])
+    assert sends_one_of([dict(block)], offered)
+    assert sends_one_of([{"text": "Run the tests", "annotations": None, "type": "text"}], offered)
+    assert not sends_one_of([{**block, "annotations": {"priority": "high"}}], offered)
+    assert not sends_one_of([block, block], offered)
+
+    def unread(raw: object) -> None:
+        raise AssertionError(f"{raw} read")
+
+    monkeypatch.setattr(messages, "prompt_blocks", unread)
+    assert not sends_one_of([{"type": "text", "text": "Run the tests "}], offered)
+    assert not sends_one_of([{"type": "resource_link", "text": "Fix it"}], offered)
+    assert not sends_one_of("Run the tests", offered)
+
+
+def test_the_sdk_keeps_a_texts_spaces_as_sent() -> None:
+    """What a prompt's text is told apart by before it is read (`sends_one_of`)."""
+    (suggestion,) = _offered([{"type": "text", "text": " padded\t"}])
+    assert suggestion.prompt[0].text == " padded\t"

@@ -21,7 +21,7 @@ from acp_suggestions.model.messages import (
     parse_agent_caps,
     parse_client_caps,
     parse_session_update,
-    prompt_blocks,
+    sends_one_of,
 )
 from acp_suggestions.model.rules import RULES_BY_ID
 from acp_suggestions.model.sdk import methods
@@ -318,8 +318,7 @@ class Checker:
         s = self._session(sid)
         s.prompts[request_id] = _Prompt(number)
         s.sent += 1
-        sent = prompt_blocks(params.get("prompt")) if s.offered else None
-        if sent is not None and any(sug.blocks() == sent for sug in s.offered):
+        if s.offered and sends_one_of(params.get("prompt"), s.offered):
             # A user's Tab and Enter, or a setting that sends suggestions by itself (CP-1,
             # CP-3): the wire shows no user action, so this is a note, never a verdict,
             # unless the test's record of its user's actions says (CP-1).
