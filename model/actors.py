@@ -346,9 +346,13 @@ def follows_older(c: Client, u: Update) -> bool:
 
 
 def on_update(cfg: Config, c: Client, u: Update) -> Client:
-    """Receive a suggestions update: it replaces the client's list whole (UPD-6, LT-2)."""
+    """Receive a suggestions update: it replaces the client's list whole (UPD-6, LT-2).  The
+    update is the last delivered (the ghost `last`, the network's record) whatever the client
+    does with it."""
     if cfg.client.reads_follows:
-        c = c._replace(newest=u.prompts_seen)
+        c = c._replace(last=u, newest=u.prompts_seen)
+    else:
+        c = c._replace(last=u)
     kept = _kept(cfg, u)
     skipped_some = len(kept) < len(u.suggestions)
     if skipped_some and (cfg.client.rejects_whole_update or not cfg.client.keeps(RuleId.SC_4)):
@@ -362,12 +366,12 @@ def on_update(cfg: Config, c: Client, u: Update) -> Client:
     # A setting bounded by `auto-send-after-response` marks a list that arrived before the
     # response to the client's latest prompt.
     early = cfg.client.auto_send_after_response and c.outstanding > 0
-    c = c._replace(waiting=False, held_early=early)
     if kept:
         trigger, held = ListTrigger.NON_EMPTY_UPDATE, u._replace(suggestions=kept)
-        c = c._replace(list_state=lifecycle.step(c.list_state, trigger), held=held)
     else:
-        c = c._replace(list_state=lifecycle.step(c.list_state, ListTrigger.EMPTY_UPDATE), held=None)
+        trigger, held = ListTrigger.EMPTY_UPDATE, None
+    list_state = lifecycle.step(c.list_state, trigger)
+    c = c._replace(waiting=False, held_early=early, list_state=list_state, held=held)
     return stop_offering(c) if fenced(cfg, c) else c
 
 

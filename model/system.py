@@ -355,7 +355,7 @@ def client_receives(cfg: Config, c: Client, msg: ToClient) -> Client:
             return actors.on_unknown_update(cfg, c, msg)
         if cfg.client.reads_follows and actors.follows_older(c, msg):
             return c  # the FAQ's field shows it is out of date: ignored, as never received
-        return actors.on_update(cfg, c._replace(last=msg), msg)
+        return actors.on_update(cfg, c, msg)
     if type(msg) is PromptResponse:
         return actors.on_prompt_response(cfg, c, msg)
     if type(msg) is UserMessage:

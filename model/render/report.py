@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
@@ -28,7 +28,7 @@ from acp_suggestions.model.render.mdtext import bounds, count, markdown_table
 from acp_suggestions.model.render.narrate import sequence
 from acp_suggestions.model.review.cache import Cache
 from acp_suggestions.model.review.executor import Executor
-from acp_suggestions.model.review.jobs import Job, Outcome, counterexamples, judged
+from acp_suggestions.model.review.jobs import Outcome, counterexamples, judged
 from acp_suggestions.model.review.summary import RuleSummary, Summary
 from acp_suggestions.model.rules import RULES, RULES_BY_ID, counts_by_section_and_level
 
@@ -434,7 +434,11 @@ def files(
     data = summary.as_json()
     text = markdown(summary, outcomes, data)
     page_task = ("report page", version("markdown-it-py"), text)
-    (html,) = _drawn(cache, page_task, 1, lambda: (page.html_page(text),))
+
+    def drawn() -> tuple[str, ...]:
+        return (page.html_page(text),)
+
+    (html,) = drawn() if cache is None else cache.kept(page_task, "render", drawn, traces.fits(1))
     out = {
         out_dir / "report.md": text,
         out_dir / "report.html": html,
@@ -444,55 +448,10 @@ def files(
         (job, [(name, cex) for _, name, cex in found])
         for job, found in itertools.groupby(counterexamples(outcomes), key=lambda c: c[0])
     ]
-    for (job, paths), texts in zip(groups, _charts(groups, cache, executor), strict=True):
+    for (job, paths), texts in zip(groups, traces.charts(groups, cache, executor), strict=True):
         names = traces.names(job, [name for name, _ in paths])
         out |= {out_dir / name: text for name, text in zip(names, texts, strict=True)}
     return out
-
-
-Group = tuple[Job, list[tuple[str, Counterexample]]]  # a job and its counterexamples by name
-
-
-def _charts(
-    groups: Sequence[Group], cache: Cache | None, executor: Executor | None
-) -> list[tuple[str, ...]]:
-    """Each job's counterexample files (`traces.drawn`), from `cache` where this code drew
-    them before, the others drawn on `executor` and stored."""
-    tasks = [
-        ("counterexample files", job, tuple(traces.names(job, [n for n, _ in paths])))
-        for job, paths in groups
-    ]
-    drawn: list[tuple[str, ...] | None] = [None] * len(groups)
-    if cache is not None:
-        for i, task in enumerate(tasks):
-            found = cache.stored(task, "render")
-            drawn[i] = found if _fits(found, len(task[2])) else None
-    todo = [i for i, texts in enumerate(drawn) if texts is None]
-    for j, texts in (executor or Executor()).run(_draw, [groups[i] for i in todo]):
-        drawn[todo[j]] = texts
-        if cache is not None:
-            cache.put(tasks[todo[j]], texts, "render")
-    return [texts for texts in drawn if texts is not None]
-
-
-def _draw(group: Group) -> tuple[str, ...]:
-    """A job's counterexample files (`traces.drawn`), on a worker."""
-    return traces.drawn(*group)
-
-
-def _fits(found: object, count: int) -> bool:
-    """Whether a text read from the cache is what drawing gives: `count` texts.  A cache is
-    data anyone could have written: only texts are taken from it, as many as asked, never a
-    file name."""
-    return type(found) is tuple and len(found) == count and all(type(t) is str for t in found)
-
-
-def _drawn(
-    cache: Cache | None, task: object, count: int, draw: Callable[[], tuple[str, ...]]
-) -> tuple[str, ...]:
-    """The `count` texts `draw` makes of `task`, from `cache` where this code drew them
-    before."""
-    return draw() if cache is None else cache.kept(task, "render", draw, lambda f: _fits(f, count))
 
 
 def write(out_dir: Path, summary: Summary, outcomes: Sequence[Outcome]) -> list[Path]:

@@ -1,16 +1,20 @@
 """The files of a job's counterexamples in the review: each one's ITF trace and sequence chart,
 made from the job and its paths alone, so the review keeps them in its cache beside the search
-results and a review run again does not draw them again."""
+results and a review run again does not draw them again; those not kept are drawn on the
+review's workers."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeGuard
 
 from acp_suggestions.model.binding.rows import Counterexample
 from acp_suggestions.model.invariants import PROPERTIES_BY_NAME
 from acp_suggestions.model.liveness import LIVENESS
 from acp_suggestions.model.render.itf import dumps, to_itf
 from acp_suggestions.model.render.msc import sequence_chart
+from acp_suggestions.model.review.cache import Cache
+from acp_suggestions.model.review.executor import Executor
 from acp_suggestions.model.review.jobs import Job
 
 
@@ -43,3 +47,43 @@ def drawn(job: Job, paths: Sequence[tuple[str, Counterexample]]) -> tuple[str, .
         )
         out.append(chart.mermaid)
     return tuple(out)
+
+
+Group = tuple[Job, list[tuple[str, Counterexample]]]  # a job and its counterexamples by name
+
+
+def charts(
+    groups: Sequence[Group], cache: Cache | None, executor: Executor | None
+) -> list[tuple[str, ...]]:
+    """Each job's counterexample files (`drawn`), from `cache` where this code drew them
+    before, the others drawn on `executor` (here, without one) and stored."""
+    tasks = [
+        ("counterexample files", job, tuple(names(job, [n for n, _ in p]))) for job, p in groups
+    ]
+    found: list[tuple[str, ...] | None] = [None] * len(groups)
+    if cache is not None:
+        for i, task in enumerate(tasks):
+            stored = cache.stored(task, "render")
+            found[i] = stored if fits(len(task[2]))(stored) else None
+    todo = [i for i, texts in enumerate(found) if texts is None]
+    for j, texts in (executor or Executor()).run(_draw, [groups[i] for i in todo]):
+        found[todo[j]] = texts
+        if cache is not None:
+            cache.put(tasks[todo[j]], texts, "render")
+    return [texts for texts in found if texts is not None]
+
+
+def _draw(group: Group) -> tuple[str, ...]:
+    """A job's counterexample files, on a worker."""
+    return drawn(*group)
+
+
+def fits(count: int) -> Callable[[object], TypeGuard[tuple[str, ...]]]:
+    """Whether a value read from the cache is what drawing gives: `count` texts.  A cache is
+    data anyone could have written: only texts are taken from it, as many as asked, never a
+    file name."""
+
+    def fitting(found: object) -> TypeGuard[tuple[str, ...]]:
+        return type(found) is tuple and len(found) == count and all(type(t) is str for t in found)
+
+    return fitting
