@@ -55,11 +55,12 @@ class SimPyEngine(Engine):
         if self.stop.triggered:
             return
         self.events += 1
-        self.handlers[kind](t, msg, record, ends)
+        self.by_kind[kind](t, msg, record, ends)
         if self.done:
             self.stop.succeed()
 
     def run(self) -> Run:
+        self.by_kind = self.handlers()
         self._start()
         with contextlib.suppress(RuntimeError):  # nothing left to happen before the user was done
             self.env.run(until=self.stop)

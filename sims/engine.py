@@ -10,6 +10,7 @@ carry (the prompt response at insertion, `state_update`).
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from acp_suggestions.model.actors import echoes_user_message
@@ -89,7 +90,6 @@ class Engine:
         "due_model",
         "fifo_to_agent",
         "flying",
-        "handlers",
         "heap",
         "load_id",
         "model",
@@ -150,13 +150,6 @@ class Engine:
         self.prompted = False  # that work began with a prompt
         self.busy = False  # the user is composing a prompt
         self.done = False  # the user has sent every turn and come back once more
-        self.handlers = (  # by event kind
-            self._deliver_to_agent,
-            self._deliver_to_client,
-            self._agent,
-            self._compose,
-            self._try_send,
-        )
         self.wants_send: float | None = None  # when the user's finished prompt began to wait
         # measures
         self.sent = self.predictions = self.discarded = 0
@@ -414,10 +407,21 @@ class Engine:
         self.busy = True
         self._push(self.d.think(), _COMPOSE)
 
+    def handlers(self) -> tuple[Callable[..., None], ...]:
+        """The handler of each kind of event, for a run (held in a field, they would make every
+        session a reference cycle, left for the cyclic collector to find)."""
+        return (
+            self._deliver_to_agent,
+            self._deliver_to_client,
+            self._agent,
+            self._compose,
+            self._try_send,
+        )
+
     def run(self) -> Run:
         """Process events in time order until the user is done or nothing is left to happen."""
         self._start()
-        events, t, heap, handlers = 0, 0.0, self.heap, self.handlers
+        events, t, heap, handlers = 0, 0.0, self.heap, self.handlers()
         while heap and not self.done:
             t, _, kind, msg, record, ends = heapq.heappop(heap)
             events += 1

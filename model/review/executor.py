@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import gc
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -213,10 +214,15 @@ def _on_pool(
     # under its own handlers (_worker_start), not the main process's; the main process takes
     # its own once the pool is up, where an interruption ends the pool.
     before = signal.pthread_sigmask(signal.SIG_BLOCK, _ENDING)
+    # What the main process holds when it forks (the modules, the results so far) is left out
+    # of every cyclic collection while the pool lives, the workers' and its own: they would
+    # scan it again and again (and copy on write the pages they touch), finding nothing.
+    gc.freeze()
     try:
         pool = multiprocessing.Pool(workers, _worker_start)
     except BaseException:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        gc.unfreeze()
         raise
     try:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
@@ -226,6 +232,8 @@ def _on_pool(
             pool.terminate()
             pool.join()
         raise
+    finally:
+        gc.unfreeze()
     pool.close()
     pool.join()
 
