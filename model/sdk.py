@@ -3,9 +3,10 @@
 Importing `acp` builds all ~280 pydantic models of `acp.schema` (half a second), while a trace
 check needs two method tables and the content block types of `session/prompt`.  This module
 executes the SDK's own source for just those definitions: `acp/meta.py` whole, and from
-`acp/schema.py` the class `PromptRequest` with every top-level definition it depends on.  The
-code run is the SDK's, unchanged; a test holds the result equal to the full import.  A release
-whose files this cannot slice is imported the plain way: slower to start, the same answers.
+`acp/schema.py` a class (`PromptRequest`; `InitializeRequest` for the review's examples) with
+every top-level definition it depends on.  The code run is the SDK's, unchanged; a test holds
+the result equal to the full import.  A release whose files this cannot slice is imported the
+plain way: slower to start, the same answers.
 """
 
 from __future__ import annotations
@@ -96,23 +97,32 @@ def _helper(node: ast.ImportFrom) -> dict[str, object]:
 def prompt_type() -> Any:
     """The type of the SDK's `PromptRequest.prompt` (a list of content blocks), from the
     schema's own class definitions."""
+    return schema_class("PromptRequest").model_fields["prompt"].annotation
+
+
+@functools.cache
+def schema_class(name: str) -> Any:
+    """The class `name` of the SDK's `acp.schema`, from its own definition and those it
+    depends on."""
     try:
-        return _sliced_prompt_type()
+        return _sliced(name)
     except Exception:  # a release shaped otherwise: the whole schema, as the SDK loads it
-        from acp.schema import PromptRequest
+        import acp.schema
 
-        return PromptRequest.model_fields["prompt"].annotation
+        return getattr(acp.schema, name)
 
 
-def _sliced_prompt_type() -> Any:
-    body = _closure(_tree("schema"), "PromptRequest")
+def _sliced(root: str) -> Any:
+    body = _closure(_tree("schema"), root)
     namespace: dict[str, object] = {}
     for node in body:
         if isinstance(node, ast.ImportFrom) and _sdk_import(node):
             namespace.update(_helper(node))
     kept = [node for node in body if not _sdk_import(node)]
-    schema = _module(f"{__name__}._acp.schema", kept, namespace)
-    return schema.PromptRequest.model_fields["prompt"].annotation
+    # A module of its own for each class's slice: pydantic resolves a class's forward
+    # references through its module, which another slice must not replace.
+    schema = _module(f"{__name__}._acp.schema.{root}", kept, namespace)
+    return getattr(schema, root)
 
 
 @functools.cache

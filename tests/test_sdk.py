@@ -72,11 +72,34 @@ def test_a_release_it_cannot_slice_is_imported_whole(monkeypatch: pytest.MonkeyP
     from acp.schema import PromptRequest
 
     monkeypatch.setattr(sdk, "_tree", lambda name: ast.Module(body=[], type_ignores=[]))
-    sdk.prompt_type.cache_clear()
-    sdk.methods.cache_clear()
+    cached = (sdk.prompt_type, sdk.schema_class, sdk.methods)
+    for f in cached:
+        f.cache_clear()
     try:
         assert sdk.prompt_type() is PromptRequest.model_fields["prompt"].annotation
         assert sdk.methods() == (AGENT_METHODS, CLIENT_METHODS)
     finally:
-        sdk.prompt_type.cache_clear()
-        sdk.methods.cache_clear()
+        for f in cached:
+            f.cache_clear()
+
+
+def _constraints(schema: object) -> object:
+    """A JSON Schema without its descriptions: pydantic reads those from a class's source
+    file, which a class loaded on its own has not."""
+    if isinstance(schema, dict):
+        return {k: _constraints(v) for k, v in schema.items() if k != "description"}
+    if isinstance(schema, list):
+        return [_constraints(v) for v in schema]
+    return schema
+
+
+@pytest.mark.parametrize("name", ["PromptRequest", "InitializeRequest"])
+def test_a_class_loaded_on_its_own_has_the_sdks_json_schema(name: str) -> None:
+    """What the review's examples are checked against (`model.wire.rfd_schema`): every
+    constraint the SDK's schema has."""
+    import acp.schema
+
+    whole = getattr(acp.schema, name)
+    assert sdk.schema_class(name) is not whole  # loaded on its own
+    part = sdk.schema_class(name).model_json_schema()
+    assert _constraints(part) == _constraints(whole.model_json_schema())

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import copy
 import functools
+from typing import Any
 
 import jsonschema
+
+from acp_suggestions.model.sdk import schema_class
 
 # A field of the capability: omitted, null, or an object (Content types: "Supplying {} means
 # it does"; objects in both versions).
@@ -33,9 +36,7 @@ _V2_SESSION: dict[str, object] = {
 def _v1_initialize() -> dict[str, object]:
     """v1 `initialize` params: the SDK's InitializeRequest, with promptSuggestions added to
     ClientSessionCapabilities."""
-    from acp.schema import InitializeRequest
-
-    schema = copy.deepcopy(InitializeRequest.model_json_schema())
+    schema: dict[str, Any] = copy.deepcopy(schema_class("InitializeRequest").model_json_schema())
     session = schema["$defs"]["ClientSessionCapabilities"]
     session["properties"]["promptSuggestions"] = PROMPT_SUGGESTIONS_CAPABILITY
     return schema
@@ -55,9 +56,7 @@ _V2_INITIALIZE: dict[str, object] = {
 def update_schema() -> dict[str, object]:
     """The `prompt_suggestions_update` variant of SessionUpdate: each suggestion's prompt is
     what session/prompt takes (the SDK's PromptRequest.prompt)."""
-    from acp.schema import PromptRequest
-
-    prompt = copy.deepcopy(PromptRequest.model_json_schema())
+    prompt = copy.deepcopy(schema_class("PromptRequest").model_json_schema())
     return {
         "type": "object",
         "required": ["sessionUpdate", "suggestions"],
