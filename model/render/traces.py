@@ -58,7 +58,8 @@ def charts(
     """Each job's counterexample files (`drawn`), from `cache` where this code drew them
     before, the others drawn on `executor` (here, without one) and stored."""
     tasks = [
-        ("counterexample files", job, tuple(names(job, [n for n, _ in p]))) for job, p in groups
+        ("counterexample files", job, tuple(names(job, [name for name, _ in paths])))
+        for job, paths in groups
     ]
     found: list[tuple[str, ...] | None] = [None] * len(groups)
     if cache is not None:
