@@ -126,14 +126,24 @@ def sends_one_of(raw_prompt: object, offered: Iterable[Suggestion]) -> bool:
 
 def same_json(a: object, b: object) -> bool:
     """Whether two decoded JSON values are the same value: Python's `==` takes 1, 1.0 and
-    true for one another, JSON does not (and NaN, no JSON value, is equal to nothing)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same_json(v, b[k]) for k, v in a.items())
-    return a == b
+    true for one another, JSON does not (and NaN, no JSON value, is equal to nothing).  A
+    loop, not recursion: a trace may nest as deep as its decoder allows."""
+    pending = [(a, b)]
+    while pending:
+        x, y = pending.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, list) and isinstance(y, list):
+            if len(x) != len(y):
+                return False
+            pending.extend(zip(x, y, strict=True))
+        elif isinstance(x, dict) and isinstance(y, dict):
+            if x.keys() != y.keys():
+                return False
+            pending.extend((v, y[k]) for k, v in x.items())
+        elif x != y:
+            return False
+    return True
 
 
 def _may_read_as(raw_prompt: object, s: Suggestion) -> bool:
@@ -158,8 +168,16 @@ def prompt_blocks(raw_prompt: object) -> list[Any] | None:
         return None
 
 
+class Unwritable(ValueError):
+    """Content blocks the SDK read and cannot write back as JSON (nested past its depth), so
+    they cannot be compared with others."""
+
+
 def _dumped(blocks: Iterable[Any]) -> list[Any]:
-    return [b.model_dump(mode="json", exclude_none=True, by_alias=True) for b in blocks]
+    try:
+        return [b.model_dump(mode="json", exclude_none=True, by_alias=True) for b in blocks]
+    except ValueError as exc:  # pydantic's own message says why
+        raise Unwritable(str(exc)) from None
 
 
 def _is_meta(value: object) -> bool:

@@ -443,3 +443,33 @@ def test_each_monitor_declares_the_rules_it_reports() -> None:
         seen += monitor.rules
     assert len(seen) == len(set(seen))
     assert set(EXACT_FROM) == set(seen)
+
+
+def _nested(depth: int, leaf: object) -> dict[str, Any]:
+    """A text block whose `_meta` nests `depth` objects deep, `leaf` at the bottom."""
+    meta: dict[str, Any] = {"z": leaf}
+    for _ in range(depth):
+        meta = {"a": meta}
+    return {"type": "text", "text": "x", "_meta": meta}
+
+
+def _sent_after_offer(offered: dict[str, Any], sent: dict[str, Any]) -> list[bytes]:
+    sending = req("client", 3, "session/prompt", {"sessionId": "s", "prompt": [sent]})
+    return encoded([*first_turn(), suggest([offered]), sending])
+
+
+def test_a_prompt_as_deep_as_the_decoder_allows_is_compared_with_the_offer() -> None:
+    """The very JSON of the suggestion on offer, nested as deep as a line may be: told the
+    suggestion sent, with no recursion to run out of."""
+    block = _nested(700, 1)
+    checker = check_lines(_sent_after_offer(block, block))
+    assert checker.sessions["s"].from_offer == 1
+
+
+def test_content_the_sdk_cannot_write_back_is_an_error_naming_its_line() -> None:
+    """Blocks that differ from the offer only deep down are read by the SDK to compare them;
+    nested past what it writes back as JSON, the trace is refused at that line, not left to
+    fail inside the checker."""
+    lines = _sent_after_offer(_nested(300, 1), _nested(300, 1.0))
+    with pytest.raises(TraceError, match="line 9: content blocks the ACP SDK cannot write back"):
+        check_lines(lines)

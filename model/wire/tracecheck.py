@@ -18,6 +18,7 @@ from acp_suggestions.model.messages import (
     ClientSuggestionCaps,
     MessageError,
     Suggestion,
+    Unwritable,
     parse_agent_caps,
     parse_client_caps,
     parse_session_update,
@@ -479,7 +480,12 @@ def check_messages(
         if isinstance(msg, Gap):  # the rest is checked as a trace, not against the rules
             checker.gap = checker.gap or (number, msg)
         elif msg is not None and not checker.gap:
-            checker.feed(number, sender, msg)
+            try:
+                checker.feed(number, sender, msg)
+            except Unwritable as exc:  # content blocks compared as JSON
+                raise TraceError(
+                    number, f"content blocks the ACP SDK cannot write back as JSON: {exc}"
+                ) from None
         last = number
     if not checker.gap:  # past a gap the connection's end is not what the trace shows
         checker.end(last)
