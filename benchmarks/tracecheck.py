@@ -30,7 +30,7 @@ import page
 
 from acp_suggestions.model.messages import parse_session_update
 from acp_suggestions.model.wire.decode import read_records
-from acp_suggestions.model.wire.tracecheck import check_lines
+from acp_suggestions.model.wire.tracecheck import Checker, check_lines
 
 TEXT = [{"type": "text", "text": "Run the tests and fix what breaks"}]
 
@@ -123,65 +123,86 @@ def main() -> None:
     args = parser.parse_args()
     if args.memory:
         memory(args.memory, args.chunks)
-        return
-    if args.write:
+    elif args.write:
         count = write_trace(Path(args.write), args.turns, args.chunks)
         print(f"wrote {count:,} messages, {Path(args.write).stat().st_size:,} bytes")
-        return
+    else:
+        speed(args.turns, args.chunks, args.runs)
+
+
+def _readers(path: Path) -> tuple[Callable[[], None], ...]:
+    """What is timed over the trace at `path`: bare `json.loads`, the checker, its reading of
+    the records, the SDK's validation of its lists, and the checker with no monitor."""
+
+    def bare() -> None:
+        with path.open("rb") as f:
+            for raw in f:
+                json.loads(raw)
+
+    def checked() -> None:
+        with path.open("rb") as f:
+            check_lines(f)
+
+    def records() -> None:
+        with path.open("rb") as f:
+            for _ in read_records(f):
+                pass
+
+    updates = _payloads(path)
+
+    def validated() -> None:
+        for update in updates:
+            parse_session_update(update)
+
+    def unruled() -> None:
+        checker = Checker()
+        checker.on = dict.fromkeys(checker.on, ())  # every monitor's handlers taken away
+        with path.open("rb") as f:
+            for number, sender, msg in read_records(f):
+                if isinstance(msg, dict):
+                    checker.feed(number, sender, msg)
+
+    return bare, checked, records, validated, unruled
+
+
+def speed(turns: int, chunks: int, runs: int) -> None:
+    """The checker's messages per second against `json.loads`'s, and what its time holds."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "trace.jsonl"
-        count = write_trace(path, args.turns, args.chunks)
-
-        def bare() -> None:
-            with path.open("rb") as f:
-                for raw in f:
-                    json.loads(raw)
-
-        def checked() -> None:
-            with path.open("rb") as f:
-                check_lines(f)
-
-        def records() -> None:
-            with path.open("rb") as f:
-                for _ in read_records(f):
-                    pass
-
-        updates = _payloads(path)
-
-        def validated() -> None:
-            for update in updates:
-                parse_session_update(update)
-
+        count = write_trace(path, turns, chunks)
+        lists = len(_payloads(path))
+        readers = _readers(path)
         # Alternate them, so that a slower moment of the machine hits all alike.
-        times = [
-            tuple(_seconds(fn) for fn in (bare, checked, records, validated))
-            for _ in range(args.runs)
-        ]
-    base, ours, alone, sdk = (statistics.median(t[k] for t in times) for k in range(4))
+        times = [tuple(_seconds(fn) for fn in readers) for _ in range(runs)]
+    base, ours, alone, sdk, unruled = (statistics.median(t[k] for t in times) for k in range(5))
     ratio = statistics.median(t[0] / t[1] for t in times)
     floor = statistics.median(t[0] / (t[2] + t[3]) for t in times)
+    no_rules = statistics.median(t[0] / t[4] for t in times)
     rows = [
-        f"{count:,} messages ({args.chunks} chunks a turn), median of {args.runs} runs each, "
-        "alternated:",
+        f"{count:,} messages ({chunks} chunks a turn), median of {runs} runs each, alternated:",
         "",
         "| reader | messages/s |",
         "| --- | --- |",
         f"| `json.loads` alone | {count / base:,.0f} |",
         f"| the trace checker | {count / ours:,.0f} ({ratio:.2f} of `json.loads`) |",
         "",
-        "What the checker's time holds that no rule's work can drop:",
+        "What the checker's time holds:",
         "",
         "| part | seconds | share of the checker's |",
         "| --- | --- | --- |",
         f"| reading the records (`read_records`: every line decoded, the messages a rule reads "
         f"in whole) | {alone:.3f} | {alone / ours:.0%} |",
-        f"| the SDK's validation of the {len(updates):,} suggestion updates' content blocks "
+        f"| the SDK's validation of the {lists:,} suggestion updates' content blocks "
         f"| {sdk:.3f} | {sdk / ours:.0%} |",
+        f"| the checker with no monitor (the connection followed, lists parsed and validated, "
+        f"prompts matched: the two rows above and the following) | {unruled:.3f} "
+        f"| {unruled / ours:.0%} |",
         "",
-        f"Those two alone, with nothing else, run at {floor:.2f} of `json.loads`'s speed "
-        "(median of the runs' ratios): a checker that reads the records this way and validates "
-        "content with the SDK's types, as the rules ask, is no faster on this trace, whatever "
-        "its rules cost.",
+        f"Reading and validation alone, with nothing else, run at {floor:.2f} of `json.loads`'s "
+        "speed (median of the runs' ratios): a checker that reads the records this way and "
+        "validates content with the SDK's types, as the rules ask, is no faster on this trace, "
+        f"whatever its rules cost. The checker with no monitor runs at {no_rules:.2f}; the six "
+        f"monitors take the other {1 - unruled / ours:.0%} of the checker's time.",
     ]
     page.publish("tracecheck", rows)
 

@@ -93,7 +93,10 @@ class Suggestion:
     @property
     def blank(self) -> bool:
         """True when the only content is empty or whitespace-only text (SC-2)."""
-        return all(b.type == TEXT and not b.text.strip() for b in self.prompt)
+        for block in self.prompt:  # noqa: SIM110  # a loop: no generator per suggestion
+            if block.type != TEXT or block.text.strip():
+                return False
+        return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,8 +119,9 @@ def sends_one_of(raw_prompt: object, offered: Iterable[Suggestion]) -> bool:
     blocks equal to one's; read only where some suggestion has as many blocks, of the same
     types and texts, as it (the SDK keeps both as they are)."""
     offered = tuple(offered)
-    if any(s.raw is not None and same_json(raw_prompt, s.raw) for s in offered):
-        return True
+    for s in offered:
+        if s.raw is not None and same_json(raw_prompt, s.raw):
+            return True
     if not any(_may_read_as(raw_prompt, s) for s in offered):
         return False
     sent = prompt_blocks(raw_prompt)
@@ -128,19 +132,25 @@ def same_json(a: object, b: object) -> bool:
     """Whether two decoded JSON values are the same value: Python's `==` takes 1, 1.0 and
     true for one another, JSON does not (and NaN, no JSON value, is equal to nothing).  A
     loop, not recursion: a trace may nest as deep as its decoder allows."""
-    pending = [(a, b)]
+    pending: list[tuple[Any, Any]] = [(a, b)]
     while pending:
         x, y = pending.pop()
         if type(x) is not type(y):
             return False
-        if isinstance(x, list) and isinstance(y, list):
+        if type(x) is list:
             if len(x) != len(y):
                 return False
             pending.extend(zip(x, y, strict=True))
-        elif isinstance(x, dict) and isinstance(y, dict):
+        elif type(x) is dict:
             if x.keys() != y.keys():
                 return False
-            pending.extend((v, y[k]) for k, v in x.items())
+            for k, v in x.items():
+                w = y[k]
+                if type(v) is str:  # text, the usual leaf, compared at once
+                    if type(w) is not str or v != w:
+                        return False
+                else:
+                    pending.append((v, w))
         elif x != y:
             return False
     return True

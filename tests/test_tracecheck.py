@@ -98,6 +98,20 @@ def test_capability_content_and_blank() -> None:
     assert verdicts([*first_turn(), suggest(blank)], "SC-2") == {"pass", "violation"}
 
 
+def test_content_judged_by_the_connections_own_capabilities() -> None:
+    """SC-3 on a trace of two connections: an image is a violation on the first, whose sides
+    support none, and no violation once a second connection's sides both support images."""
+    image = [{"type": "image", "data": "AA==", "mimeType": "image/png"}]
+    allowed = first_turn(
+        caps={"session": {"promptSuggestions": {"image": {}}}},
+        agent={"promptCapabilities": {"image": True}},
+    )
+    records = [*first_turn(), suggest(image), *allowed, suggest(image)]
+    checker = check_lines(encoded(records))
+    sc3 = {(f.line, f.verdict) for f in checker.findings if f.rule == RuleId.SC_3}
+    assert sc3 == {(7, "pass"), (8, "violation")}  # the pass at 16 is the pass of line 7
+
+
 def test_malformed_suggestion_names_its_rule() -> None:
     checker = check_lines(encoded([*first_turn(), suggest([])]))
     (bad,) = [f for f in checker.findings if f.verdict == "violation"]

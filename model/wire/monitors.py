@@ -192,12 +192,21 @@ class Content(Monitor):
 
     rules = (RuleId.SC_3, RuleId.SC_2)
 
+    def __init__(self, wire: Wire, find: Find) -> None:
+        super().__init__(wire, find)
+        # The kinds both sides support, worked out again only when a capability changes.
+        self.caps: tuple[AgentPromptCaps, ClientSuggestionCaps] | None = None
+        self.allowed: frozenset[str] = frozenset()
+
     def suggestions(self, number: int, sid: str, update: SuggestionsUpdate) -> None:
-        allowed = allowed_kinds(self.wire.agent_caps, self.wire.client_caps)
+        agent, client = self.wire.agent_caps, self.wire.client_caps
+        if self.caps is None or self.caps[0] is not agent or self.caps[1] is not client:
+            self.caps, self.allowed = (agent, client), allowed_kinds(agent, client)
         for i, sug in enumerate(update.suggestions):
-            extra = sorted({k for k in sug.kinds if k not in allowed})
+            extra = [block.type for block in sug.prompt if block.type not in self.allowed]
             if extra:
-                message = f"suggestion {i} uses {', '.join(extra)}, which both sides do not support"
+                kinds = ", ".join(sorted(set(extra)))
+                message = f"suggestion {i} uses {kinds}, which both sides do not support"
                 self.find(RuleId.SC_3, Verdict.VIOLATION, number, sid, message)
             else:
                 self.find(
