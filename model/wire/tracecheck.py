@@ -62,6 +62,7 @@ _FOLLOWED = frozenset(
 
 
 _ABSENT = object()  # a JSON-RPC member the message does not have
+_ID_TYPES = (str, int, float, type(None))  # what a JSON-RPC id may be (but a boolean)
 JsonObject = dict[str, object]  # a JSON object as decoded, each value read with a check
 LISTED = 100  # findings of one rule and verdict listed in a file's report; the rest counted
 
@@ -231,9 +232,7 @@ class Checker:
     def feed(self, number: int, sender: str, msg: JsonObject) -> None:
         """Check one wire message `msg` from `sender`."""
         method, rid = msg.get("method", _ABSENT), msg.get("id", _ABSENT)
-        if rid is not _ABSENT and (
-            type(rid) is bool or not isinstance(rid, str | int | float | None)
-        ):
+        if rid is not _ABSENT and (type(rid) is bool or not isinstance(rid, _ID_TYPES)):
             raise TraceError(number, f"expected an id that is a string or a number, got {rid!r}")
         if method is not _ABSENT:
             if type(method) is not str:
