@@ -289,3 +289,32 @@ def test_sarif_puts_each_violation_on_its_traces_line(
         for r in log["runs"][0]["results"]
     }
     assert ("LT-5", "error", 9) in found and ("unusable", "error", None) in found
+
+
+def test_large_traces_report_progress_by_bytes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Traces past the size from which `trace check` shows progress are counted by bytes on
+    standard error (plain lines in a log), an unreadable file's bytes passed at once; the
+    findings on standard output are the same, and --quiet shows none."""
+    from acp_suggestions.model.cli import wire
+    from acp_suggestions.model.wire import reports
+
+    trace, broken = tmp_path / "t.jsonl", tmp_path / "broken.jsonl"
+    trace.write_bytes(VALID * 40)
+    broken.write_bytes(b"not json\n" * 10)
+    total = trace.stat().st_size + broken.stat().st_size
+    files = [str(trace), str(broken), str(tmp_path / "missing.jsonl")]
+    monkeypatch.setattr(wire, "PROGRESS_FROM", total)
+    monkeypatch.setattr(reports, "READ_EVERY", 3)
+    assert main(["trace", "check", *files]) == 2
+    shown = capsys.readouterr()
+    lines = [x for x in shown.err.splitlines() if x.startswith("checking traces, bytes: ")]
+    assert len(lines) == 10
+    assert lines[-1].startswith(f"checking traces, bytes: {total:,} of {total:,} (100%)")
+    assert main(["trace", "check", "--quiet", *files]) == 2
+    quiet = capsys.readouterr()
+    assert quiet.out == shown.out and "checking traces" not in quiet.err
+    monkeypatch.setattr(wire, "PROGRESS_FROM", total + 1)
+    assert main(["trace", "check", *files]) == 2
+    assert "checking traces" not in capsys.readouterr().err

@@ -19,9 +19,12 @@ from acp_suggestions.model.cli.common import (
     output_folder,
     positive,
     printable,
+    progress,
     seconds,
 )
 from acp_suggestions.model.exits import Exit
+
+PROGRESS_FROM = 100 * 1024 * 1024  # bytes of traces from which `trace check` shows progress
 
 if TYPE_CHECKING:
     from acp_suggestions.model.cli.common import Subparsers
@@ -35,7 +38,7 @@ def _trace_check(args: argparse.Namespace) -> int:
     from acp_suggestions.model.wire.monitors import Verdict
 
     choices = _choices(args)
-    reports = [checked.check_file(path, args.observer, choices) for path in args.files]
+    reports = _checked(args, choices)
     if args.side:
         reports = [checked.for_side(r, args.side) for r in reports]
     if args.format == "junit":
@@ -60,6 +63,45 @@ def _trace_check(args: argparse.Namespace) -> int:
                     )
         print(checked.tally(reports))
     return _exit(args, reports)
+
+
+def _checked(args: argparse.Namespace, choices: Choices | None) -> list[FileReport]:
+    """Each file's report; with progress by bytes on standard error when the files hold more
+    than `PROGRESS_FROM` (about two seconds' checking) and `--quiet` is not given."""
+    from acp_suggestions.model.wire import reports as checked
+
+    sizes = [_size(path) for path in args.files]
+    total = sum(sizes)
+    if args.quiet or total < PROGRESS_FROM:
+        return [checked.check_file(path, args.observer, choices) for path in args.files]
+    reports: list[FileReport] = []
+    with progress("checking traces, bytes", total, quiet=False) as advance:
+        shown = 0
+
+        def upto(count: int) -> None:
+            nonlocal shown
+            if count > shown:
+                advance(count - shown)
+                shown = count
+
+        done = 0
+        for path, size in zip(args.files, sizes, strict=True):
+
+            def read(position: int, start: int = done, end: int = done + size) -> None:
+                upto(min(start + position, end))
+
+            reports.append(checked.check_file(path, args.observer, choices, read))
+            done += size
+            upto(done)  # the file is done, or unusable: its bytes are passed
+    return reports
+
+
+def _size(path: str) -> int:
+    """A file's size in bytes; 0 for one that cannot be read (its report says why)."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def _exit(args: argparse.Namespace, reports: list[FileReport]) -> int:
@@ -292,6 +334,9 @@ def add_parsers(sub: Subparsers) -> None:
         "count, the other's findings are a note (a scripted agent breaks some on purpose)",
     )
     evidence_option(tc)
+    tc.add_argument(
+        "--quiet", action="store_true", help="no progress bar (shown for traces over 100 MB)"
+    )
     tc.set_defaults(run=_trace_check)
 
     prb = sub.add_parser(

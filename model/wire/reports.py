@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import xml.etree.ElementTree as ET
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -258,15 +258,22 @@ def junit(reports: list[FileReport]) -> str:
 
 
 def check_file(
-    path: str | os.PathLike[str], observer: Observer = "client", choices: Choices | None = None
+    path: str | os.PathLike[str],
+    observer: Observer = "client",
+    choices: Choices | None = None,
+    read: Callable[[int], None] | None = None,
 ) -> FileReport:
     """Check one trace file (CP-1 too, given the test's record of its user's actions);
     unusable input is the report's error, not an exception, so one bad file among many is
-    reported with the others."""
+    reported with the others.  `read`, if given, is told the bytes read so far now and then
+    (every `READ_EVERY` lines), for progress on a large file."""
     file = os.fspath(path)
     try:
         with open(file, "rb") as f:
-            checker = check_lines(decode.bounded_lines(f), observer, choices)
+            lines = decode.bounded_lines(f)
+            if read is not None:
+                lines = _telling(lines, lambda: read(f.tell()))
+            checker = check_lines(lines, observer, choices)
     except FileNotFoundError:
         return FileReport(file, error="no such file")
     except IsADirectoryError:
@@ -279,3 +286,14 @@ def check_file(
         message = f"the checker failed ({type(exc).__name__}: {exc}); please report it"
         return FileReport(file, error=message)
     return FileReport.of(file, checker)
+
+
+READ_EVERY = 4096  # lines between two reports of the bytes read
+
+
+def _telling(lines: Iterator[bytes], tell: Callable[[], None]) -> Iterator[bytes]:
+    """`lines`, with `tell` called after every `READ_EVERY` of them."""
+    for number, line in enumerate(lines, 1):
+        yield line
+        if number % READ_EVERY == 0:
+            tell()
