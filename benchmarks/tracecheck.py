@@ -10,12 +10,16 @@ stream many more), the response and a new list.  With --write PATH it only write
 there, e.g. a 1 GB one for `acp-suggestions trace check` to read.  With --memory MB it writes
 a trace of about MB megabytes whose client never advertised suggestions (so that every list and
 withdrawal is a violation) and reports the peak resident memory of `acp-suggestions trace
-check` over it in each output format, each in a fresh process (wait4).
+check` over it in each output format, each in a fresh process (wait4).  With --flood N it
+times traces a hostile recorder might write, at N and 4N of their parts, to show that a
+message costs the same whatever the size: many sessions each with a prompt in flight, many
+prompts in flight in one session, many connections.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import statistics
@@ -23,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import page
@@ -120,9 +124,12 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=5, help="message chunks a turn")
     parser.add_argument("--write", metavar="PATH", help="only write the trace to PATH")
     parser.add_argument("--memory", metavar="MB", type=int, help="only measure the memory")
+    parser.add_argument("--flood", metavar="N", type=int, help="only time the hostile shapes")
     args = parser.parse_args()
     if args.memory:
         memory(args.memory, args.chunks)
+    elif args.flood:
+        flood(args.flood, args.runs)
     elif args.write:
         count = write_trace(Path(args.write), args.turns, args.chunks)
         print(f"wrote {count:,} messages, {Path(args.write).stat().st_size:,} bytes")
@@ -232,6 +239,91 @@ def memory(megabytes: int, chunks: int) -> None:
             seconds = time.perf_counter() - started
             rows.append(f"| {fmt} | {usage.ru_maxrss / 1024:.0f} MiB | {seconds:.0f} |")
     page.publish("tracecheck", rows, part="memory")
+
+
+def _session_update(sid: str, update: Mapping[str, object]) -> bytes:
+    return _line(
+        "agent", {"method": "session/update", "params": {"sessionId": sid, "update": update}}
+    )
+
+
+def _opening(version: int) -> list[bytes]:
+    caps: dict[str, object] = {"session": {"promptSuggestions": {}}}
+    key = "clientCapabilities" if version == 1 else "capabilities"
+    return [
+        _line(
+            "client",
+            {"id": "i", "method": "initialize", "params": {"protocolVersion": version, key: caps}},
+        ),
+        _line("agent", {"id": "i", "result": {"protocolVersion": version}}),
+    ]
+
+
+def _new(i: int, prefix: str = "n") -> list[bytes]:
+    return [
+        _line("client", {"id": f"{prefix}{i}", "method": "session/new", "params": {"cwd": "/"}}),
+        _line("agent", {"id": f"{prefix}{i}", "result": {"sessionId": f"s{i}"}}),
+    ]
+
+
+def _prompt(sid: str, rid: str) -> bytes:
+    params = {"sessionId": sid, "prompt": TEXT}
+    return _line("client", {"id": rid, "method": "session/prompt", "params": params})
+
+
+def _sessions(n: int) -> list[bytes]:
+    """`n` sessions, a prompt in flight in each, then a list in each."""
+    lines = _opening(1)
+    for i in range(n):
+        lines += _new(i)
+    lines += [_prompt(f"s{i}", f"p{i}") for i in range(n)]
+    suggest = {"sessionUpdate": "prompt_suggestions_update", "suggestions": [{"prompt": TEXT}]}
+    return lines + [_session_update(f"s{i}", suggest) for i in range(n)]
+
+
+def _prompts(n: int) -> list[bytes]:
+    """v2: `n` prompts in flight in one session, an idle after each, then a user message for
+    each and an idle."""
+    lines = [*_opening(2), *_new(0)]
+    idle = {"sessionUpdate": "state_update", "state": "idle"}
+    for i in range(n):
+        lines += [_prompt("s0", f"p{i}"), _session_update("s0", idle)]
+    inserted = [{"sessionUpdate": "user_message", "messageId": f"m{i}"} for i in range(n)]
+    return lines + [_session_update("s0", m) for m in inserted] + [_session_update("s0", idle)]
+
+
+def _connections(n: int) -> list[bytes]:
+    """`n` sessions, then `n` connections."""
+    lines = _opening(1)
+    for i in range(n):
+        lines += _new(i)
+    return lines + [line for _ in range(n) for line in _opening(1)]
+
+
+def flood(n: int, runs: int) -> None:
+    """Seconds a message of each hostile shape at `n` and `4n` of its parts (median of
+    `runs`): the same at both, as the checker's work grows with the trace, not its square."""
+    rows = [
+        f"Each shape at {n:,} and {4 * n:,} of its parts, median of {runs} runs:",
+        "",
+        f"| shape | messages at {4 * n:,} | seconds | microseconds a message at {n:,} "
+        f"| at {4 * n:,} |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    shapes = {
+        "sessions, each with a prompt in flight, then a list in each": _sessions,
+        "prompts in flight in one session (v2), an idle after each, then user messages": _prompts,
+        "sessions, then as many connections": _connections,
+    }
+    for name, shape in shapes.items():
+        per = []
+        for size in (n, 4 * n):
+            lines = shape(size)
+            check = functools.partial(check_lines, lines)
+            seconds = statistics.median(_seconds(check) for _ in range(runs))
+            per.append(seconds / len(lines) * 1e6)
+        rows.append(f"| {name} | {len(lines):,} | {seconds:.2f} | {per[0]:.1f} | {per[1]:.1f} |")
+    page.publish("tracecheck", rows, part="flood")
 
 
 if __name__ == "__main__":

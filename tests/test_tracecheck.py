@@ -25,6 +25,8 @@ from tests.traces import (
     raw_update,
     req,
     res,
+    start_v2,
+    state_update,
     suggest,
     verdicts,
 )
@@ -98,20 +100,6 @@ def test_capability_content_and_blank() -> None:
     assert verdicts([*first_turn(), suggest(blank)], "SC-2") == {"pass", "violation"}
 
 
-def test_content_judged_by_the_connections_own_capabilities() -> None:
-    """SC-3 on a trace of two connections: an image is a violation on the first, whose sides
-    support none, and no violation once a second connection's sides both support images."""
-    image = [{"type": "image", "data": "AA==", "mimeType": "image/png"}]
-    allowed = first_turn(
-        caps={"session": {"promptSuggestions": {"image": {}}}},
-        agent={"promptCapabilities": {"image": True}},
-    )
-    records = [*first_turn(), suggest(image), *allowed, suggest(image)]
-    checker = check_lines(encoded(records))
-    sc3 = {(f.line, f.verdict) for f in checker.findings if f.rule == RuleId.SC_3}
-    assert sc3 == {(7, "pass"), (8, "violation")}  # a pass is listed once a session: 16 is 7
-
-
 def test_malformed_suggestion_names_its_rule() -> None:
     checker = check_lines(encoded([*first_turn(), suggest([])]))
     (bad,) = [f for f in checker.findings if f.verdict == "violation"]
@@ -148,8 +136,8 @@ def test_a_v2_replay_is_seen_at_the_first_user_message_again() -> None:
     already, shows the replay has begun; and it accepts no prompt."""
     first = raw_update({"sessionUpdate": "user_message", "messageId": "m1"})
     resume = req("client", 5, "session/resume", {"sessionId": "s", "replayFrom": {}})
-    start = [*_start_v2(), prompt(3), first, res("agent", 3, {"messageId": "m1"})]
-    start += [suggest(), _state("running"), _state("idle")]
+    start = [*start_v2(), prompt(3), first, res("agent", 3, {"messageId": "m1"})]
+    start += [suggest(), state_update("running"), state_update("idle")]
     replayed = [*start, resume, first, suggest(TEXT), res("agent", 5, {})]
     assert verdicts(replayed, "RP-1") == {"violation"}
     crossed = [*start, resume, suggest(TEXT), res("agent", 5, {})]
@@ -277,27 +265,12 @@ def test_memory_does_not_grow_with_the_trace() -> None:
     assert large < small * 1.5
 
 
-def _state(state: str) -> dict[str, Any]:
-    return raw_update({"sessionUpdate": "state_update", "state": state})
-
-
-def _start_v2() -> list[dict[str, Any]]:
-    """A v2 session whose agent has offered one list."""
-    return [
-        req("client", 0, "initialize", {"protocolVersion": 2, "capabilities": CAPS}),
-        res("agent", 0, {"protocolVersion": 2, "capabilities": {"session": {}}}),
-        req("client", 1, "session/new", {"cwd": "/"}),
-        res("agent", 1, {"sessionId": "s"}),
-        suggest(TEXT),
-    ]
-
-
 @pytest.mark.parametrize("observer", ["client", "agent"])
 def test_v2_foreground_work_over_a_list(observer: Observer) -> None:
-    start = _start_v2()
-    kept = [*start, _state("running"), _state("idle")]
+    start = start_v2()
+    kept = [*start, state_update("running"), state_update("idle")]
     assert verdicts(kept, "LT-6", observer) == {"violation"}
-    withdrawn = [*start, _state("running"), suggest(), _state("idle")]
+    withdrawn = [*start, state_update("running"), suggest(), state_update("idle")]
     assert verdicts(withdrawn, "LT-6", observer) == {"pass"}
     # A list that may have crossed a resume, then work over it: only the agent can tell.
     resume = req("client", 5, "session/resume", {"sessionId": "s"})
@@ -309,24 +282,24 @@ def test_v2_foreground_work_over_a_list(observer: Observer) -> None:
 @pytest.mark.parametrize("observer", ["client", "agent"])
 def test_v2_prompt_accepted_over_a_list(observer: Observer) -> None:
     start = [
-        *_start_v2(),
+        *start_v2(),
         prompt(3),
         res("agent", 3, {"messageId": "m1"}),
-        _state("running"),
+        state_update("running"),
     ]
-    assert verdicts([*start, _state("idle")], "LT-5", observer) == {"violation"}
-    assert verdicts([*start, suggest(), _state("idle")], "LT-5", observer) == {"pass"}
+    assert verdicts([*start, state_update("idle")], "LT-5", observer) == {"violation"}
+    assert verdicts([*start, suggest(), state_update("idle")], "LT-5", observer) == {"pass"}
 
 
 def test_v2_acceptance_is_the_user_message_when_it_comes_first() -> None:
     """The agent inserted the prompt (user_message), then replaced its list before the
     response: LT-5 is kept, although a list was current when the response went out."""
     user_message = raw_update({"sessionUpdate": "user_message", "messageId": "m1"})
-    head = [*_start_v2(), prompt(3), user_message]
+    head = [*start_v2(), prompt(3), user_message]
     response = res("agent", 3, {"messageId": "m1"})
-    replaced = [*head, suggest(TEXT), response, _state("running"), _state("idle")]
+    replaced = [*head, suggest(TEXT), response, state_update("running"), state_update("idle")]
     assert verdicts(replaced, "LT-5", "agent") == {"pass"}
-    kept = [*head, response, _state("running"), _state("idle")]
+    kept = [*head, response, state_update("running"), state_update("idle")]
     assert verdicts(kept, "LT-5", "agent") == {"violation"}
 
 
@@ -335,12 +308,12 @@ def test_v2_an_idle_before_the_prompt_is_accepted_ends_earlier_work(observer: Ob
     """Work without a prompt ends (idle) while the user's prompt is in flight: that idle is
     not the prompt's turn end, and the prompt's own work is not work without a prompt.
     (Found by the agreement test: both were reported as violations of compliant peers.)"""
-    running = [*_start_v2(), suggest(), _state("running"), suggest(TEXT), prompt(3)]
-    crossed = [*running, _state("idle"), res("agent", 3, {"messageId": "m1"})]
-    turn = [*crossed, _state("running"), suggest(), _state("idle")]
+    running = [*start_v2(), suggest(), state_update("running"), suggest(TEXT), prompt(3)]
+    crossed = [*running, state_update("idle"), res("agent", 3, {"messageId": "m1"})]
+    turn = [*crossed, state_update("running"), suggest(), state_update("idle")]
     assert verdicts(turn, "LT-5", observer) == {"pass"}
     assert "violation" not in verdicts(turn, "LT-6", observer)
-    kept = [*crossed, _state("running"), _state("idle")]  # the list is never withdrawn
+    kept = [*crossed, state_update("running"), state_update("idle")]  # the list is never withdrawn
     assert verdicts(kept, "LT-5", observer) == {"violation"}
 
 

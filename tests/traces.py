@@ -71,3 +71,19 @@ VALID = b"".join(
     encoded([*first_turn(), prompt(3), suggest(), res("agent", 3, {"stopReason": "end_turn"})])
 )
 """A whole trace that passes: a turn with a list, a prompt, the list withdrawn, its answer."""
+
+
+def state_update(state: str) -> dict[str, Any]:
+    """A v2 `state_update` to `state`."""
+    return raw_update({"sessionUpdate": "state_update", "state": state})
+
+
+def start_v2() -> list[dict[str, Any]]:
+    """A v2 session whose agent has offered one list."""
+    return [
+        req("client", 0, "initialize", {"protocolVersion": 2, "capabilities": CAPS}),
+        res("agent", 0, {"protocolVersion": 2, "capabilities": {"session": {}}}),
+        req("client", 1, "session/new", {"cwd": "/"}),
+        res("agent", 1, {"sessionId": "s"}),
+        suggest(TEXT),
+    ]

@@ -253,12 +253,14 @@ class Replay(Monitor):
 
 @dataclass
 class _Turn:
-    """What the observer saw of the list around one prompt."""
+    """What the observer saw of the list around one prompt, the session's lists counted."""
 
     list_at_send: bool  # the list was non-empty when the prompt went out
     crossed: bool  # that list may have crossed a reopen (client's side)
-    last_after: bool | None = None  # the last list since it went out was non-empty
-    obliged: bool = False  # agent's side: accepted with a non-empty list, not yet replaced
+    sent_after: int  # the session's lists seen when it went out
+    # Agent's side: the lists seen when it was accepted with a non-empty list (obliged to
+    # replace it while no list came since).
+    obliged_after: int | None = None
 
 
 class Withdrawal(Monitor):
@@ -272,26 +274,32 @@ class Withdrawal(Monitor):
     def __init__(self, wire: Wire, find: Find) -> None:
         super().__init__(wire, find)
         self.turns: dict[tuple[str, int], _Turn] = {}
+        # A session's lists seen and whether the last was non-empty: a turn reads what came
+        # since it went out from the count, so a list costs the same however many turns wait.
+        self.lists: dict[str, tuple[int, bool]] = {}
 
     def prompt_sent(self, number: int, sid: str, prompt: int) -> None:
-        self.turns[sid, prompt] = _Turn(self.wire.listed(sid), self.wire.list_crossed(sid))
+        seen = self.lists.get(sid, (0, False))[0]
+        self.turns[sid, prompt] = _Turn(self.wire.listed(sid), self.wire.list_crossed(sid), seen)
 
     def prompt_accepted(self, sid: str, prompt: int) -> None:
         if self.wire.observer == "agent":
-            self.turns[sid, prompt].obliged = self.wire.listed(sid)
+            listed = self.wire.listed(sid)
+            seen = self.lists.get(sid, (0, False))[0]
+            self.turns[sid, prompt].obliged_after = seen if listed else None
 
     def suggestions(self, number: int, sid: str, update: SuggestionsUpdate) -> None:
-        for (s, _), turn in self.turns.items():
-            if s == sid:
-                turn.last_after, turn.obliged = bool(update.suggestions), False
+        seen = self.lists.get(sid, (0, False))[0]
+        self.lists[sid] = (seen + 1, bool(update.suggestions))
 
     def prompt_refused(self, sid: str, prompt: int) -> None:
         del self.turns[sid, prompt]
 
     def turn_ended(self, number: int, sid: str, prompt: int) -> None:
         turn = self.turns.pop((sid, prompt))
+        seen, last = self.lists.get(sid, (0, False))
         if self.wire.observer == "agent":
-            if turn.obliged:
+            if turn.obliged_after == seen:  # accepted over a list, none since
                 message = (
                     f"the prompt of line {prompt} was accepted with a non-empty list, and the "
                     "turn ended without an update"
@@ -301,9 +309,10 @@ class Withdrawal(Monitor):
                 self.find(RuleId.LT_5, Verdict.PASS, number, sid, "no list left over a prompt")
             return
         verdict: Verdict
-        if turn.last_after is None and turn.crossed:
+        last_after = last if seen > turn.sent_after else None  # the last list since it went out
+        if last_after is None and turn.crossed:
             verdict, message = Verdict.INCONCLUSIVE, LIST_CROSSED_REOPEN
-        elif turn.last_after is None:
+        elif last_after is None:
             verdict = Verdict.VIOLATION if turn.list_at_send else Verdict.PASS
             message = (
                 f"a non-empty list was current when the prompt of line {prompt} went out, "
@@ -311,7 +320,7 @@ class Withdrawal(Monitor):
                 if turn.list_at_send
                 else NOTHING_TO_WITHDRAW
             )
-        elif not turn.last_after:
+        elif not last_after:
             verdict, message = Verdict.PASS, "the list was withdrawn"
         else:
             verdict = Verdict.INCONCLUSIVE

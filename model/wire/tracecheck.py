@@ -17,7 +17,6 @@ from acp_suggestions.model.messages import (
     AgentPromptCaps,
     ClientSuggestionCaps,
     MessageError,
-    Suggestion,
     Unwritable,
     parse_agent_caps,
     parse_client_caps,
@@ -36,6 +35,7 @@ from acp_suggestions.model.wire.monitors import (
     Observer,
     Verdict,
 )
+from acp_suggestions.model.wire.sessions import Prompt, Session
 from acp_suggestions.model.wire.user_actions import Choices
 
 # CP-1 is judged from the client's side with the test's record of its user's actions; what a
@@ -93,42 +93,6 @@ class Finding:
 
 
 @dataclass
-class _Prompt:
-    """A session/prompt in flight, named by its line."""
-
-    line: int
-    accepted: bool = False  # v2: its user message was inserted (or its response seen)
-
-
-@dataclass
-class _Session:
-    list_nonempty: bool = False  # the list the observer last saw is non-empty
-    # The client saw that list arrive while a reopen was pending and before its replay visibly
-    # began: the agent may have sent it before it read the reopen, its own list then empty.
-    list_crossed: bool = False
-    reopening: bool = False  # a load or resume of the session is pending
-    prompts: dict[Any, _Prompt] = field(default_factory=dict)  # by request id
-    live: bool = True  # traffic of the session was seen on this connection
-    # While a reopen is pending, what arrives was sent after the agent read it: the reopen
-    # came on a connection the session was not live on (nothing of it can precede the
-    # request), or the replay of history visibly began (v1 replays the user's messages as
-    # `user_message_chunk`, which a live turn may send too, echoing its prompt: only one
-    # while no prompt of the session is pending is the replay's; v2 replays from the start,
-    # so with the session's first user message, which came once already).
-    replaying: bool = False
-    first_message: object = None  # v2: the id of the session's first user message
-    first_echoed: bool = False  # v2: its `user_message` came
-    offered: tuple[Suggestion, ...] = ()  # the suggestions of the last list seen
-    lists: client_offers.Lists = field(default_factory=client_offers.Lists)  # for reports
-    sent: int = 0  # the session's prompts so far
-    # Prompts that each sent a suggestion then offered: how many, the run of them in a row
-    # going on now (its length and first line), and the longest run (length, first, last).
-    from_offer: int = 0
-    run: tuple[int, int] = (0, 0)
-    longest: tuple[int, int, int] = (0, 0, 0)
-
-
-@dataclass
 class Checker:
     """One check over one trace: follows the connection (version, capabilities, requests,
     sessions, prompts) and turns its messages into the events the rules' monitors watch."""
@@ -137,10 +101,11 @@ class Checker:
     # What the test's user did (`model.wire.user_actions`): with it, CP-1 is judged.
     choices: Choices | None = None
     version: int | None = None
+    connections: int = 0  # the `initialize` requests so far: the current connection's number
     client_caps: ClientSuggestionCaps = field(default_factory=ClientSuggestionCaps)
     agent_caps: AgentPromptCaps = field(default_factory=AgentPromptCaps)
     pending: dict[tuple[str, object], tuple[str, JsonObject, int]] = field(default_factory=dict)
-    sessions: dict[str, _Session] = field(default_factory=dict)
+    sessions: dict[str, Session] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     passes: dict[tuple[str, str | None, str], int] = field(default_factory=dict)
     unchecked: dict[str, tuple[int, int]] = field(default_factory=dict)  # method: first, count
@@ -219,12 +184,12 @@ class Checker:
         for handle in self.on["ended"]:
             handle(last)
 
-    def _session(self, sid: str) -> _Session:
+    def _session(self, sid: str) -> Session:
         """The session `sid`, which has traffic on this connection now."""
         s = self.sessions.get(sid)
         if s is None:
-            s = self.sessions[sid] = _Session()
-        s.live = True
+            s = self.sessions[sid] = Session(connection=self.connections)
+        s.connection = self.connections
         return s
 
     # --- messages ------------------------------------------------------------------------
@@ -296,8 +261,7 @@ class Checker:
     def _on_initialize(self, number: int, params: JsonObject) -> None:
         """A new connection: no session is live on it yet; the client's capabilities are
         read in the version it asks for."""
-        for s in self.sessions.values():
-            s.live = False
+        self.connections += 1
         version = params.get("protocolVersion")
         self.version = version if isinstance(version, int) else None
         try:
@@ -308,15 +272,16 @@ class Checker:
     def _on_reopen(self, number: int, method: str, params: JsonObject) -> None:
         replay = method == "session/load" or params.get("replayFrom") is not None
         sid = str(params.get("sessionId"))
-        s = self.sessions.setdefault(sid, _Session(live=False))
+        s = self.sessions.setdefault(sid, Session(connection=-1))
         s.list_nonempty, s.offered = False, ()  # RP-2: it starts empty
-        s.replaying, s.live, s.reopening = not s.live, True, True
+        s.replaying, s.reopening = s.connection != self.connections, True
+        s.connection = self.connections
         for handle in self.on["reopened"]:
             handle(number, sid, replay)
 
     def _on_prompt(self, number: int, sid: str, request_id: object, params: JsonObject) -> None:
         s = self._session(sid)
-        s.prompts[request_id] = _Prompt(number)
+        s.went_out(request_id, number)
         s.sent += 1
         if s.offered and sends_one_of(params.get("prompt"), s.offered):
             # A user's Tab and Enter, or a setting that sends suggestions by itself (CP-1,
@@ -353,7 +318,7 @@ class Checker:
         if method == "initialize" and isinstance(result, dict):
             self._on_initialized(number, params, result)
         elif method == "session/new" and isinstance(result, dict):
-            self.sessions[str(result.get("sessionId"))] = _Session()
+            self.sessions[str(result.get("sessionId"))] = Session(connection=self.connections)
         elif method in ("session/load", "session/resume"):
             sid = str(params.get("sessionId"))
             s = self._session(sid)
@@ -381,22 +346,22 @@ class Checker:
         if prompt is None:
             return
         if failed:  # refused: never accepted, nothing to withdraw for it
-            del s.prompts[msg["id"]]
+            s.gone(msg["id"])
             for handle in self.on["prompt_refused"]:
                 handle(sid, prompt.line)
         elif (self.version or 1) == 1:
-            del s.prompts[msg["id"]]
+            s.gone(msg["id"])
             for handle in self.on["turn_ended"]:
                 handle(number, sid, prompt.line)
         else:  # v2: accepted by now, if not at its user message; its idle ends the turn
             if s.first_message is None and isinstance(msg.get("result"), dict):
                 s.first_message = msg["result"].get("messageId")
-            self._accept(sid, prompt)
+            self._accepted(sid, s.accept(msg["id"]))
 
-    def _accept(self, sid: str, prompt: _Prompt) -> None:
-        """v2: the prompt's user message is inserted, so the next idle ends its turn."""
-        if not prompt.accepted:
-            prompt.accepted = True
+    def _accepted(self, sid: str, prompt: Prompt | None) -> None:
+        """v2: `prompt`, if any, was just accepted (its user message inserted), so the next
+        idle ends its turn."""
+        if prompt is not None:
             for handle in self.on["prompt_accepted"]:
                 handle(sid, prompt.line)
 
@@ -414,16 +379,7 @@ class Checker:
             self._on_state(number, sid, s, update.get("state"))  # type: ignore[union-attr]  # a dict: it has a variant
             return
         if variant == "user_message":  # v2: the oldest prompt not yet inserted is now
-            message = update.get("messageId")  # type: ignore[union-attr]  # as above
-            if message is not None and message == s.first_message and s.first_echoed:
-                s.replaying = True  # the history again, from its start
-                return
-            if s.first_message is None:
-                s.first_message = message
-            s.first_echoed = s.first_echoed or message == s.first_message
-            waiting = next((p for p in s.prompts.values() if not p.accepted), None)
-            if waiting is not None:
-                self._accept(sid, waiting)
+            self._on_user_message(sid, s, update.get("messageId"))  # type: ignore[union-attr]  # as above
             return
         try:
             parsed = parse_session_update(update)
@@ -440,7 +396,18 @@ class Checker:
         s.lists.add(parsed.suggestions)
         s.list_crossed = self.observer == "client" and s.reopening and not s.replaying
 
-    def _on_state(self, number: int, sid: str, s: _Session, state: object) -> None:
+    def _on_user_message(self, sid: str, s: Session, message: object) -> None:
+        """v2 `user_message`: the history replayed again if it is the session's first one
+        once more, else the oldest prompt of the session not yet accepted is now."""
+        if message is not None and message == s.first_message and s.first_echoed:
+            s.replaying = True  # the history again, from its start
+            return
+        if s.first_message is None:
+            s.first_message = message
+        s.first_echoed = s.first_echoed or message == s.first_message
+        self._accepted(sid, s.accept_oldest())
+
+    def _on_state(self, number: int, sid: str, s: Session, state: object) -> None:
         """v2 `state_update`: running or requires_action is work; idle ends the turns of the
         accepted prompts (a prompt not yet accepted waits for work still running, whose end
         this idle may be), then the work."""
@@ -448,11 +415,9 @@ class Checker:
             for handle in self.on["working"]:
                 handle(number, sid)
         elif state == "idle":
-            for rid, prompt in list(s.prompts.items()):
-                if prompt.accepted:
-                    del s.prompts[rid]
-                    for handle in self.on["turn_ended"]:
-                        handle(number, sid, prompt.line)
+            for prompt in s.ended_by_idle():
+                for handle in self.on["turn_ended"]:
+                    handle(number, sid, prompt.line)
             for handle in self.on["idle"]:
                 handle(number, sid)
 

@@ -1,0 +1,90 @@
+"""A session as the trace checker follows it on the wire: its list as the observer last saw it,
+any reopen pending, and its prompts in flight, kept so that no message costs a pass over
+everything in flight (a trace may hold many sessions, each with many prompts)."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from acp_suggestions.model.messages import Suggestion
+from acp_suggestions.model.wire import client_offers
+
+
+@dataclass
+class Prompt:
+    """A session/prompt in flight, named by its line."""
+
+    line: int
+    accepted: bool = False  # v2: its user message was inserted (or its response seen)
+
+
+@dataclass
+class Session:
+    """What the checker holds of one session."""
+
+    list_nonempty: bool = False  # the list the observer last saw is non-empty
+    # The client saw that list arrive while a reopen was pending and before its replay visibly
+    # began: the agent may have sent it before it read the reopen, its own list then empty.
+    list_crossed: bool = False
+    reopening: bool = False  # a load or resume of the session is pending
+    # The connection (`Checker.connections`) the session's traffic was last seen on: it is
+    # live on that one alone.
+    connection: int = 0
+    # Prompts in flight by request id, in the order they went out, and the same split in two:
+    # those not accepted yet (linked in order: the oldest is found at once however many went
+    # out after it) and those v2 accepted (the next idle ends their turns).
+    prompts: dict[Any, Prompt] = field(default_factory=dict)
+    unaccepted: OrderedDict[Any, Prompt] = field(default_factory=OrderedDict)
+    accepted: dict[Any, Prompt] = field(default_factory=dict)
+    # While a reopen is pending, what arrives was sent after the agent read it: the reopen
+    # came on a connection the session was not live on (nothing of it can precede the
+    # request), or the replay of history visibly began (v1 replays the user's messages as
+    # `user_message_chunk`, which a live turn may send too, echoing its prompt: only one
+    # while no prompt of the session is pending is the replay's; v2 replays from the start,
+    # so with the session's first user message, which came once already).
+    replaying: bool = False
+    first_message: object = None  # v2: the id of the session's first user message
+    first_echoed: bool = False  # v2: its `user_message` came
+    offered: tuple[Suggestion, ...] = ()  # the suggestions of the last list seen
+    lists: client_offers.Lists = field(default_factory=client_offers.Lists)  # for reports
+    sent: int = 0  # the session's prompts so far
+    # Prompts that each sent a suggestion then offered: how many, the run of them in a row
+    # going on now (its length and first line), and the longest run (length, first, last).
+    from_offer: int = 0
+    run: tuple[int, int] = (0, 0)
+    longest: tuple[int, int, int] = (0, 0, 0)
+
+    def went_out(self, rid: object, line: int) -> None:
+        """A prompt of request `rid` went out at `line` (an id used again while its prompt is
+        in flight: the new prompt is the last to have gone out)."""
+        self.gone(rid)
+        self.prompts[rid] = self.unaccepted[rid] = Prompt(line)
+
+    def gone(self, rid: object) -> None:
+        """The prompt of request `rid`, if any, is no longer in flight."""
+        self.prompts.pop(rid, None)
+        self.unaccepted.pop(rid, None)
+        self.accepted.pop(rid, None)
+
+    def accept(self, rid: object) -> Prompt | None:
+        """v2: the prompt of request `rid` is accepted, so the next idle ends its turn; it, if
+        it was not accepted before."""
+        prompt = self.unaccepted.pop(rid, None)
+        if prompt is not None:
+            prompt.accepted = True
+            self.accepted[rid] = prompt
+        return prompt
+
+    def accept_oldest(self) -> Prompt | None:
+        """v2 user message: the oldest prompt in flight not accepted yet is accepted; it, if
+        there is one."""
+        return self.accept(next(iter(self.unaccepted))) if self.unaccepted else None
+
+    def ended_by_idle(self) -> list[Prompt]:
+        """v2 idle: the accepted prompts, in the order they went out, no longer in flight."""
+        ended = sorted(self.accepted.values(), key=lambda prompt: prompt.line)
+        for rid in list(self.accepted):
+            self.gone(rid)
+        return ended
