@@ -32,10 +32,9 @@ class Session:
     # The connection (`Checker.connections`) the session's traffic was last seen on: it is
     # live on that one alone.
     connection: int = 0
-    # Prompts in flight by request id, in the order they went out, and the same split in two:
-    # those not accepted yet (linked in order: the oldest is found at once however many went
-    # out after it) and those v2 accepted (the next idle ends their turns).
-    prompts: dict[Any, Prompt] = field(default_factory=dict)
+    # The prompts in flight by request id, in two: those not accepted yet, in the order they
+    # went out (linked: the oldest is found at once however many went out after it), and
+    # those v2 accepted (the next idle ends their turns).
     unaccepted: OrderedDict[Any, Prompt] = field(default_factory=OrderedDict)
     accepted: dict[Any, Prompt] = field(default_factory=dict)
     # While a reopen is pending, what arrives was sent after the agent read it: the reopen
@@ -56,15 +55,23 @@ class Session:
     run: tuple[int, int] = (0, 0)
     longest: tuple[int, int, int] = (0, 0, 0)
 
+    @property
+    def in_flight(self) -> bool:
+        """Whether a prompt of the session is in flight."""
+        return bool(self.unaccepted or self.accepted)
+
+    def prompt(self, rid: object) -> Prompt | None:
+        """The prompt of request `rid` in flight, if any."""
+        return self.unaccepted.get(rid) or self.accepted.get(rid)
+
     def went_out(self, rid: object, line: int) -> None:
         """A prompt of request `rid` went out at `line` (an id used again while its prompt is
         in flight: the new prompt is the last to have gone out)."""
         self.gone(rid)
-        self.prompts[rid] = self.unaccepted[rid] = Prompt(line)
+        self.unaccepted[rid] = Prompt(line)
 
     def gone(self, rid: object) -> None:
         """The prompt of request `rid`, if any, is no longer in flight."""
-        self.prompts.pop(rid, None)
         self.unaccepted.pop(rid, None)
         self.accepted.pop(rid, None)
 

@@ -177,7 +177,7 @@ class Checker:
     def in_flight(self, sid: str) -> bool:
         """Whether a prompt of session `sid` has gone out and its turn not ended."""
         s = self.sessions.get(sid)
-        return s is not None and bool(s.prompts)
+        return s is not None and s.in_flight
 
     def end(self, last: int) -> None:
         """The trace ended at line `last`."""
@@ -342,7 +342,7 @@ class Checker:
 
     def _on_prompt_answered(self, number: int, sid: str, msg: dict[str, Any], failed: bool) -> None:
         s = self._session(sid)
-        prompt = s.prompts.get(msg["id"])
+        prompt = s.prompt(msg["id"])
         if prompt is None:
             return
         if failed:  # refused: never accepted, nothing to withdraw for it
@@ -373,7 +373,7 @@ class Checker:
         if variant in OTHER_UPDATES:
             return  # message chunks, tool calls, plans...: no rule here is about them
         if variant == "user_message_chunk":  # v1 replays the user's messages as these; some
-            s.replaying = s.replaying or not s.prompts  # agents echo a live prompt so too
+            s.replaying = s.replaying or not s.in_flight  # agents echo a live prompt so too
             return
         if variant == "state_update":
             self._on_state(number, sid, s, update.get("state"))  # type: ignore[union-attr]  # a dict: it has a variant
