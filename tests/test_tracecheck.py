@@ -144,7 +144,7 @@ def test_a_v2_replay_is_seen_at_the_first_user_message_again() -> None:
     assert verdicts(crossed, "RP-1") == {"inconclusive"}
     waiting = [*start, prompt(6), resume, first]
     checker = check_lines(encoded(waiting))
-    assert not checker.sessions["s"].accepted and checker.sessions["s"].prompt(6) is not None
+    assert not checker.sessions["s"].accepted and checker.sessions["s"].line(6) is not None
 
 
 @pytest.mark.parametrize(

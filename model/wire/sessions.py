@@ -13,14 +13,6 @@ from acp_suggestions.model.wire import client_offers
 
 
 @dataclass
-class Prompt:
-    """A session/prompt in flight, named by its line."""
-
-    line: int
-    accepted: bool = False  # v2: its user message was inserted (or its response seen)
-
-
-@dataclass
 class Session:
     """What the checker holds of one session."""
 
@@ -32,11 +24,12 @@ class Session:
     # The connection (`Checker.connections`) the session's traffic was last seen on: it is
     # live on that one alone.
     connection: int = 0
-    # The prompts in flight by request id, in two: those not accepted yet, in the order they
-    # went out (linked: the oldest is found at once however many went out after it), and
-    # those v2 accepted (the next idle ends their turns).
-    unaccepted: OrderedDict[Any, Prompt] = field(default_factory=OrderedDict)
-    accepted: dict[Any, Prompt] = field(default_factory=dict)
+    # The prompts in flight, each the line it went out on (which names it) by its request id,
+    # in two: those not accepted yet, in the order they went out (linked: the oldest is found
+    # at once however many went out after it), and those v2 accepted (the next idle ends
+    # their turns).
+    unaccepted: OrderedDict[Any, int] = field(default_factory=OrderedDict)
+    accepted: dict[Any, int] = field(default_factory=dict)
     # While a reopen is pending, what arrives was sent after the agent read it: the reopen
     # came on a connection the session was not live on (nothing of it can precede the
     # request), or the replay of history visibly began (v1 replays the user's messages as
@@ -60,38 +53,38 @@ class Session:
         """Whether a prompt of the session is in flight."""
         return bool(self.unaccepted or self.accepted)
 
-    def prompt(self, rid: object) -> Prompt | None:
-        """The prompt of request `rid` in flight, if any."""
-        return self.unaccepted.get(rid) or self.accepted.get(rid)
+    def line(self, rid: object) -> int | None:
+        """The line of the prompt of request `rid` in flight, if any."""
+        line = self.unaccepted.get(rid)
+        return self.accepted.get(rid) if line is None else line
 
     def went_out(self, rid: object, line: int) -> None:
         """A prompt of request `rid` went out at `line` (an id used again while its prompt is
         in flight: the new prompt is the last to have gone out)."""
         self.gone(rid)
-        self.unaccepted[rid] = Prompt(line)
+        self.unaccepted[rid] = line
 
     def gone(self, rid: object) -> None:
         """The prompt of request `rid`, if any, is no longer in flight."""
         self.unaccepted.pop(rid, None)
         self.accepted.pop(rid, None)
 
-    def accept(self, rid: object) -> Prompt | None:
-        """v2: the prompt of request `rid` is accepted, so the next idle ends its turn; it, if
-        it was not accepted before."""
-        prompt = self.unaccepted.pop(rid, None)
-        if prompt is not None:
-            prompt.accepted = True
-            self.accepted[rid] = prompt
-        return prompt
+    def accept(self, rid: object) -> int | None:
+        """v2: the prompt of request `rid` is accepted, so the next idle ends its turn; its
+        line, if it was not accepted before."""
+        line = self.unaccepted.pop(rid, None)
+        if line is not None:
+            self.accepted[rid] = line
+        return line
 
-    def accept_oldest(self) -> Prompt | None:
-        """v2 user message: the oldest prompt in flight not accepted yet is accepted; it, if
-        there is one."""
+    def accept_oldest(self) -> int | None:
+        """v2 user message: the oldest prompt in flight not accepted yet is accepted; its
+        line, if there is one."""
         return self.accept(next(iter(self.unaccepted))) if self.unaccepted else None
 
-    def ended_by_idle(self) -> list[Prompt]:
-        """v2 idle: the accepted prompts, in the order they went out, no longer in flight."""
-        ended = sorted(self.accepted.values(), key=lambda prompt: prompt.line)
-        for rid in list(self.accepted):
-            self.gone(rid)
+    def ended_by_idle(self) -> list[int]:
+        """v2 idle: the lines of the accepted prompts, in the order they went out, which are
+        no longer in flight."""
+        ended = sorted(self.accepted.values())
+        self.accepted.clear()
         return ended

@@ -35,7 +35,7 @@ from acp_suggestions.model.wire.monitors import (
     Observer,
     Verdict,
 )
-from acp_suggestions.model.wire.sessions import Prompt, Session
+from acp_suggestions.model.wire.sessions import Session
 from acp_suggestions.model.wire.user_actions import Choices
 
 # CP-1 is judged from the client's side with the test's record of its user's actions; what a
@@ -342,28 +342,28 @@ class Checker:
 
     def _on_prompt_answered(self, number: int, sid: str, msg: dict[str, Any], failed: bool) -> None:
         s = self._session(sid)
-        prompt = s.prompt(msg["id"])
-        if prompt is None:
+        line = s.line(msg["id"])
+        if line is None:
             return
         if failed:  # refused: never accepted, nothing to withdraw for it
             s.gone(msg["id"])
             for handle in self.on["prompt_refused"]:
-                handle(sid, prompt.line)
+                handle(sid, line)
         elif (self.version or 1) == 1:
             s.gone(msg["id"])
             for handle in self.on["turn_ended"]:
-                handle(number, sid, prompt.line)
+                handle(number, sid, line)
         else:  # v2: accepted by now, if not at its user message; its idle ends the turn
             if s.first_message is None and isinstance(msg.get("result"), dict):
                 s.first_message = msg["result"].get("messageId")
             self._accepted(sid, s.accept(msg["id"]))
 
-    def _accepted(self, sid: str, prompt: Prompt | None) -> None:
-        """v2: `prompt`, if any, was just accepted (its user message inserted), so the next
-        idle ends its turn."""
-        if prompt is not None:
+    def _accepted(self, sid: str, line: int | None) -> None:
+        """v2: the prompt of `line`, if any, was just accepted (its user message inserted), so
+        the next idle ends its turn."""
+        if line is not None:
             for handle in self.on["prompt_accepted"]:
-                handle(sid, prompt.line)
+                handle(sid, line)
 
     def _on_update(self, number: int, params: dict[str, Any]) -> None:
         sid = str(params.get("sessionId"))
@@ -415,9 +415,9 @@ class Checker:
             for handle in self.on["working"]:
                 handle(number, sid)
         elif state == "idle":
-            for prompt in s.ended_by_idle():
+            for line in s.ended_by_idle():
                 for handle in self.on["turn_ended"]:
-                    handle(number, sid, prompt.line)
+                    handle(number, sid, line)
             for handle in self.on["idle"]:
                 handle(number, sid)
 
