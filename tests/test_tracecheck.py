@@ -4,6 +4,8 @@ crossing case inconclusive from the client and decided from the agent, and bad i
 from __future__ import annotations
 
 import inspect
+import io
+import json
 import re
 import tracemalloc
 from collections.abc import Iterator
@@ -14,8 +16,9 @@ import pytest
 from acp_suggestions.model.rules import RuleId
 from acp_suggestions.model.wire.decode import TraceError
 from acp_suggestions.model.wire.monitors import EXACT_FROM, MONITORS, Observer
+from acp_suggestions.model.wire.recording import Recorder
 from acp_suggestions.model.wire.reports import notes
-from acp_suggestions.model.wire.tracecheck import check_lines, verdict_of
+from acp_suggestions.model.wire.tracecheck import Checker, check_lines, verdict_of
 from tests.traces import (
     CAPS,
     TEXT,
@@ -460,3 +463,16 @@ def test_content_the_sdk_cannot_write_back_is_an_error_naming_its_line() -> None
     lines = _sent_after_offer(_nested(300, 1), _nested(300, 1.0))
     with pytest.raises(TraceError, match="line 9: content blocks the ACP SDK cannot write back"):
         check_lines(lines)
+
+
+def test_the_live_check_of_tap_names_content_the_sdk_cannot_write_back() -> None:
+    """The same content, met by tap's live check: it stops there, naming the line and why,
+    as `trace check` does, not as a fault of the checker; the recording goes on."""
+    said: list[str] = []
+    recorder = Recorder(io.BytesIO(), said.append, Checker())
+    for line in _sent_after_offer(_nested(300, 1), _nested(300, 1.0)):
+        record = json.loads(line)
+        recorder.line(record["from"], json.dumps(record["msg"]).encode(), 0.0)
+    assert recorder.broken.startswith("line 9: content blocks the ACP SDK cannot write back")
+    assert said[-1].startswith("acp-suggestions tap: the live check stops: line 9: content")
+    assert recorder.number == 9 and not recorder.failed

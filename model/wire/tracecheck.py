@@ -210,7 +210,12 @@ class Checker:
             else:
                 self._check_served(number, sender, method)
                 self.pending[(sender, rid)] = (method, params, number)
-            self._on_method(number, sender, method, params, rid)
+            try:
+                self._on_method(number, sender, method, params, rid)
+            except Unwritable as exc:  # content blocks compared as JSON
+                raise TraceError(
+                    number, f"content blocks the ACP SDK cannot write back as JSON: {exc}"
+                ) from None
         elif "id" in msg and ("result" in msg or "error" in msg):
             other = "agent" if sender == "client" else "client"
             request = self.pending.pop((other, msg["id"]), None)
@@ -444,12 +449,7 @@ def check_messages(
         if isinstance(msg, Gap):  # the rest is checked as a trace, not against the rules
             checker.gap = checker.gap or (number, msg)
         elif msg is not None and not checker.gap:
-            try:
-                checker.feed(number, sender, msg)
-            except Unwritable as exc:  # content blocks compared as JSON
-                raise TraceError(
-                    number, f"content blocks the ACP SDK cannot write back as JSON: {exc}"
-                ) from None
+            checker.feed(number, sender, msg)
         last = number
     if not checker.gap:  # past a gap the connection's end is not what the trace shows
         checker.end(last)
