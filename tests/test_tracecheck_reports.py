@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from acp_suggestions.model.cli.main import main
+from acp_suggestions.model.wire.reports import notes
+from acp_suggestions.model.wire.tracecheck import check_lines
 from tests.traces import (
     TEXT,
     VALID,
@@ -318,3 +320,13 @@ def test_large_traces_report_progress_by_bytes(
     monkeypatch.setattr(wire, "PROGRESS_FROM", total + 1)
     assert main(["trace", "check", *files]) == 2
     assert "checking traces" not in capsys.readouterr().err
+
+
+def test_endless_distinct_methods_are_noted_by_name_up_to_a_bound() -> None:
+    """A trace of ever new extension methods: the first 100 are noted by name, the messages of
+    the rest counted in one note, so the checker holds no entry for each."""
+    pings = [{"from": "client", "msg": {"jsonrpc": "2.0", "method": f"_x/{i}"}} for i in range(150)]
+    checker = check_lines(encoded([*first_turn(), *pings, *pings[:3]]))
+    noted = notes(checker)
+    assert len(checker.unchecked) == 100 and "_x/0: 2 message(s) from line 8 on" in noted[0]
+    assert "50 message(s) of methods past the first 100 named, not checked by any rule" in noted

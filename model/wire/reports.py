@@ -51,6 +51,11 @@ def notes(checker: Checker) -> list[str]:
         f"{method}: {count} message(s) from line {first} on, not checked by any rule"
         for method, (first, count) in sorted(checker.unchecked.items())
     ]
+    if checker.unchecked_others:
+        out.append(
+            f"{checker.unchecked_others} message(s) of methods past the first {LISTED} named, "
+            "not checked by any rule"
+        )
     out += [
         f"{rule}: {count} more {verdict} finding(s) past the first {LISTED}, counted, not listed"
         for (rule, verdict), count in sorted(checker.unlisted.items())

@@ -109,6 +109,7 @@ class Checker:
     findings: list[Finding] = field(default_factory=list)
     passes: dict[tuple[str, str | None, str], int] = field(default_factory=dict)
     unchecked: dict[str, tuple[int, int]] = field(default_factory=dict)  # method: first, count
+    unchecked_others: int = 0  # messages of unchecked methods past the first `LISTED` named
     suggestion_updates: int = 0  # lists and withdrawals seen, on any channel: the evidence
     gap: tuple[int, Gap] | None = None  # the trace's first gap record, past which it is not fed
     listed_findings: dict[tuple[str, Verdict], int] = field(default_factory=dict)
@@ -258,10 +259,20 @@ class Checker:
         elif method == client_offers.OFFERED and sender == "client":
             self._on_offered(number, params)
         elif method not in _FOLLOWED:
-            # Methods no rule here is about (and extensions, unknown notifications) are
-            # tolerated as a real peer would, and reported once each as notes.
-            first, count = self.unchecked.get(method, (number, 0))
-            self.unchecked[method] = (first, count + 1)
+            self._unchecked(number, method)
+
+    def _unchecked(self, number: int, method: str) -> None:
+        """A method no rule here is about (an extension, an unknown notification): tolerated
+        as a real peer would, and noted once per method, the first `LISTED` methods by name and
+        the messages of any others counted together (a trace of endless distinct names leaves
+        the checker's memory flat)."""
+        known = self.unchecked.get(method)
+        if known is not None:
+            self.unchecked[method] = (known[0], known[1] + 1)
+        elif len(self.unchecked) < LISTED:
+            self.unchecked[method] = (number, 1)
+        else:
+            self.unchecked_others += 1
 
     def _on_initialize(self, number: int, params: JsonObject) -> None:
         """A new connection: no session is live on it yet; the client's capabilities are
