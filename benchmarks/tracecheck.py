@@ -43,6 +43,17 @@ def _line(frm: str, msg: dict[str, object]) -> bytes:
     return json.dumps({"from": frm, "msg": {"jsonrpc": "2.0", **msg}}).encode() + b"\n"
 
 
+def _session_update(sid: str, update: Mapping[str, object]) -> bytes:
+    return _line(
+        "agent", {"method": "session/update", "params": {"sessionId": sid, "update": update}}
+    )
+
+
+def _prompt(sid: str, rid: object) -> bytes:
+    params = {"sessionId": sid, "prompt": TEXT}
+    return _line("client", {"id": rid, "method": "session/prompt", "params": params})
+
+
 def write_trace(path: Path, turns: int, chunks: int = 5, broken: bool = False) -> int:
     """A v1 session of `turns` turns with `chunks` streamed chunks each (`broken`: with a
     client that never advertised suggestions); returns the number of lines."""
@@ -67,36 +78,11 @@ def write_trace(path: Path, turns: int, chunks: int = 5, broken: bool = False) -
         f.writelines(lines)
         for i in range(turns):
             rid = 10 + i
-            f.write(
-                _line(
-                    "client",
-                    {
-                        "id": rid,
-                        "method": "session/prompt",
-                        "params": {"sessionId": "s", "prompt": TEXT},
-                    },
-                )
-            )
-            f.write(
-                _line(
-                    "agent",
-                    {"method": "session/update", "params": {"sessionId": "s", "update": withdraw}},
-                )
-            )
-            for _ in range(chunks):
-                f.write(
-                    _line(
-                        "agent",
-                        {"method": "session/update", "params": {"sessionId": "s", "update": chunk}},
-                    )
-                )
+            f.write(_prompt("s", rid))
+            f.write(_session_update("s", withdraw))
+            f.writelines(_session_update("s", chunk) for _ in range(chunks))
             f.write(_line("agent", {"id": rid, "result": {"stopReason": "end_turn"}}))
-            f.write(
-                _line(
-                    "agent",
-                    {"method": "session/update", "params": {"sessionId": "s", "update": suggest}},
-                )
-            )
+            f.write(_session_update("s", suggest))
     return len(lines) + turns * (4 + chunks)
 
 
@@ -241,12 +227,6 @@ def memory(megabytes: int, chunks: int) -> None:
     page.publish("tracecheck", rows, part="memory")
 
 
-def _session_update(sid: str, update: Mapping[str, object]) -> bytes:
-    return _line(
-        "agent", {"method": "session/update", "params": {"sessionId": sid, "update": update}}
-    )
-
-
 def _opening(version: int) -> list[bytes]:
     caps: dict[str, object] = {"session": {"promptSuggestions": {}}}
     key = "clientCapabilities" if version == 1 else "capabilities"
@@ -259,16 +239,11 @@ def _opening(version: int) -> list[bytes]:
     ]
 
 
-def _new(i: int, prefix: str = "n") -> list[bytes]:
+def _new(i: int) -> list[bytes]:
     return [
-        _line("client", {"id": f"{prefix}{i}", "method": "session/new", "params": {"cwd": "/"}}),
-        _line("agent", {"id": f"{prefix}{i}", "result": {"sessionId": f"s{i}"}}),
+        _line("client", {"id": f"n{i}", "method": "session/new", "params": {"cwd": "/"}}),
+        _line("agent", {"id": f"n{i}", "result": {"sessionId": f"s{i}"}}),
     ]
-
-
-def _prompt(sid: str, rid: str) -> bytes:
-    params = {"sessionId": sid, "prompt": TEXT}
-    return _line("client", {"id": rid, "method": "session/prompt", "params": params})
 
 
 def _sessions(n: int) -> list[bytes]:
