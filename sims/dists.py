@@ -5,13 +5,13 @@ stream's own seeded generator keeps a run reproducible from its seed."""
 from __future__ import annotations
 
 import math
-import os
-import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from acp_suggestions.model import inputs
 
 Draw = Callable[[np.random.Generator, int], Any]
 """Draws `n` delays in seconds from a generator, as a NumPy array."""
@@ -58,23 +58,12 @@ def _number(spec: Mapping[str, object], key: str, field: str) -> float:
 
 
 def read_text(path: Path, field: str) -> str:
-    """The UTF-8 text of a regular file of at most `MAX_FILE_BYTES` (no device, pipe or
-    folder: each would hang, exhaust memory or mean nothing here)."""
+    """The UTF-8 text of a regular file of at most `MAX_FILE_BYTES` (`model.inputs`: no
+    device, pipe or folder, each of which would hang, exhaust memory or mean nothing here)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as err:
-        raise ScenarioError(field, f"cannot read {path}: {err.strerror}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise ScenarioError(field, f"{path} is not a regular file")
-    with os.fdopen(fd, "rb") as f:
-        data = f.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
-        raise ScenarioError(field, f"{path} is larger than {MAX_FILE_BYTES >> 20} MiB")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise ScenarioError(field, f"{path} is not UTF-8 text (byte {err.start})") from None
+        return inputs.read_text(path, MAX_FILE_BYTES)
+    except inputs.InputError as err:
+        raise ScenarioError(field, f"{path}: {err}") from None
 
 
 def _inside(base: Path, name: str, field: str) -> Path:

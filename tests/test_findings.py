@@ -186,6 +186,8 @@ def test_the_findings_command_prints_or_rewrites_only_its_section(
     assert "\nold\n" not in text and "1. Every rule with a mutation" in text
     assert main(["findings", str(tmp_path / "missing.json")]) == 2
     assert "no such file" in capsys.readouterr().err
+    assert main(["findings", str(data), "--write", str(tmp_path / "missing.md")]) == 2
+    assert "--write " + str(tmp_path / "missing.md") + ": no such file" in capsys.readouterr().err
 
 
 _TEXTS = {

@@ -249,7 +249,7 @@ SCENARIOS: dict[str, tuple[str, str]] = {
     "a parent's file": ('latency = {dist = "empirical", file = "../x.csv"}', "not a file in"),
     "a link out": ('latency = {dist = "empirical", file = "zero"}', "not a file in"),
     "a pipe": ('latency = {dist = "empirical", file = "pipe"}', "not a regular file"),
-    "a folder": ('latency = {dist = "empirical", file = "sub"}', "not a regular file"),
+    "a folder": ('latency = {dist = "empirical", file = "sub"}', "(a folder)"),
     "not UTF-8": ('latency = {dist = "empirical", file = "latin1.csv"}', "not UTF-8 text"),
     "deep nesting": ("name = " + "[" * 5000 + "]" * 5000, "nested too deeply"),
     "a wide spread": ('latency = {dist = "lognormal", median = 1, sigma = 1000}', "from 0 to 3"),
@@ -289,7 +289,7 @@ def test_a_scenario_that_is_not_a_file_is_refused(
         os.mkfifo(tmp_path / "pipe")
         special = str(tmp_path / "pipe")
     assert main(["simulate", special, "--out", str(tmp_path / "o")]) == 2
-    assert "is not a regular file" in capsys.readouterr().err
+    assert "not a regular file" in capsys.readouterr().err
 
 
 # --- messages print what they are given, never read it as markup ------------------------------

@@ -394,7 +394,7 @@ BAD = [
     ("[sweep]\nlatenc = [1]", "sweep.latenc: not a scenario parameter"),
     ('[sweep]\n"latency.median" = [0.1, -1]', "latency.median: expected a number from 0 to 1e+06"),
     ('[sweep]\n"turns.x" = [1]', "sweep.turns.x: turns is not a table"),
-    ('typing = {dist = "empirical", file = "none.txt"}', "typing.file: cannot read"),
+    ('typing = {dist = "empirical", file = "none.txt"}', "none.txt: no such file"),
     ("this is not toml", "not valid TOML: Expected"),
 ]
 

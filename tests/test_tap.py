@@ -121,3 +121,6 @@ def test_bad_usage_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert main(["tap", "--out", str(tmp_path / "link"), "--", "true"]) == 2
     assert "is a symlink" in capsys.readouterr().err
     assert list(real.iterdir()) == []
+    (tmp_path / "file").write_text("kept")
+    assert main(["tap", "--out", str(tmp_path / "file"), "--", "true"]) == 2
+    assert "file: not a folder" in capsys.readouterr().err

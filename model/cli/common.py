@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.text import Text
 
+from acp_suggestions.model import inputs
 from acp_suggestions.model.options import UsageError as UsageError
 from acp_suggestions.model.options import chosen_readings as chosen_readings
 from acp_suggestions.model.options import positive as positive
@@ -100,11 +101,9 @@ def progress(what: str, total: int, quiet: bool) -> Iterator[Callable[[int], Non
 def read_rfd(path: str, option: str = "--rfd") -> str:
     where = f"{option} {path}" if option else path
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"{where}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{where}: cannot read it as UTF-8 text ({exc})") from None
+        return inputs.read_text(path)
+    except inputs.InputError as exc:
+        raise UsageError(f"{where}: {exc}") from None
 
 
 def _more_than_zero(unit: str, short: str) -> Callable[[str], float]:

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from acp_suggestions.model import inputs
 from acp_suggestions.model.cli.common import UsageError
 from acp_suggestions.model.exits import Exit
 
@@ -44,9 +45,9 @@ def _base(given: str | None) -> str:
             "pr-check: give --base REF, or run it where GITHUB_EVENT_PATH names a pull request"
         )
     try:
-        found = json.loads(Path(event).read_text(encoding="utf-8"))
+        found = json.loads(inputs.read_text(event))
         sha = found["pull_request"]["base"]["sha"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError) as exc:  # InputError is a ValueError
         raise UsageError(f"pr-check: {event}: no pull_request.base.sha ({exc})") from None
     if not isinstance(sha, str):
         raise UsageError(f"pr-check: {event}: pull_request.base.sha is not a commit")

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from acp_suggestions.model import inputs
 from acp_suggestions.model.amendments import ADOPTIONS, AMENDMENTS_BY_NAME, PROPOSED_BY_FINDINGS
 from acp_suggestions.model.cli.common import (
     UsageError,
@@ -295,18 +296,13 @@ def _findings(args: argparse.Namespace) -> int:
     from acp_suggestions.model.render import findings
     from acp_suggestions.model.render.atomic import write_atomic
 
-    try:
-        data = json.loads(Path(args.review).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"{args.review}: no such file (run `acp-suggestions review`)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UsageError(f"{args.review}: not a review's JSON ({exc})") from None
+    data = _review_data(args.review)
     try:
         section = findings.render(data)
         if args.write is None:
             sys.stdout.write(section)
             return 0
-        readme = Path(args.write).read_text(encoding="utf-8")
+        readme = read_rfd(args.write, "--write")
         write_atomic(Path(args.write), findings.replace_in(readme, section))
     except findings.Unsupported as exc:
         err.print(f"acp-suggestions: {exc}")
@@ -320,10 +316,11 @@ def _findings(args: argparse.Namespace) -> int:
 def _review_data(path: str) -> dict[str, object]:
     """A review's JSON, or a usage error that says what is wrong with the file."""
     try:
-        found: dict[str, object] = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"{path}: no such file (run `acp-suggestions review`)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        found: dict[str, object] = json.loads(inputs.read_text(path))
+    except inputs.InputError as exc:
+        run = " (run `acp-suggestions review`)" if exc.missing else ""
+        raise UsageError(f"{path}: {exc}{run}") from None
+    except json.JSONDecodeError as exc:
         raise UsageError(f"{path}: not a review's JSON ({exc})") from None
     return found
 

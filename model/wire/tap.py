@@ -236,6 +236,8 @@ def trace_file(folder: Path) -> tuple[Path, BinaryIO]:
     folder must be a real folder, never followed through a symlink, and no file is replaced."""
     if folder.is_symlink():
         raise OSError(f"{folder} is a symlink; give the folder itself")
+    if folder.exists() and not folder.is_dir():
+        raise OSError("not a folder")
     folder.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW

@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from acp_suggestions.model import inputs
+
 # The user's actions: in the composer, on a chip, and on a setting that sends by itself.
 ACTIONS = (
     "typed",
@@ -22,7 +24,6 @@ ACTIONS = (
     "setting-off",
 )
 SENDS = frozenset({"sent", "selected"})  # the actions that send a prompt (CP-1's explicit ones)
-MAX_ACTIONS = 1_000_000  # a record longer than any test's is refused, not read whole
 
 
 class UserActionsError(ValueError):
@@ -61,20 +62,13 @@ def _action(number: int, text: str) -> UserAction:
 
 
 def read(path: Path) -> list[UserAction]:
-    """The actions of a record, in its order; UserActionsError names what is wrong where."""
+    """The actions of a record (a text file of bounded size: `model.inputs`), in its order;
+    UserActionsError names what is wrong where."""
     try:
-        with path.open(encoding="utf-8") as lines:
-            out = []
-            for number, text in enumerate(lines, 1):
-                if number > MAX_ACTIONS:
-                    raise UserActionsError(f"more than {MAX_ACTIONS:,} actions")
-                if text.strip():
-                    out.append(_action(number, text))
-            return out
-    except FileNotFoundError:
-        raise UserActionsError("no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserActionsError(f"cannot be read as UTF-8 text ({exc})") from None
+        lines = inputs.read_text(path).split("\n")
+    except inputs.InputError as exc:
+        raise UserActionsError(str(exc)) from None
+    return [_action(number, text) for number, text in enumerate(lines, 1) if text.strip()]
 
 
 @dataclass(frozen=True, slots=True)
