@@ -36,8 +36,10 @@ import page
 from acp_suggestions.model.messages import parse_session_update
 from acp_suggestions.model.wire.decode import read_records
 from acp_suggestions.model.wire.tracecheck import Checker, check_lines, check_messages
+from acp_suggestions.model.wire.user_actions import Choices, UserAction
 
 TEXT = [{"type": "text", "text": "Run the tests and fix what breaks"}]
+Shape = Callable[[int], list[bytes]]  # a trace of a hostile shape, of so many parts
 
 
 def _line(frm: str, msg: dict[str, object]) -> bytes:
@@ -294,6 +296,23 @@ def _connections(n: int) -> list[bytes]:
     return lines + [line for _ in range(n) for line in _opening(1)]
 
 
+def _chosen(n: int) -> list[bytes]:
+    """`n` turns, each prompt sending the suggestion then offered (`_sends` is the user's
+    record of them, with which CP-1 is judged on each)."""
+    lines = [*_opening(1), *_new(0)]
+    suggest = {"sessionUpdate": "prompt_suggestions_update", "suggestions": [{"prompt": TEXT}]}
+    lines.append(_session_update("s0", suggest))
+    for i in range(n):
+        answer = _line("agent", {"id": f"p{i}", "result": {"stopReason": "end_turn"}})
+        lines += [_prompt("s0", f"p{i}"), answer, _session_update("s0", suggest)]
+    return lines
+
+
+def _sends(n: int) -> Choices:
+    """The user's record of `_chosen`'s `n` sends."""
+    return Choices(tuple(UserAction("sent", i, "s0", i + 1) for i in range(n)))
+
+
 def flood(n: int, runs: int) -> None:
     """Seconds a message of each hostile shape at `n` and `4n` of its parts (median of
     `runs`): the same at both, as the checker's work grows with the trace, not its square."""
@@ -304,16 +323,20 @@ def flood(n: int, runs: int) -> None:
         f"| at {4 * n:,} |",
         "| --- | --- | --- | --- | --- |",
     ]
-    shapes = {
-        "sessions, each with a prompt in flight, then a list in each": _sessions,
-        "prompts in flight in one session (v2), an idle after each, then user messages": _prompts,
-        "sessions, then as many connections": _connections,
+    shapes: dict[str, tuple[Shape, Callable[[int], Choices] | None]] = {
+        "sessions, each with a prompt in flight, then a list in each": (_sessions, None),
+        "prompts in flight in one session (v2), an idle after each, then user messages": (
+            _prompts,
+            None,
+        ),
+        "sessions, then as many connections": (_connections, None),
+        "prompts sent from the offer, with the user's record of as many sends": (_chosen, _sends),
     }
-    for name, shape in shapes.items():
+    for name, (shape, record) in shapes.items():
         per = []
         for size in (n, 4 * n):
-            lines = shape(size)
-            check = functools.partial(check_lines, lines)
+            lines, choices = shape(size), record(size) if record else None
+            check = functools.partial(check_lines, lines, choices=choices)
             seconds = statistics.median(_seconds(check) for _ in range(runs))
             per.append(seconds / len(lines) * 1e6)
         rows.append(f"| {name} | {len(lines):,} | {seconds:.2f} | {per[0]:.1f} | {per[1]:.1f} |")

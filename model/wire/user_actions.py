@@ -6,8 +6,9 @@ no user action that could have sent it, and no setting the user turned on, is a 
 
 from __future__ import annotations
 
+import bisect
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from acp_suggestions.model import inputs
@@ -72,17 +73,51 @@ def read(path: Path) -> list[UserAction]:
 
 
 @dataclass(frozen=True, slots=True)
-class Choices:
-    """The user's actions as the checker asks of them: whether the user chose a prompt."""
+class _Settings:
+    """A session's setting actions by `prompts_sent`, each with the latest in the record of
+    those at or below it: the setting in force after any number of prompts, in one search."""
 
-    actions: tuple[UserAction, ...]
+    sent: list[int] = field(default_factory=list)  # sorted
+    latest: list[tuple[int, bool]] = field(default_factory=list)  # (record index, turned on)
+
+    @classmethod
+    def of(cls, found: list[tuple[int, int, bool]]) -> _Settings:
+        """From (prompts_sent, record index, turned on) of each setting action."""
+        out, best = cls(), (-1, False)
+        for sent, index, on in sorted(found):
+            best = max(best, (index, on))
+            out.sent.append(sent)
+            out.latest.append(best)
+        return out
+
+    def at(self, sent: int) -> tuple[int, bool]:
+        """The latest setting action taken when `sent` prompts had gone, or (-1, False)."""
+        k = bisect.bisect_right(self.sent, sent)
+        return self.latest[k - 1] if k else (-1, False)
+
+
+class Choices:
+    """The user's actions as the checker asks of them: whether the user chose a prompt.
+    Indexed by session, so that a long record costs each prompt a look-up, not a pass."""
+
+    def __init__(self, actions: tuple[UserAction, ...]) -> None:
+        self.actions = actions
+        self._sends: dict[str | None, set[int]] = {}
+        settings: dict[str | None, list[tuple[int, int, bool]]] = {}
+        for index, a in enumerate(actions):
+            if a.action in SENDS:
+                self._sends.setdefault(a.session, set()).add(a.prompts_sent)
+            elif a.action.startswith("setting-"):
+                on = a.action == "setting-on"
+                settings.setdefault(a.session, []).append((a.prompts_sent, index, on))
+        self._settings = {key: _Settings.of(found) for key, found in settings.items()}
 
     def chose(self, session: str, prompt: int) -> bool:
         """Whether the session's `prompt`-th prompt (from 1) could have been the user's: a
-        send or a chip selected when `prompt - 1` had gone, or a setting the user turned on
-        and had not turned off by then."""
-        before = [a for a in self.actions if a.session in (None, session)]
-        sent = any(a.action in SENDS and a.prompts_sent == prompt - 1 for a in before)
-        settings = [a for a in before if a.action.startswith("setting-")]
-        on = [a for a in settings if a.prompts_sent <= prompt - 1]
-        return sent or (bool(on) and on[-1].action == "setting-on")
+        send or a chip selected when `prompt - 1` had gone (in this session or with none
+        named), or the latest setting action by then, in the record's order, turned it on."""
+        gone = prompt - 1
+        if any(gone in self._sends.get(key, ()) for key in (None, session)):
+            return True
+        found = (s.at(gone) for key in (None, session) if (s := self._settings.get(key)))
+        return max(found, default=(-1, False))[1]
