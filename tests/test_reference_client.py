@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from acp_suggestions.model.wire import client, client_offers
 from acp_suggestions.model.wire.decode import TraceError
@@ -201,3 +203,26 @@ def test_an_agent_that_never_answers_fails_its_start_naming_it(tmp_path: Path) -
 def test_a_wrong_script_is_refused_naming_the_step(tmp_path: Path) -> None:
     ran = _client(tmp_path, "--script", "send,click")
     assert ran.returncode == 2 and "no step 'click'" in ran.stderr and "Traceback" not in ran.stderr
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-2, 2)
+    | st.sampled_from([0.0, 1.0, 2.5])
+    | st.text(max_size=2),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@given(json_values, json_values)
+def test_offered_blocks_are_matched_as_python_compares_them(a: object, b: object) -> None:
+    """A report is held to its list through a set of hashable forms: two JSON values have one
+    form exactly where they are equal (1, 1.0 and true alike, as a JavaScript client writes
+    1.0 back as 1), so the set finds what a pass over the list finds."""
+    frozen = client_offers._frozen  # the form itself is what is under test
+    assert (frozen(a) == frozen(b)) == (a == b)
+    assert (frozen([a]) in {frozen([b]), frozen([])}) == ([a] in [[b], []])
