@@ -308,6 +308,24 @@ def _chosen(n: int) -> list[bytes]:
     return lines
 
 
+def _near(n: int) -> list[bytes]:
+    """A list of `n` suggestions alike but for their `_meta`, then `n` prompts each with the
+    same text and another `_meta`: each must be read to be told apart from every suggestion."""
+    lines = [*_opening(1), *_new(0)]
+    block = TEXT[0]
+    suggest = {
+        "sessionUpdate": "prompt_suggestions_update",
+        "suggestions": [{"prompt": [{**block, "_meta": {"n": i}}]} for i in range(n)],
+    }
+    lines.append(_session_update("s0", suggest))
+    near = [{**block, "_meta": {"n": -1}}]
+    params = {"sessionId": "s0", "prompt": near}
+    return lines + [
+        _line("client", {"id": f"p{i}", "method": "session/prompt", "params": params})
+        for i in range(n)
+    ]
+
+
 def _sends(n: int) -> Choices:
     """The user's record of `_chosen`'s `n` sends."""
     return Choices(tuple(UserAction("sent", i, "s0", i + 1) for i in range(n)))
@@ -331,6 +349,7 @@ def flood(n: int, runs: int) -> None:
         ),
         "sessions, then as many connections": (_connections, None),
         "prompts sent from the offer, with the user's record of as many sends": (_chosen, _sends),
+        "a list of suggestions alike, then as many prompts like them": (_near, None),
     }
     for name, (shape, record) in shapes.items():
         per = []

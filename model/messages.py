@@ -8,10 +8,11 @@ path and the rule they break.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import msgspec
 import pydantic
 
 
@@ -113,19 +114,113 @@ class SuggestionsUpdate:
         return not self.suggestions
 
 
-def sends_one_of(raw_prompt: object, offered: Iterable[Suggestion]) -> bool:
-    """Whether a `session/prompt`'s raw `prompt` field is, as the SDK reads it, one of the
-    `offered` suggestions: the very JSON one was read from (so it reads the same), else its
-    blocks equal to one's; read only where some suggestion has as many blocks, of the same
-    types and texts, as it (the SDK keeps both as they are)."""
-    offered = tuple(offered)
-    for s in offered:
-        if s.raw is not None and same_json(raw_prompt, s.raw):
+PASSED = 8  # suggestions an offer passes over, as a real list's few, rather than indexes
+
+
+class Offer:
+    """A list on offer as prompts are matched against it (`sends`): a list of more than
+    `PASSED` is indexed at the first prompt that asks, so a prompt costs look-ups, not a pass
+    over the list, however long."""
+
+    __slots__ = ("_blocks", "_raw", "_shapes", "_written", "suggestions")
+    # Built at the first prompt a long list is asked about: its suggestions by their JSON
+    # (keys sorted), their shapes, and their blocks as the SDK writes them (those written so
+    # far, and the rest, written in turn).
+    _raw: dict[bytes, Suggestion] | None
+    _shapes: set[tuple[tuple[str, str | None], ...]]
+    _written: Iterator[Hashable]
+    _blocks: set[Hashable]
+
+    def __init__(self, suggestions: tuple[Suggestion, ...] = ()) -> None:
+        self.suggestions = suggestions
+        self._raw = None
+
+    def sends(self, raw_prompt: object) -> bool:
+        """Whether a `session/prompt`'s raw `prompt` field is, as the SDK reads it, one of the
+        suggestions: the very JSON one was read from (so it reads the same), else its blocks
+        equal to one's; read only where some suggestion has as many blocks, of the same types
+        and texts, as it (the SDK keeps both as they are)."""
+        if len(self.suggestions) <= PASSED:
+            return self._passed(raw_prompt)
+        if self._raw is None:
+            self._raw = {}
+            for s in self.suggestions:
+                if s.raw is not None and (key := _sorted_json(s.raw)) is not None:
+                    self._raw.setdefault(key, s)
+            self._shapes = {_shape(s.prompt) for s in self.suggestions}
+            self._written = (frozen_json(s.blocks()) for s in self.suggestions)
+            self._blocks = set()
+        key = _sorted_json(raw_prompt)
+        same = self._raw.get(key) if key is not None else None
+        if same is not None and same_json(raw_prompt, same.raw):
             return True
-    if not any(_may_read_as(raw_prompt, s) for s in offered):
+        if _raw_shape(raw_prompt) not in self._shapes:
+            return False
+        sent = prompt_blocks(raw_prompt)
+        if sent is None:
+            return False
+        wanted = frozen_json(sent)
+        if wanted in self._blocks:
+            return True
+        for written in self._written:  # the rest written only as far as a match
+            self._blocks.add(written)
+            if written == wanted:
+                return True
         return False
-    sent = prompt_blocks(raw_prompt)
-    return sent is not None and any(s.blocks() == sent for s in offered)
+
+    def _passed(self, raw_prompt: object) -> bool:
+        """`sends` by a pass over the suggestions."""
+        for s in self.suggestions:
+            if s.raw is not None and same_json(raw_prompt, s.raw):
+                return True
+        if not any(_may_read_as(raw_prompt, s) for s in self.suggestions):
+            return False
+        sent = prompt_blocks(raw_prompt)
+        return sent is not None and any(s.blocks() == sent for s in self.suggestions)
+
+
+NO_OFFER = Offer()  # an empty list: no prompt sends one of its suggestions
+
+
+def _sorted_json(value: object) -> bytes | None:
+    """A decoded JSON value's text with its keys sorted, which two values have alike when
+    they are the same JSON (None past the encoder's depth)."""
+    try:
+        return msgspec.json.encode(value, order="sorted")
+    except (RecursionError, TypeError, ValueError, OverflowError):
+        return None
+
+
+def _shape(blocks: tuple[Any, ...]) -> tuple[tuple[str, str | None], ...]:
+    """What a prompt is told apart by before it is read: each block's type and, for text,
+    its text."""
+    return tuple((b.type, b.text if b.type == TEXT else None) for b in blocks)
+
+
+def _raw_shape(raw_prompt: object) -> tuple[tuple[str, str | None], ...] | None:
+    """The shape of a raw `prompt` field, None where no suggestion can have it."""
+    if type(raw_prompt) is not list:
+        return None
+    shape = []
+    for raw in raw_prompt:
+        kind = raw.get("type") if type(raw) is dict else None
+        text = raw.get("text") if kind == TEXT else None
+        if type(kind) is not str or (kind == TEXT and type(text) is not str):
+            return None
+        shape.append((kind, text))
+    return tuple(shape)
+
+
+def frozen_json(value: object) -> Hashable:
+    """A JSON value as a hashable one, equal to another exactly where the values are (`==`):
+    objects as sets of their members, arrays as tuples.  For blocks the SDK wrote: it writes
+    them at most a few hundred levels deep (`Unwritable` past that), within Python's
+    recursion."""
+    if isinstance(value, dict):
+        return frozenset((k, frozen_json(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return tuple(frozen_json(v) for v in value)
+    return value
 
 
 def same_json(a: object, b: object) -> bool:

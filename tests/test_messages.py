@@ -19,13 +19,13 @@ from acp_suggestions.model.messages import (
     AgentPromptCaps,
     ClientSuggestionCaps,
     MessageError,
+    Offer,
     Suggestion,
     allowed_kinds,
     parse_agent_caps,
     parse_client_caps,
     parse_session_update,
     same_json,
-    sends_one_of,
 )
 from acp_suggestions.model.messages import TEXT as TEXT_KIND
 from acp_suggestions.model.rules import Revision
@@ -321,22 +321,59 @@ def test_a_prompt_sends_an_offered_suggestion_as_the_sdk_reads_it(
     field, another key order) is sent as the SDK reads it; other text or other types are
     told apart without reading the prompt."""
     block = {"type": "text", "text": "Run the tests"}
-    offered = _offered([{"type": "text", "text": "Fix it"}], [block])
-    assert sends_one_of([dict(block)], offered)
-    assert sends_one_of([{"text": "Run the tests", "annotations": None, "type": "text"}], offered)
-    assert not sends_one_of([{**block, "annotations": {"priority": "high"}}], offered)
-    assert not sends_one_of([block, block], offered)
+    offered = Offer(_offered([{"type": "text", "text": "Fix it"}], [block]))
+    assert offered.sends([dict(block)])
+    assert offered.sends([{"text": "Run the tests", "annotations": None, "type": "text"}])
+    assert not offered.sends([{**block, "annotations": {"priority": "high"}}])
+    assert not offered.sends([block, block])
 
     def unread(raw: object) -> None:
         raise AssertionError(f"{raw} read")
 
     monkeypatch.setattr(messages, "prompt_blocks", unread)
-    assert not sends_one_of([{"type": "text", "text": "Run the tests "}], offered)
-    assert not sends_one_of([{"type": "resource_link", "text": "Fix it"}], offered)
-    assert not sends_one_of("Run the tests", offered)
+    assert not offered.sends([{"type": "text", "text": "Run the tests "}])
+    assert not offered.sends([{"type": "resource_link", "text": "Fix it"}])
+    assert not offered.sends("Run the tests")
 
 
 def test_the_sdk_keeps_a_texts_spaces_as_sent() -> None:
-    """What a prompt's text is told apart by before it is read (`sends_one_of`)."""
+    """What a prompt's text is told apart by before it is read (`Offer.sends`)."""
     (suggestion,) = _offered([{"type": "text", "text": " padded\t"}])
     assert suggestion.prompt[0].text == " padded\t"
+
+
+def _sends_by_definition(raw_prompt: object, offered: tuple[Suggestion, ...]) -> bool:
+    """A prompt sends one of the suggestions: a pass over them (what `Offer` must equal)."""
+    if any(s.raw is not None and same_json(raw_prompt, s.raw) for s in offered):
+        return True
+    sent = messages.prompt_blocks(raw_prompt)
+    return sent is not None and any(s.blocks() == sent for s in offered)
+
+
+# Blocks close to one another: the same texts, with and without fields that read the same
+# (a null) or do not (a meta of 1, 1.0 or true), so that matches and near misses are common.
+_close_blocks = st.builds(
+    lambda text, extra: {"type": "text", "text": text, **extra},
+    st.sampled_from(["Run it", "Fix it"]),
+    st.sampled_from([{}, {"annotations": None}, {"_meta": {"n": 1}}, {"_meta": {"n": 1.0}},
+                     {"_meta": {"n": True}}]),
+) | st.just({"type": "resource_link", "name": "a", "uri": "file:///a"})  # fmt: skip
+_close_prompts = st.lists(_close_blocks, min_size=1, max_size=2)
+
+
+@given(
+    st.lists(_close_prompts, max_size=messages.PASSED)  # passed over
+    | st.lists(_close_prompts, min_size=messages.PASSED + 1, max_size=12),  # indexed
+    st.lists(_close_prompts | st.just("x"), max_size=6),
+)
+def test_an_offer_matches_prompts_as_a_pass_over_its_list_does(
+    suggestions: list[list[dict[str, Any]]], prompts: list[object]
+) -> None:
+    """One offer, prompt after prompt (a long one's indexes built at the first and the SDK's
+    forms written as far as a match): each verdict that of a pass over the whole list.  First each
+    suggestion with a null field more, which reads the same as the SDK's, not as JSON."""
+    offered = _offered(*suggestions) if suggestions else ()
+    offer = Offer(offered)
+    read_alike = [[{**b, "annotations": None} for b in s] for s in suggestions]
+    for raw in [*read_alike, *prompts, *suggestions]:
+        assert offer.sends(raw) == _sends_by_definition(raw, offered), raw

@@ -7,13 +7,13 @@ The trace checker holds each report against the list of update N: the client may
 
 from __future__ import annotations
 
-from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 from acp_suggestions.model.messages import (
     CURRENT_VARIANT,
     MessageError,
     Suggestion,
+    frozen_json,
     parse_session_update,
 )
 from acp_suggestions.model.rules import RuleId
@@ -85,23 +85,12 @@ def _why(
     )
 
 
-def _frozen(value: object) -> Hashable:
-    """A JSON value as a hashable one, equal to another exactly where the values are (`==`):
-    objects as sets of their members, arrays as tuples.  The SDK writes blocks back at most a
-    few hundred levels deep (`Unwritable` past that), well within Python's recursion."""
-    if isinstance(value, dict):
-        return frozenset((k, _frozen(v)) for k, v in value.items())
-    if isinstance(value, list):
-        return tuple(_frozen(v) for v in value)
-    return value
-
-
 def judge(report: Report, current: tuple[Suggestion, ...]) -> tuple[RuleId, Verdict, str]:
     """The verdict on a report against the list of the update it names (`current`): the rule,
     the verdict and why."""
-    lists = {_frozen(s.blocks()) for s in current}  # a set: a long list costs a look-up
+    lists = {frozen_json(s.blocks()) for s in current}  # a set: a long list costs a look-up
     for suggestion in report.offered:
-        if _frozen(blocks := suggestion.blocks()) not in lists:
+        if frozen_json(blocks := suggestion.blocks()) not in lists:
             rule, why = _why(report, blocks, current)
             return rule, Verdict.VIOLATION, why
     return RuleId.LT_2, Verdict.PASS, "what the client offers is in the most recent list it read"
