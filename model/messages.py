@@ -8,7 +8,7 @@ path and the rule they break.
 from __future__ import annotations
 
 import functools
-from collections.abc import Hashable, Iterable, Iterator, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -117,69 +117,63 @@ class SuggestionsUpdate:
 PASSED = 8  # suggestions an offer passes over, as a real list's few, rather than indexes
 
 
-class Offer:
-    """A list on offer as prompts are matched against it (`sends`): a list of more than
-    `PASSED` is indexed at the first prompt that asks, so a prompt costs look-ups, not a pass
-    over the list, however long."""
+class Offer(tuple[Suggestion, ...]):
+    """The suggestions of a list on offer, as prompts are matched against them (`sends`): a
+    list of more than `PASSED` is indexed at the first prompt that asks, so a prompt costs
+    look-ups, not a pass over the list, however long.  A tuple, made as cheaply as one."""
 
-    __slots__ = ("_blocks", "_raw", "_shapes", "_written", "suggestions")
-    # Built at the first prompt a long list is asked about: its suggestions by their JSON
-    # (keys sorted), their shapes, and their blocks as the SDK writes them (those written so
-    # far, and the rest, written in turn).
-    _raw: dict[bytes, Suggestion] | None
-    _shapes: set[tuple[tuple[str, str | None], ...]]
-    _written: Iterator[Hashable]
-    _blocks: set[Hashable]
-
-    def __init__(self, suggestions: tuple[Suggestion, ...] = ()) -> None:
-        self.suggestions = suggestions
-        self._raw = None
+    _index: _Index
 
     def sends(self, raw_prompt: object) -> bool:
         """Whether a `session/prompt`'s raw `prompt` field is, as the SDK reads it, one of the
         suggestions: the very JSON one was read from (so it reads the same), else its blocks
         equal to one's; read only where some suggestion has as many blocks, of the same types
         and texts, as it (the SDK keeps both as they are)."""
-        if len(self.suggestions) <= PASSED:
-            return self._passed(raw_prompt)
-        if self._raw is None:
-            self._raw = {}
-            for s in self.suggestions:
-                if s.raw is not None and (key := _sorted_json(s.raw)) is not None:
-                    self._raw.setdefault(key, s)
-            self._shapes = {_shape(s.prompt) for s in self.suggestions}
-            self._written = (frozen_json(s.blocks()) for s in self.suggestions)
-            self._blocks = set()
+        if len(self) > PASSED:
+            if not hasattr(self, "_index"):
+                self._index = _Index(self)
+            return self._index.sends(raw_prompt)
+        for s in self:
+            if s.raw is not None and same_json(raw_prompt, s.raw):
+                return True
+        if not any(_may_read_as(raw_prompt, s) for s in self):
+            return False
+        sent = prompt_blocks(raw_prompt)
+        return sent is not None and any(s.blocks() == sent for s in self)
+
+
+class _Index:
+    """A long list's suggestions by their JSON (keys sorted), their shapes, and their blocks
+    as the SDK writes them: those written so far, and the rest, written in turn."""
+
+    def __init__(self, suggestions: tuple[Suggestion, ...]) -> None:
+        self.raw: dict[bytes, Suggestion] = {}
+        for s in suggestions:
+            if s.raw is not None and (key := _sorted_json(s.raw)) is not None:
+                self.raw.setdefault(key, s)
+        self.shapes = {_shape(s.prompt) for s in suggestions}
+        self.written = (frozen_json(s.blocks()) for s in suggestions)
+        self.blocks: set[Hashable] = set()
+
+    def sends(self, raw_prompt: object) -> bool:
+        """`Offer.sends` by look-ups."""
         key = _sorted_json(raw_prompt)
-        same = self._raw.get(key) if key is not None else None
+        same = self.raw.get(key) if key is not None else None
         if same is not None and same_json(raw_prompt, same.raw):
             return True
-        if _raw_shape(raw_prompt) not in self._shapes:
+        if _raw_shape(raw_prompt) not in self.shapes:
             return False
         sent = prompt_blocks(raw_prompt)
         if sent is None:
             return False
         wanted = frozen_json(sent)
-        if wanted in self._blocks:
+        if wanted in self.blocks:
             return True
-        for written in self._written:  # the rest written only as far as a match
-            self._blocks.add(written)
+        for written in self.written:  # the rest written only as far as a match
+            self.blocks.add(written)
             if written == wanted:
                 return True
         return False
-
-    def _passed(self, raw_prompt: object) -> bool:
-        """`sends` by a pass over the suggestions."""
-        for s in self.suggestions:
-            if s.raw is not None and same_json(raw_prompt, s.raw):
-                return True
-        if not any(_may_read_as(raw_prompt, s) for s in self.suggestions):
-            return False
-        sent = prompt_blocks(raw_prompt)
-        return sent is not None and any(s.blocks() == sent for s in self.suggestions)
-
-
-NO_OFFER = Offer()  # an empty list: no prompt sends one of its suggestions
 
 
 def _sorted_json(value: object) -> bytes | None:

@@ -8,7 +8,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from acp_suggestions.model.messages import NO_OFFER, Offer
+from acp_suggestions.model.messages import Offer
 from acp_suggestions.model.wire import client_offers
 
 
@@ -39,7 +39,7 @@ class Session:
     replaying: bool = False
     first_message: object = None  # v2: the id of the session's first user message
     first_echoed: bool = False  # v2: its `user_message` came
-    offered: Offer = NO_OFFER  # the last list seen, prompts matched to it
+    offered: Offer = field(default_factory=Offer)  # the last list seen, prompts matched to it
     lists: client_offers.Lists = field(default_factory=client_offers.Lists)  # for reports
     sent: int = 0  # the session's prompts so far
     # Prompts that each sent a suggestion then offered: how many, the run of them in a row

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from acp_suggestions.model.messages import (
-    NO_OFFER,
     AgentPromptCaps,
     ClientSuggestionCaps,
     MessageError,
@@ -290,7 +289,7 @@ class Checker:
         replay = method == "session/load" or params.get("replayFrom") is not None
         sid = str(params.get("sessionId"))
         s = self.sessions.setdefault(sid, Session(connection=-1))
-        s.list_nonempty, s.offered = False, NO_OFFER  # RP-2: it starts empty
+        s.list_nonempty, s.offered = False, Offer()  # RP-2: it starts empty
         s.replaying, s.reopening = s.connection != self.connections, True
         s.connection = self.connections
         for handle in self.on["reopened"]:
@@ -300,7 +299,7 @@ class Checker:
         s = self._session(sid)
         s.went_out(request_id, number)
         s.sent += 1
-        if s.list_nonempty and s.offered.sends(params.get("prompt")):
+        if s.offered and s.offered.sends(params.get("prompt")):
             # A user's Tab and Enter, or a setting that sends suggestions by itself (CP-1,
             # CP-3): the wire shows no user action, so this is a note, never a verdict,
             # unless the test's record of its user's actions says (CP-1).
@@ -409,8 +408,7 @@ class Checker:
         self.suggestion_updates += 1
         for handle in self.on["suggestions"]:
             handle(number, sid, parsed)
-        s.list_nonempty = bool(parsed.suggestions)
-        s.offered = Offer(parsed.suggestions) if s.list_nonempty else NO_OFFER
+        s.list_nonempty, s.offered = bool(parsed.suggestions), Offer(parsed.suggestions)
         s.lists.add(parsed.suggestions)
         s.list_crossed = self.observer == "client" and s.reopening and not s.replaying
 
