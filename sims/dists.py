@@ -39,10 +39,9 @@ KINDS: dict[str, tuple[str, ...]] = {
 
 
 # What a scenario may ask for: times up to about eleven days, lognormal spreads whose draws
-# stay finite, files that fit in memory many times over.
+# stay finite (its files: `model.inputs.MAX_BYTES`, which fit in memory many times over).
 MAX_SECONDS = 1e6
 MAX_SIGMA = 3.0
-MAX_FILE_BYTES = 16 << 20
 
 
 def _number(spec: Mapping[str, object], key: str, field: str) -> float:
@@ -58,10 +57,10 @@ def _number(spec: Mapping[str, object], key: str, field: str) -> float:
 
 
 def read_text(path: Path, field: str) -> str:
-    """The UTF-8 text of a regular file of at most `MAX_FILE_BYTES` (`model.inputs`: no
-    device, pipe or folder, each of which would hang, exhaust memory or mean nothing here)."""
+    """The UTF-8 text of a regular file of bounded size (`model.inputs`: no device, pipe or
+    folder, each of which would hang, exhaust memory or mean nothing here)."""
     try:
-        return inputs.read_text(path, MAX_FILE_BYTES)
+        return inputs.read_text(path)
     except inputs.InputError as err:
         raise ScenarioError(field, f"{path}: {err}") from None
 

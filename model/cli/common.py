@@ -98,7 +98,9 @@ def progress(what: str, total: int, quiet: bool) -> Iterator[Callable[[int], Non
         yield advance
 
 
-def read_rfd(path: str, option: str = "--rfd") -> str:
+def read_input(path: str, option: str = "--rfd") -> str:
+    """The text of a file the user named with `option` (`model.inputs`), or a usage error
+    naming the option, the file and what is wrong with it."""
     where = f"{option} {path}" if option else path
     try:
         return inputs.read_text(path)

@@ -24,7 +24,7 @@ from acp_suggestions.model.cli.common import (
     output_folder,
     positive,
     progress,
-    read_rfd,
+    read_input,
     reading_option,
     spill_folder,
     spill_option,
@@ -47,7 +47,7 @@ def audited(path: str, revision: str, option: str, adopt: bool = True) -> Audit:
     from acp_suggestions.model.review import mdx
     from acp_suggestions.model.review.audit import audit
 
-    text, examples = read_rfd(path, option), list[mdx.Example]()
+    text, examples = read_input(path, option), list[mdx.Example]()
     if path.endswith(".mdx"):  # the RFD's source, read as its page reads, on its own lines
         text, examples = mdx.read(text)
     found = audit(text, Revision(revision), ADOPTIONS if adopt else ())
@@ -302,7 +302,7 @@ def _findings(args: argparse.Namespace) -> int:
         if args.write is None:
             sys.stdout.write(section)
             return 0
-        readme = read_rfd(args.write, "--write")
+        readme = read_input(args.write, "--write")
         write_atomic(Path(args.write), findings.replace_in(readme, section))
     except findings.Unsupported as exc:
         err.print(f"acp-suggestions: {exc}")
@@ -330,7 +330,7 @@ def _apply_edits(args: argparse.Namespace) -> int:
     from acp_suggestions.model.render.atomic import write_atomic
     from acp_suggestions.model.review.audit import audit
 
-    text = read_rfd(args.rfd, "")
+    text = read_input(args.rfd, "")
     try:
         made = letter.changes(_review_data(args.review))
     except findings.Unsupported as exc:
