@@ -10,13 +10,14 @@ import pytest
 
 from acp_suggestions.model.cli.main import main
 from acp_suggestions.model.wire.reports import notes
-from acp_suggestions.model.wire.tracecheck import check_lines
+from acp_suggestions.model.wire.tracecheck import LISTED, check_lines
 from tests.traces import (
     TEXT,
     VALID,
     encoded,
     first_turn,
     prompt,
+    req,
     res,
     suggest,
 )
@@ -330,3 +331,24 @@ def test_endless_distinct_methods_are_noted_by_name_up_to_a_bound() -> None:
     noted = notes(checker)
     assert len(checker.unchecked) == 100 and "_x/0: 2 message(s) from line 8 on" in noted[0]
     assert "50 message(s) of methods past the first 100 named, not checked by any rule" in noted
+
+
+def test_notes_of_prompts_sent_from_the_offer_are_bounded() -> None:
+    """A note for each of the first `LISTED` sessions whose prompts send the suggestion then
+    offered, and one that counts the rest: a trace of endless such sessions keeps its report
+    bounded."""
+    update = {"sessionUpdate": "prompt_suggestions_update", "suggestions": [{"prompt": TEXT}]}
+    records = first_turn()[:2]
+    for i in range(LISTED + 2):
+        sid = f"s{i}"
+        listed = req("agent", 0, "session/update", {"sessionId": sid, "update": update})
+        del listed["msg"]["id"]  # a notification
+        records += [
+            req("client", 100 + i, "session/new", {"cwd": "/"}),
+            res("agent", 100 + i, {"sessionId": sid}),
+            listed,
+            req("client", 1000 + i, "session/prompt", {"sessionId": sid, "prompt": TEXT}),
+        ]
+    said = notes(check_lines(encoded(records)))
+    assert sum(n.startswith("session s") for n in said) == LISTED
+    assert f"2 more session(s) past the first {LISTED} have prompts" in said[-1]

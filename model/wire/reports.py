@@ -46,7 +46,8 @@ def gap_reason(line: int, sender: str, length: int) -> str:
 def notes(checker: Checker) -> list[str]:
     """What the checker passed over, one note per method; then each run of prompts that sent
     the suggestion offered just before, which a user or a setting that sends by itself may
-    have sent (a run of several is what such a setting does)."""
+    have sent (a run of several is what such a setting does), for the first `LISTED`
+    sessions with such prompts and counted for any more (the report stays bounded)."""
     out = [
         f"{method}: {count} message(s) from line {first} on, not checked by any rule"
         for method, (first, count) in sorted(checker.unchecked.items())
@@ -60,7 +61,8 @@ def notes(checker: Checker) -> list[str]:
         f"{rule}: {count} more {verdict} finding(s) past the first {LISTED}, counted, not listed"
         for (rule, verdict), count in sorted(checker.unlisted.items())
     ]
-    for sid, s in checker.sessions.items():
+    sent = [(sid, s) for sid, s in checker.sessions.items() if s.from_offer]
+    for sid, s in sent[:LISTED]:
         (length, first, last), many = s.longest, s.from_offer
         if length > 1:
             out.append(
@@ -68,12 +70,17 @@ def notes(checker: Checker) -> list[str]:
                 f"row (lines {first} to {last}): a setting that sends suggestions by itself does "
                 "this, or a user who accepted each one; the recording cannot tell (CP-1, CP-3)"
             )
-        elif many:
+        else:
             out.append(
                 f"session {sid}: {many} prompt(s) send the suggestion then offered, the first at "
                 f"line {first}, none right after another: by the user or by a setting that sends "
                 "suggestions; the recording cannot tell"
             )
+    if len(sent) > LISTED:
+        out.append(
+            f"{len(sent) - LISTED} more session(s) past the first {LISTED} have prompts that "
+            "send the suggestion then offered, counted, not listed"
+        )
     return out
 
 
