@@ -1,7 +1,10 @@
-"""The checker's following of connections, sessions and prompts in flight: capabilities read
-per connection, prompts accepted in the order they went out."""
+"""The checker's following of connections, sessions, prompts and requests in flight:
+capabilities read per connection, prompts accepted in the order they went out, requests
+held with little of themselves."""
 
 from __future__ import annotations
+
+import tracemalloc
 
 from acp_suggestions.model.rules import RuleId
 from acp_suggestions.model.wire.tracecheck import check_lines
@@ -10,6 +13,7 @@ from tests.traces import (
     first_turn,
     prompt,
     raw_update,
+    req,
     start_v2,
     state_update,
     suggest,
@@ -44,3 +48,21 @@ def test_v2_user_messages_take_prompts_in_the_order_they_went_out() -> None:
         (12, "inconclusive", "the trace ends before the turn of the prompt of line 6"),
         (12, "inconclusive", "the trace ends before the turn of the prompt of line 8"),
     ]
+
+
+def test_requests_never_answered_hold_no_params() -> None:
+    """The checker keeps a request until its answer, with its params only where the answer is
+    read with them: a trace of many extension requests never answered (each with some
+    kilobytes of params) costs a few hundred bytes a request, not its params."""
+
+    def peak(requests: int) -> int:
+        blob = {"data": ["x" * 20 for _ in range(100)]}
+        records = [req("client", i, "_x/never", blob) for i in range(requests)]
+        lines = encoded(records)
+        tracemalloc.start()
+        check_lines(lines)
+        _, top = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        return top
+
+    assert (peak(10_000) - peak(1_000)) / 9_000 < 1_000  # bytes a request; params: ~10 KB

@@ -2,9 +2,10 @@
 can show, with the verdicts violation, pass and inconclusive.  It follows the connection and
 feeds the rules' monitors (`model.wire.monitors`) the events they watch.
 
-One pass over the lines, holding only per-connection and per-session state, so memory grows
-with the number of live sessions, not with the trace.  A rule the observer cannot decide is
-reported inconclusive, with the reason.
+One pass over the lines, holding only per-connection and per-session state and what is in
+flight (prompts, and requests not yet answered, without their params unless the answer is
+read with them), so memory grows with that, not with the trace.  A rule the observer cannot
+decide is reported inconclusive, with the reason.
 """
 
 from __future__ import annotations
@@ -61,6 +62,10 @@ _FOLLOWED = frozenset(
 )
 
 
+# The requests whose params their answer is read with (`_on_response`); others' are not kept,
+# so that requests never answered hold little (`_NOT_KEPT`, never written to, stands in).
+_READ_WITH_ANSWER = frozenset({"initialize", "session/load", "session/resume", "session/prompt"})
+_NOT_KEPT: dict[str, object] = {}
 _ABSENT = object()  # a JSON-RPC member the message does not have
 _ID_TYPES = (str, int, float, type(None))  # what a JSON-RPC id may be (but a boolean)
 JsonObject = dict[str, object]  # a JSON object as decoded, each value read with a check
@@ -104,7 +109,9 @@ class Checker:
     connections: int = 0  # the `initialize` requests so far: the current connection's number
     client_caps: ClientSuggestionCaps = field(default_factory=ClientSuggestionCaps)
     agent_caps: AgentPromptCaps = field(default_factory=AgentPromptCaps)
-    pending: dict[tuple[str, object], tuple[str, JsonObject, int]] = field(default_factory=dict)
+    # The requests not answered yet, by sender and id: each its method and, where its answer
+    # is read with them (`_READ_WITH_ANSWER`), its params.
+    pending: dict[tuple[str, object], tuple[str, JsonObject]] = field(default_factory=dict)
     sessions: dict[str, Session] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     passes: dict[tuple[str, str | None, str], int] = field(default_factory=dict)
@@ -210,7 +217,8 @@ class Checker:
                 rid = None
             else:
                 self._check_served(number, sender, method)
-                self.pending[(sender, rid)] = (method, params, number)
+                kept = params if method in _READ_WITH_ANSWER else _NOT_KEPT
+                self.pending[(sender, rid)] = (method, kept)
             try:
                 self._on_method(number, sender, method, params, rid)
             except Unwritable as exc:  # content blocks compared as JSON
@@ -224,7 +232,7 @@ class Checker:
                 raise TraceError(
                     number, f"a response with id {msg['id']!r} answers no request from the {other}"
                 )
-            method, params, _ = request
+            method, params = request
             self._on_response(number, method, params, msg, "error" in msg)
         else:
             raise TraceError(number, "expected a JSON-RPC request, notification or response")
