@@ -101,7 +101,6 @@ class Choices:
     Indexed by session, so that a long record costs each prompt a look-up, not a pass."""
 
     def __init__(self, actions: tuple[UserAction, ...]) -> None:
-        self.actions = actions
         self._sends: dict[str | None, set[int]] = {}
         settings: dict[str | None, list[tuple[int, int, bool]]] = {}
         for index, a in enumerate(actions):
